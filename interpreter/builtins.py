@@ -1,0 +1,215 @@
+"""Built-in functions of the expression language: one table, name -> arity, implementation, result type."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .compiler import as_list, check_known, elem_type, runtime_type_error
+from .values import Piece, Player, Ref, Zone
+
+if TYPE_CHECKING:
+    from .interpreter import Frame
+
+
+@dataclass(frozen=True)
+class Spec:
+    min_args: int
+    max_args: int
+    impl: Callable[..., Any]
+    result: Callable[[list[str]], str]
+
+
+def _const(t: str) -> Callable[[list[str]], str]:
+    return lambda _types: t
+
+
+def _first_elem(types: list[str]) -> str:
+    return elem_type(types[0]) if types else "any"
+
+
+def _numbers(f: Frame, args: tuple[Any, ...]) -> list[int]:
+    items = as_list(args[0], f) if len(args) == 1 else list(args)
+    for v in items:
+        check_known(v, f)
+        if type(v) is not int:
+            raise runtime_type_error(f"expected numbers, got {v!r}", f)
+    return items
+
+
+def _count(f: Frame, items: Any) -> int:
+    return len(as_list(items, f))
+
+
+def _sum(f: Frame, items: Any) -> int:
+    return sum(_numbers(f, (items,)))
+
+
+def _min(f: Frame, *args: Any) -> int:
+    nums = _numbers(f, args)
+    if not nums:
+        raise runtime_type_error("min() of an empty list", f)
+    return min(nums)
+
+
+def _max(f: Frame, *args: Any) -> int:
+    nums = _numbers(f, args)
+    if not nums:
+        raise runtime_type_error("max() of an empty list", f)
+    return max(nums)
+
+
+def _abs(f: Frame, x: Any) -> int:
+    return abs(_numbers(f, (x, 0))[0])
+
+
+def _first(f: Frame, items: Any) -> Any:
+    items = as_list(items, f)
+    return items[0] if items else None
+
+
+def _last(f: Frame, items: Any) -> Any:
+    items = as_list(items, f)
+    return items[-1] if items else None
+
+
+def _any(f: Frame, items: Any) -> bool:
+    return any(check_known(v, f) for v in as_list(items, f))
+
+
+def _all(f: Frame, items: Any) -> bool:
+    return all(check_known(v, f) for v in as_list(items, f))
+
+
+def _player(f: Frame, p: Any) -> Player:
+    if type(p) is not Player:
+        raise runtime_type_error(f"expected a player, got {p!r}", f)
+    return p
+
+
+def _clockwise(f: Frame, p: Any) -> list[Player]:
+    seat = _player(f, p).seat
+    players = f.g.players
+    return players[seat - 1 :] + players[: seat - 1]
+
+
+def _next_player(f: Frame, p: Any) -> Player:
+    players = f.g.players
+    return players[_player(f, p).seat % len(players)]
+
+
+def _zone(f: Frame, z: Any) -> str:
+    if type(z) is not Zone:
+        raise runtime_type_error(f"expected a zone, got {z!r}", f)
+    return z.key
+
+
+def _slot(f: Frame, z: Any, n: Any) -> list[Piece]:
+    key = _zone(f, z)
+    st = f.g.state
+    rec = st.zones[key]
+    if rec.slots is None:
+        contents = rec.contents
+        return [Piece(contents[n - 1])] if type(n) is int and 1 <= n <= len(contents) else []
+    return [Piece(p) for p in rec.contents if st.pieces[p].slot == n]
+
+
+def _occupied(f: Frame, z: Any) -> list[int]:
+    key = _zone(f, z)
+    st = f.g.state
+    rec = st.zones[key]
+    if rec.slots is None:
+        return list(range(1, len(rec.contents) + 1))
+    return sorted({st.pieces[p].slot for p in rec.contents})
+
+
+def _free_slots(f: Frame, z: Any) -> list[int]:
+    key = _zone(f, z)
+    st = f.g.state
+    rec = st.zones[key]
+    if rec.slots is None:
+        raise runtime_type_error(f"zone '{key}' has no slots", f)
+    counts: dict[int, int] = {}
+    for p in rec.contents:
+        slot = st.pieces[p].slot
+        counts[slot] = counts.get(slot, 0) + 1
+    return [n for n in range(1, rec.slots + 1) if counts.get(n, 0) < rec.slot_capacity]
+
+
+def _capacity(f: Frame, z: Any) -> int | None:
+    rec = f.g.state.zones[_zone(f, z)]
+    if rec.slots is not None:
+        return rec.slots * rec.slot_capacity
+    return rec.capacity
+
+
+def _marker(f: Frame, m: Any) -> str:
+    if type(m) is not Ref or m.kind != "marker":
+        raise runtime_type_error(f"expected a track marker, got {m!r}", f)
+    return m.name
+
+
+def _position(f: Frame, m: Any) -> int:
+    return f.g.state.markers[_marker(f, m)].pos
+
+
+def _passed(f: Frame, m: Any) -> list[str]:
+    rec = f.g.state.markers[_marker(f, m)]
+    icons = f.g.rules.tracks[rec.track].icons
+    return [icon for space in rec.last for icon in icons.get(space, ())]
+
+
+def _icons(f: Frame, track: Any, n: Any) -> list[str]:
+    if type(track) is not Ref or track.kind != "track":
+        raise runtime_type_error(f"expected a track, got {track!r}", f)
+    return list(f.g.rules.tracks[track.name].icons.get(n, ()))
+
+
+def _adjacent(f: Frame, m: Any, z: Any) -> list[Piece]:
+    rec = f.g.state.markers[_marker(f, m)]
+    spaces = f.g.rules.tracks[rec.track].spaces
+    after = rec.pos % spaces + 1
+    return _slot(f, z, rec.pos) + _slot(f, z, after)
+
+
+def _pieces(f: Frame, kind: Any) -> list[Piece]:
+    st = f.g.state
+    return [Piece(pid) for pid, rec in st.pieces.items() if rec.kind == kind]
+
+
+def _owner(f: Frame, z: Any) -> Player | None:
+    return f.g.zone_owner(z)
+
+
+def _keys(f: Frame, family: Any) -> list[str]:
+    if type(family) is not Ref or family.kind != "family":
+        raise runtime_type_error(f"expected a keyed counter, got {family!r}", f)
+    name = family.name.rsplit(".", 1)[-1]
+    return list(f.g.rules.counters[name].keys or ())
+
+
+FUNCTIONS: dict[str, Spec] = {
+    "count": Spec(1, 1, _count, _const("int")),
+    "sum": Spec(1, 1, _sum, _const("int")),
+    "min": Spec(1, 16, _min, _const("int")),
+    "max": Spec(1, 16, _max, _const("int")),
+    "abs": Spec(1, 1, _abs, _const("int")),
+    "first": Spec(1, 1, _first, _first_elem),
+    "last": Spec(1, 1, _last, _first_elem),
+    "any": Spec(1, 1, _any, _const("bool")),
+    "all": Spec(1, 1, _all, _const("bool")),
+    "clockwise": Spec(1, 1, _clockwise, _const("list:player")),
+    "next_player": Spec(1, 1, _next_player, _const("player")),
+    "slot": Spec(2, 2, _slot, _const("list:piece")),
+    "occupied": Spec(1, 1, _occupied, _const("list:int")),
+    "free_slots": Spec(1, 1, _free_slots, _const("list:int")),
+    "capacity": Spec(1, 1, _capacity, _const("int")),
+    "position": Spec(1, 1, _position, _const("int")),
+    "passed": Spec(1, 1, _passed, _const("list:symbol")),
+    "icons": Spec(2, 2, _icons, _const("list:symbol")),
+    "adjacent": Spec(2, 2, _adjacent, _const("list:piece")),
+    "pieces": Spec(1, 1, _pieces, _const("list:piece")),
+    "owner": Spec(1, 1, _owner, _const("player")),
+    "keys": Spec(1, 1, _keys, _const("list:symbol")),
+}

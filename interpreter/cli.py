@@ -1,0 +1,108 @@
+"""The `boardrules` command: check rule packs, run their scenarios, print the JSON Schema."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .diagnostics import Diagnostics, render_json, render_text
+from .pack import check_pack, discover, load_modules
+from .resources import grammar_dir, rules_dir
+from .scenario import ScenarioRunner
+
+EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
+
+
+def _paths(raw: list[str]) -> list[Path]:
+    return [Path(p) for p in raw] if raw else [rules_dir()]
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    diags = Diagnostics()
+    packs = discover(_paths(args.paths), diags)
+    for pack in packs:
+        if pack.module_files:
+            check_pack(pack, diags)
+    items = diags.sorted()
+    errors = sum(1 for d in items if d.severity == "error")
+    warnings = len(items) - errors
+    if args.format == "json":
+        print(render_json(items))
+    else:
+        if items:
+            print(render_text(items))
+        modules = sum(len(p.module_files) for p in packs)
+        print(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), {warnings} warning(s)")
+    return 1 if errors else 0
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    diags = Diagnostics()
+    packs = discover(_paths(args.paths), diags)
+    passed = failed = 0
+    for d in diags.sorted():
+        print(render_text([d]))
+        failed += 1
+    for pack in packs:
+        if not pack.scenario_files:
+            continue
+        module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
+        modules = load_modules(module_files, Diagnostics())
+        runner = ScenarioRunner(modules)
+        for path in pack.scenario_files:
+            result = runner.run_file(path)
+            if result.passed:
+                passed += 1
+                if args.verbose:
+                    print(f"PASS {result.file}: {result.title}")
+            else:
+                failed += 1
+                print(f"FAIL {result.file}: {result.title}")
+                for failure in result.failures:
+                    print("  " + failure.replace("\n", "\n  "))
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    schema = json.loads((grammar_dir() / f"{args.kind}.schema.json").read_text(encoding="utf-8"))
+    print(json.dumps(schema, indent=2, ensure_ascii=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="boardrules", description="Board-game rules as data.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check rule packs: YAML, schema, grammar, names and types",
+                           description="Load, validate and link rule packs; report every problem.", epilog=EPILOG)
+    check.add_argument("paths", nargs="*", metavar="PATH", help="pack directories, directories of packs, or files")
+    check.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
+    check.set_defaults(run=cmd_check)
+    test = sub.add_parser("test", help="run scenario files",
+                          description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
+    test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
+    test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
+    test.set_defaults(run=cmd_test)
+    schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
+                            description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
+    schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
+                        help="which schema (default module)")
+    schema.set_defaults(run=cmd_schema)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # the last guard: a bug in boardrules is reported, never a traceback
+        print(f"boardrules: internal error: {exc!r} (please report it with the input that caused it)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

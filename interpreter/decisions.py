@@ -1,0 +1,70 @@
+"""Decisions: every choice a player or chance makes, as plain data, and the deciders that answer them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from .diagnostics import Span
+from .values import plain
+
+
+@dataclass(frozen=True)
+class Decision:
+    chooser: str  # a player id, or "chance"
+    prompt: str  # the rule text that asks
+    options: tuple[Any, ...]  # runtime values
+    kind: str = "one"  # one | subset | yesno
+    sizes: tuple[int, ...] = ()  # allowed subset sizes
+    optional: bool = False
+    rule: Span | None = None
+
+    def plain_options(self) -> list[object]:
+        return [plain(o) for o in self.options]
+
+    def describe(self) -> str:
+        what = {"one": "one of", "subset": "a subset of", "yesno": "yes or no"}[self.kind]
+        where = f" ({self.rule})" if self.rule else ""
+        opts = "" if self.kind == "yesno" else f" {self.plain_options()}"
+        return f"{self.chooser} chooses {what}{opts} for '{self.prompt}'{where}"
+
+
+class Decider(Protocol):
+    def decide(self, decision: Decision) -> object:
+        """Answer a player's decision with one of its options (plain or runtime form)."""
+
+    def chance(self, decision: Decision) -> object | None:
+        """A scripted result for a chance decision (a die or a random pick), or None to use the seeded generator."""
+
+
+class ScriptedDecider:
+    """Answers from a list, in order; chance results from a second list. Used by scenarios and tests."""
+
+    def __init__(self, answers: Sequence[object] = (), rolls: Sequence[object] = ()) -> None:
+        self.answers = list(answers)
+        self.rolls = list(rolls)
+        self.asked: list[Decision] = []
+
+    def decide(self, decision: Decision) -> object:
+        self.asked.append(decision)
+        if not self.answers:
+            raise LookupError(decision)
+        return self.answers.pop(0)
+
+    def chance(self, decision: Decision) -> object | None:
+        return self.rolls.pop(0) if self.rolls else None
+
+
+class FirstOptionDecider:
+    """Takes the first option every time (the smallest allowed subset; 'no' to optional steps)."""
+
+    def decide(self, decision: Decision) -> object:
+        if decision.kind == "yesno":
+            return False
+        if decision.kind == "subset":
+            return list(decision.options[: min(decision.sizes or (0,))])
+        return decision.options[0] if decision.options else None
+
+    def chance(self, decision: Decision) -> object | None:
+        return None

@@ -1,0 +1,400 @@
+"""Turn a rule's `do:` list (YAML strings and blocks) into effect nodes, resolving names as it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import effects as e
+from . import syntax as s
+from .compiler import CompileError, ExprCompiler, Scope, elem_type, span_in
+from .diagnostics import Diagnostics, Span, did_you_mean
+from .loader import YList, YMap, YStr
+from .parser import ParseError, parse
+from .rules import Rules
+
+BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may")
+
+
+class Text:
+    """A string from YAML with the place it came from (a YStr, or any scalar with its parent's span)."""
+
+    def __init__(self, value: object, fallback: Span):
+        self.text = str(value).lower() if isinstance(value, bool) else str(value)
+        self.span: Span = getattr(value, "span", None) or fallback
+        self.style = getattr(value, "style", None) if isinstance(value, YStr) else None
+
+    def at(self, pos: s.Pos) -> Span:
+        return span_in(self.span, pos, self.style)
+
+
+class Builder:
+    def __init__(self, rules: Rules, diags: Diagnostics) -> None:
+        self.rules = rules
+        self.diags = diags
+        self.exprs = ExprCompiler(rules)
+        self._statements: dict[type, Callable[[Any, Scope, Text], e.Effect | None]] = {
+            s.Let: self._let,
+            s.Assign: self._assign,
+            s.Pay: self._pay,
+            s.Move: self._move,
+            s.Create: self._create,
+            s.Remove: lambda n, sc, t: e.RemoveE(t.at(n.pos), self._expr(n.what, sc, t)),
+            s.Link: lambda n, sc, t: e.LinkE(t.at(n.pos), self._expr(n.a, sc, t), self._expr(n.b, sc, t)),
+            s.Unlink: lambda n, sc, t: e.UnlinkE(t.at(n.pos), self._expr(n.what, sc, t)),
+            s.Choose: self._choose,
+            s.Roll: self._roll,
+            s.Draw: self._draw,
+            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._expr(n.zone, sc, t)),
+            s.Refill: lambda n, sc, t: e.RefillE(t.at(n.pos), self._expr(n.zone, sc, t), self._expr(n.source, sc, t)),
+            s.Advance: self._advance,
+            s.Place: self._place,
+            s.Emit: self._emit,
+            s.Defer: self._defer,
+            s.CallProc: self._call,
+            s.Require: lambda n, sc, t: e.RequireE(
+                t.at(n.pos), self._expr(n.cond, sc, t), n.message or f"requires {t.text.removeprefix('require ')}"
+            ),
+            s.Fail: lambda n, sc, t: e.FailE(t.at(n.pos), n.message),
+            s.Limit: self._limit,
+            s.End: lambda n, sc, t: e.EndE(t.at(n.pos), n.what),
+            s.Score: lambda n, sc, t: e.ScoreE(t.at(n.pos)),
+        }
+
+    # ---------------------------------------------------------------- helpers
+    def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.diags.error(code, message, span, hint)
+
+    def parse(self, text: Text, start: str) -> s.Node | None:
+        try:
+            return parse(text.text, start)
+        except ParseError as err:
+            self.error("E301", err.message, text.at(err.pos), err.hint)
+            return None
+
+    def expression(self, value: object, fallback: Span, scope: Scope) -> Any:
+        """Parse and compile an expression written as a YAML scalar; None (and a diagnostic) on failure."""
+        text = Text(value, fallback)
+        node = self.parse(text, "expr")
+        if node is None:
+            return None
+        try:
+            return self.exprs.compile(node, scope)[0]
+        except CompileError as err:
+            self.error(err.code, err.message, text.at(err.pos), err.hint)
+            return None
+
+    def _expr(self, node: s.Node, scope: Scope, text: Text) -> Any:
+        try:
+            return self.exprs.compile(node, scope)[0]
+        except CompileError as err:
+            raise _Reported(err, text) from None
+
+    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Any, str]:
+        try:
+            return self.exprs.compile(node, scope)
+        except CompileError as err:
+            raise _Reported(err, text) from None
+
+    def _lookup(self, table: dict[str, Any], name: str, what: str, pos: s.Pos, text: Text) -> None:
+        if name not in table:
+            raise _Reported(CompileError("E401", f"unknown {what} '{name}'", pos, did_you_mean(name, table)), text)
+
+    # ---------------------------------------------------------------- bodies
+    def body(self, items: object, fallback: Span, scope: Scope) -> e.Body:
+        if isinstance(items, str | YMap):
+            items = [items]
+        if not isinstance(items, list):
+            self.error("E201", "expected a list of effects", fallback)
+            return ()
+        spans = getattr(items, "item_spans", None)
+        out: list[e.Effect] = []
+        for i, item in enumerate(items):
+            span = spans[i] if spans and i < len(spans) else fallback
+            built = self.item(item, span, scope)
+            if built is not None:
+                out.append(built)
+        return tuple(out)
+
+    def item(self, item: object, span: Span, scope: Scope) -> e.Effect | None:
+        if isinstance(item, dict):
+            return self.block(item, span, scope)
+        if not isinstance(item, str):
+            self.error("E201", "an effect is a string or a block (if, for, repeat, match, one_of, may)", span)
+            return None
+        text = Text(item, span)
+        node = self.parse(text, "effect")
+        if node is None:
+            return None
+        try:
+            return self._statements[type(node)](node, scope, text)
+        except _Reported as rep:
+            self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            return None
+
+    def block(self, block: dict, span: Span, scope: Scope) -> e.Effect | None:
+        kind = next((k for k in BLOCK_KEYS if k in block), None)
+        vspan = getattr(block, "value_spans", {})
+        if kind is None:
+            self.error("E201", f"a block needs one of {', '.join(BLOCK_KEYS)}", span)
+            return None
+        here = vspan.get(kind, span)
+
+        def sub(key: str, inner: Scope) -> e.Body:
+            return self.body(block.get(key, []), vspan.get(key, span), inner)
+
+        if kind == "if":
+            cond = self.expression(block["if"], here, scope)
+            then, other = sub("then", scope.child()), sub("else", scope.child())
+            return e.IfE(span, cond, then, other) if cond else None
+        if kind == "for":
+            text = Text(block["for"], here)
+            head = self.parse(text, "for_head")
+            if head is None:
+                return None
+            try:
+                items, t = self._typed(head.iterable, scope, text)
+            except _Reported as rep:
+                self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+                return None
+            body = sub("do", scope.child(**{head.var: elem_type(t)}))
+            return e.ForE(span, head.var, items, body)
+        if kind == "repeat":
+            count = self.expression(block["repeat"], here, scope)
+            body = sub("do", scope.child())
+            return e.RepeatE(span, count, body) if count else None
+        if kind == "match":
+            subject = self.expression(block["match"], here, scope)
+            cases_node = block.get("cases", {})
+            cases = []
+            if isinstance(cases_node, dict):
+                cspans = getattr(cases_node, "value_spans", {})
+                for key, val in cases_node.items():
+                    cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
+            other = sub("else", scope.child())
+            return e.MatchE(span, subject, tuple(cases), other) if subject else None
+        if kind == "one_of":
+            spec = block["one_of"]
+            if not isinstance(spec, dict) or not isinstance(spec.get("options"), dict):
+                self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
+                return None
+            by = self.expression(spec["by"], here, scope) if "by" in spec else None
+            options = []
+            ospans = getattr(spec["options"], "value_spans", {})
+            for label, opt in spec["options"].items():
+                ospan = ospans.get(label, here)
+                guard = None
+                if isinstance(opt, dict) and "do" in opt:
+                    if "if" in opt:
+                        guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
+                    opt = opt["do"]
+                options.append((str(label), guard, self.body(opt, ospan, scope.child())))
+            return e.OneOfE(span, by, tuple(options))
+        # may
+        spec = block["may"]
+        if isinstance(spec, list):
+            spec = {"do": spec}
+        if not isinstance(spec, dict):
+            self.error("E201", "may needs 'do': a list of effects", here)
+            return None
+        by = self.expression(spec["by"], here, scope) if "by" in spec else None
+        body = self.body(spec.get("do", []), getattr(spec, "value_spans", {}).get("do", here), scope.child())
+        return e.MayE(span, by, body)
+
+    # ---------------------------------------------------------------- statements
+    def _let(self, n: s.Let, scope: Scope, t: Text) -> e.Effect:
+        fn, typ = self._typed(n.value, scope, t)
+        scope.names[n.name] = typ
+        return e.LetE(t.at(n.pos), n.name, fn)
+
+    def _assign(self, n: s.Assign, scope: Scope, t: Text) -> e.Effect:
+        value, vt = self._typed(n.value, scope, t)
+        if n.op != "=" and vt not in ("int", "any"):
+            raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
+        target = n.target
+        r = self.rules
+        if isinstance(target, s.Name):
+            c = r.counters.get(target.id)
+            if c is None or c.per != "game" or c.keys is not None:
+                hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
+                raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
+            key = target.id
+            return self._counter_set(t.at(n.pos), lambda f: key, key, n.op, value, vt, n, t)
+        if isinstance(target, s.Index):
+            fam, ft = self._typed(target.obj, scope, t)
+            key_fn = self._expr(target.key, scope, t)
+            if ft not in ("family", "any"):
+                raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
+            name = _family_name(target.obj)
+
+            def family_key(f: Any) -> str:
+                return f.g.family_key(fam(f), key_fn(f))
+
+            return self._counter_set(t.at(n.pos), family_key, name, n.op, value, vt, n, t)
+        if isinstance(target, s.Attr):
+            obj, ot = self._typed(target.obj, scope, t)
+            if ot == "player":
+                c = r.counters.get(target.name)
+                if c is None or c.per != "player":
+                    hint = did_you_mean(target.name, r.player_counter_names())
+                    msg = f"a player has no counter '{target.name}'"
+                    raise _Reported(CompileError("E401", msg, target.pos, hint), t)
+                if c.keys is not None:
+                    raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
+                name = target.name
+                return self._counter_set(t.at(n.pos), lambda f: f"{obj(f).id}.{name}", name, n.op, value, vt, n, t)
+            if ot in ("piece", "any"):
+                if target.name not in r.properties:
+                    hint = did_you_mean(target.name, r.properties)
+                    msg = f"no piece has a property '{target.name}'"
+                    raise _Reported(CompileError("E401", msg, target.pos, hint), t)
+                ptype = r.properties[target.name]
+                if n.op == "=" and not _assignable(ptype, vt):
+                    msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
+                    raise _Reported(CompileError("E402", msg, n.value.pos), t)
+                return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
+        raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
+
+    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: str, n: s.Assign, t: Text):
+        if vt not in ("int", "any"):
+            msg = f"counter '{counter}' holds numbers, but the value is {vt}"
+            raise _Reported(CompileError("E402", msg, n.value.pos), t)
+        return e.SetCounterE(span, key, counter, op, value)
+
+    def _pay(self, n: s.Pay, scope: Scope, t: Text) -> e.Effect:
+        return e.PayE(t.at(n.pos), self.cost(n.cost, scope, t))
+
+    def cost(self, cost: s.Cost, scope: Scope, t: Text) -> e.CostC:
+        alternatives: list[tuple[e.CostTermC, ...]] = []
+        for alt in cost.alternatives:
+            if isinstance(alt, s.CostRef):
+                self._lookup(self.rules.costs, alt.name, "cost", alt.pos, t)
+                alternatives.extend(self.rules.costs[alt.name].alternatives)
+                continue
+            terms = []
+            for term in alt.terms:
+                c = self.rules.counters.get(term.counter)
+                if c is None:
+                    hint = did_you_mean(term.counter, self.rules.counters)
+                    raise _Reported(CompileError("E401", f"unknown counter '{term.counter}'", term.pos, hint), t)
+                amount = self._expr(term.amount, scope, t)
+                key_fn = None
+                key = term.key
+                if key is not None and c.keys is None:
+                    msg = f"counter '{c.name}' has no keys, so '[{key}]' does not apply"
+                    raise _Reported(CompileError("E402", msg, term.pos), t)
+                if key is None and c.keys is not None:
+                    msg = f"counter '{c.name}' is keyed: write {c.name}[key], [any] or [different]"
+                    raise _Reported(CompileError("E402", msg, term.pos), t)
+                if key is not None and key not in ("any", "different") and key not in c.keys:
+                    if key in scope.names:
+                        key_fn = self._expr(s.Name(term.pos, key), scope, t)
+                        key = None
+                    else:
+                        hint = did_you_mean(key, [*c.keys, "any", "different"])
+                        raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
+                terms.append(e.CostTermC(amount, c.name, c.per, key, key_fn))
+            alternatives.append(tuple(terms))
+        return e.CostC(t.at(cost.pos), tuple(alternatives), t.text)
+
+    def _move(self, n: s.Move, scope: Scope, t: Text) -> e.Effect:
+        to, tt = self._typed(n.to, scope, t)
+        if tt not in ("zone", "any"):
+            raise _Reported(CompileError("E402", f"pieces move to a zone, but this is {tt}", n.to.pos), t)
+        what = self._expr(n.what, scope, t)
+        at = self._expr(n.at, scope, t) if n.at else None
+        return e.MoveE(t.at(n.pos), what, to, at)
+
+    def _create(self, n: s.Create, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.kinds, n.kind, "piece kind", n.pos, t)
+        props = []
+        for name, expr in n.props:
+            if name != "id" and name not in self.rules.kinds[n.kind]:
+                hint = did_you_mean(name, self.rules.kinds[n.kind])
+                raise _Reported(CompileError("E401", f"'{n.kind}' has no property '{name}'", expr.pos, hint), t)
+            props.append((name, self._expr(expr, scope, t)))
+        count = self._expr(n.count, scope, t) if n.count else None
+        zone, zt = self._typed(n.zone, scope, t)
+        if zt not in ("zone", "any"):
+            raise _Reported(CompileError("E402", f"pieces are created in a zone, but this is {zt}", n.zone.pos), t)
+        at = self._expr(n.at, scope, t) if n.at else None
+        if n.bind:
+            scope.names[n.bind] = "list:piece" if n.count else "piece"
+        return e.CreateE(t.at(n.pos), count, n.kind, zone, at, tuple(props), n.bind)
+
+    def _choose(self, n: s.Choose, scope: Scope, t: Text) -> e.Effect:
+        options, ot = self._typed(n.options, scope, t)
+        by = self._expr(n.by, scope, t) if n.by else None
+        count = self._expr(n.count, scope, t) if n.count else None
+        scope.names[n.var] = ot if n.count else elem_type(ot)
+        return e.ChooseE(t.at(n.pos), n.var, options, by, n.optional, count, t.text)
+
+    def _roll(self, n: s.Roll, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.dice, n.die, "die", n.pos, t)
+        scope.names[n.var] = "int"
+        return e.RollE(t.at(n.pos), n.die, self.rules.dice[n.die], n.var)
+
+    def _draw(self, n: s.Draw, scope: Scope, t: Text) -> e.Effect:
+        zone = self._expr(n.zone, scope, t)
+        scope.names[n.var] = "piece"
+        return e.DrawE(t.at(n.pos), n.var, zone)
+
+    def _advance(self, n: s.Advance, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)
+        return e.AdvanceE(t.at(n.pos), n.marker, self._expr(n.by, scope, t))
+
+    def _place(self, n: s.Place, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)
+        return e.PlaceE(t.at(n.pos), n.marker, self._expr(n.at, scope, t))
+
+    def _event_args(self, event: str, args: tuple[s.Node, ...], pos: s.Pos, scope: Scope, t: Text) -> tuple:
+        self._lookup(self.rules.events, event, "event", pos, t)
+        params = self.rules.events[event]
+        if len(args) != len(params):
+            msg = f"event '{event}' takes {len(params)} argument(s), got {len(args)}"
+            raise _Reported(CompileError("E405", msg, pos), t)
+        return tuple(self._expr(a, scope, t) for a in args)
+
+    def _emit(self, n: s.Emit, scope: Scope, t: Text) -> e.Effect:
+        return e.EmitE(t.at(n.pos), n.event, self._event_args(n.event, n.args, n.pos, scope, t))
+
+    def _defer(self, n: s.Defer, scope: Scope, t: Text) -> e.Effect:
+        args = self._event_args(n.event, n.args, n.pos, scope, t)
+        until = n.until or "turn_end"
+        self._lookup(self.rules.events, until, "event", n.pos, t)
+        return e.DeferE(t.at(n.pos), n.event, args, until)
+
+    def _call(self, n: s.CallProc, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.procedures, n.proc, "procedure", n.pos, t)
+        params = self.rules.procedures[n.proc].params
+        if len(n.args) != len(params):
+            msg = f"procedure '{n.proc}' takes {len(params)} argument(s), got {len(n.args)}"
+            raise _Reported(CompileError("E405", msg, n.pos), t)
+        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args))
+
+    def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
+        key = self._expr(n.key, scope, t) if n.key else None
+        return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
+
+
+class _Reported(Exception):
+    def __init__(self, err: CompileError, text: Text):
+        self.err, self.text = err, text
+
+
+def _family_name(node: s.Node) -> str:
+    if isinstance(node, s.Attr):
+        return node.name
+    if isinstance(node, s.Name):
+        return node.id
+    return "?"
+
+
+def _assignable(ptype: str, vt: str) -> bool:
+    if vt in ("any", "none") or ptype == vt:
+        return True
+    return ptype == "symbol" and vt in ("symbol",)
+
+
+def is_yaml_list(value: object) -> bool:
+    return isinstance(value, YList | list)

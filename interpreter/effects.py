@@ -1,0 +1,230 @@
+"""Effect nodes: the linked, ready-to-run form of a rule's `do:` list.
+
+Each node is immutable, carries the span of the YAML it came from, and holds compiled expressions (functions
+of the running frame). `interpreter.RUNNERS` maps each node class to the function that runs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .diagnostics import Span
+
+Fn = Callable[[Any], Any]
+Body = tuple["Effect", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class LetE(Effect):
+    name: str
+    value: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class SetCounterE(Effect):
+    key: Fn  # -> the counter's state key
+    counter: str  # the declared counter, for its range
+    op: str
+    value: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class SetPropE(Effect):
+    piece: Fn
+    prop: str
+    op: str
+    value: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class CostTermC:
+    amount: Fn
+    counter: str
+    per: str  # player or game
+    key: str | None  # None, "any", "different", or a fixed key
+    key_fn: Fn | None  # a key computed from a local name
+
+
+@dataclass(frozen=True, slots=True)
+class CostC:
+    span: Span
+    alternatives: tuple[tuple[CostTermC, ...], ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PayE(Effect):
+    cost: CostC
+
+
+@dataclass(frozen=True, slots=True)
+class MoveE(Effect):
+    what: Fn
+    to: Fn
+    at: Fn | None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateE(Effect):
+    count: Fn | None
+    kind: str
+    zone: Fn
+    at: Fn | None
+    props: tuple[tuple[str, Fn], ...]
+    bind: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveE(Effect):
+    what: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class LinkE(Effect):
+    a: Fn
+    b: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class UnlinkE(Effect):
+    what: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseE(Effect):
+    var: str
+    options: Fn
+    by: Fn | None
+    optional: bool
+    count: Fn | None  # -> int or list of allowed sizes
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollE(Effect):
+    die: str
+    sides: int
+    var: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawE(Effect):
+    var: str
+    zone: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class ShuffleE(Effect):
+    zone: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class RefillE(Effect):
+    zone: Fn
+    source: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class AdvanceE(Effect):
+    marker: str
+    by: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceE(Effect):
+    marker: str
+    at: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class EmitE(Effect):
+    event: str
+    args: tuple[Fn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeferE(Effect):
+    event: str
+    args: tuple[Fn, ...]
+    until: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallE(Effect):
+    proc: str
+    args: tuple[Fn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RequireE(Effect):
+    cond: Fn
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class FailE(Effect):
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class LimitE(Effect):
+    name: str
+    key: Fn | None
+    count: Fn
+    scope: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndE(Effect):
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreE(Effect):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class IfE(Effect):
+    cond: Fn
+    then: Body
+    other: Body
+
+
+@dataclass(frozen=True, slots=True)
+class ForE(Effect):
+    var: str
+    items: Fn
+    body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class RepeatE(Effect):
+    count: Fn
+    body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class MatchE(Effect):
+    subject: Fn
+    cases: tuple[tuple[object, Body], ...]
+    other: Body
+
+
+@dataclass(frozen=True, slots=True)
+class OneOfE(Effect):
+    by: Fn | None
+    options: tuple[tuple[str, Fn | None, Body], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MayE(Effect):
+    by: Fn | None
+    body: Body

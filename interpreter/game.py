@@ -1,0 +1,588 @@
+"""A game in progress: the embedding API (start, act, undo, save, restore) over the state store and the rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compiler import check_known, runtime_type_error
+from .decisions import Decider, Decision, FirstOptionDecider
+from .diagnostics import BoardrulesError, Span, did_you_mean
+from .effects import CostC, CostTermC
+from .interpreter import Frame, run_body
+from .rules import Rules
+from .state import State, ZoneRec
+from .values import Piece, Player, Ref, Unknown, Zone, decode, plain
+
+STEP_BUDGET = 10_000
+MAX_DEPTH = 64
+PARAM_CHECKS = {"int": int, "bool": bool, "symbol": str, "player": Player, "piece": Piece}
+
+
+class Game:
+    def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None) -> None:
+        if not rules.players_min <= players <= rules.players_max:
+            raise BoardrulesError(
+                "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {players}"
+            )
+        self.rules = rules
+        self.players = [Player(f"p{i}", i) for i in range(1, players + 1)]
+        self.state = State([p.id for p in self.players], seed)
+        self.decider: Decider = decider or FirstOptionDecider()
+        self.steps = 0
+        self.step_budget = STEP_BUDGET
+        self.stack: list[tuple[str, Span | None]] = []
+        self.history: list[int] = []
+        self._lay_out()
+
+    # ---------------------------------------------------------------- building the state
+    def _lay_out(self) -> None:
+        r, st, n = self.rules, self.state, len(self.players)
+        for z in r.zones.values():
+            rec = dict(ordered=z.ordered, slots=r.resolve_int(z.slots, n), slot_capacity=z.slot_capacity,
+                       capacity=r.resolve_int(z.capacity, n))
+            if z.per == "player":
+                for p in self.players:
+                    st.add_zone(f"{p.id}.{z.name}", ZoneRec(owner=p.id, **rec))
+            else:
+                st.add_zone(z.name, ZoneRec(**rec))
+        for c in r.counters.values():
+            initial = self._initial(c.initial, n)
+            owners = [f"{p.id}." for p in self.players] if c.per == "player" else [""]
+            for owner in owners:
+                for key in c.keys if c.keys is not None else (None,):
+                    st.init_counter(f"{owner}{c.name}" + (f"[{key}]" if key is not None else ""), initial)
+        for t in r.tracks.values():
+            for marker, start in t.markers.items():
+                st.add_marker(marker, t.name, int(start))
+
+    def _initial(self, raw: Any, players: int) -> Any:
+        if isinstance(raw, str):
+            v = self.rules.values.get(raw)
+            if v is not None and v.kind == "unknown":
+                return Unknown(raw, v.data)
+            return self.rules.resolve_int(raw, players) or 0
+        return raw if isinstance(raw, int) else 0
+
+    def setup(self) -> None:
+        """Run the setup rules, as one transaction."""
+        self._transaction(lambda: [self._run_step(step.body, None, step.span) for step in self.rules.setup])
+        self.history.clear()
+
+    # ---------------------------------------------------------------- transactions
+    def _transaction(self, work: Any) -> None:
+        mark = self.state.mark()
+        self.steps = 0
+        self.stack.clear()
+        try:
+            work()
+        except BoardrulesError:
+            self.state.rollback(mark)
+            raise
+        except RecursionError:
+            self.state.rollback(mark)
+            raise self.loop_error(self.state.cause) from None
+        except Exception as exc:  # a bug must still leave the state as it was, and say where
+            self.state.rollback(mark)
+            raise BoardrulesError("E510", f"internal error while running a rule: {exc!r}", self.state.cause) from exc
+        self.history.append(mark)
+
+    def _run_step(self, body: Any, me: Player | None, span: Span, variables: dict[str, Any] | None = None) -> None:
+        self.state.cause = span
+        run_body(body, Frame(self, me, variables or {}))
+
+    def player(self, pid: str | None) -> Player | None:
+        if pid is None:
+            return None
+        for p in self.players:
+            if p.id == pid:
+                return p
+        raise BoardrulesError("E509", f"there is no player '{pid}' in a {len(self.players)}-player game")
+
+    # ---------------------------------------------------------------- the API
+    def act(self, player: str | None, action: str, params: dict[str, Any] | None = None,
+            decider: Decider | None = None) -> None:
+        """Take an action. On any error the state is exactly as before, and the error is raised."""
+        a = self.rules.actions.get(action)
+        if a is None:
+            raise BoardrulesError("E509", f"unknown action '{action}'", None, did_you_mean(action, self.rules.actions))
+        me = self.player(player)
+        if a.by == "player" and me is None:
+            raise BoardrulesError("E509", f"action '{action}' is taken by a player: say which", a.span)
+        variables = self._params(a.name, a.params, params or {}, a.span)
+        saved = self.decider
+        if decider is not None:
+            self.decider = decider
+
+        def work() -> None:
+            self.state.cause = a.span
+            self.state.clear_usage("action")
+            f = Frame(self, me, variables)
+            if a.guard is not None and not check_known(a.guard(f), f):
+                raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
+            if a.cost is not None:
+                self.pay(a.cost, f)
+            run_body(a.body, f)
+
+        try:
+            self._transaction(work)
+        finally:
+            self.decider = saved
+
+    def _params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
+                span: Span) -> dict[str, Any]:
+        names = [p for p, _ in declared]
+        for key in given:
+            if key not in names:
+                raise BoardrulesError("E509", f"'{name}' has no parameter '{key}'", span, did_you_mean(key, names))
+        out: dict[str, Any] = {}
+        for pname, ptype in declared:
+            if pname not in given:
+                raise BoardrulesError("E509", f"'{name}' needs the parameter '{pname}' ({ptype})", span)
+            value = self.from_plain(given[pname], ptype)
+            want = PARAM_CHECKS.get(ptype)
+            if want is not None and not isinstance(value, want):
+                raise BoardrulesError("E509", f"parameter '{pname}' should be {ptype}, got {given[pname]!r}", span)
+            out[pname] = value
+        return out
+
+    def from_plain(self, value: Any, ptype: str = "any") -> Any:
+        """Read a value written in a scenario or sent by an embedding engine (p2, $id, symbols, lists)."""
+        if isinstance(value, list):
+            return [self.from_plain(v) for v in value]
+        if isinstance(value, str):
+            if value.startswith("$"):
+                return Piece(value[1:])
+            if ptype in ("player", "any") and value[:1] == "p" and value[1:].isdigit():
+                seat = int(value[1:])
+                if 1 <= seat <= len(self.players):
+                    return self.players[seat - 1]
+            if ptype == "piece" and value in self.state.pieces:
+                return Piece(value)
+        return value
+
+    def end_turn(self, player: str) -> None:
+        me = self.player(player)
+        self._transaction(lambda: self.end_turn_here(me))
+
+    def end_turn_here(self, me: Player | None) -> None:
+        self.emit("turn_end", (me,), me)
+        self.state.clear_usage("turn")
+        self.state.set_var("turn", self.state.vars["turn"] + 1)
+
+    def end_round(self) -> None:
+        self._transaction(lambda: self.state.clear_usage("round"))
+
+    def undo(self) -> bool:
+        """Take back the last successful action; False when there is nothing to undo."""
+        if not self.history:
+            return False
+        self.state.rollback(self.history.pop())
+        return True
+
+    def legal_actions(self, player: str | None) -> list[str]:
+        """Actions whose guard holds and whose cost the player can pay now."""
+        me = self.player(player)
+        out = []
+        for a in self.rules.actions.values():
+            if (a.by == "player") != (me is not None) or a.params:
+                continue
+            f = Frame(self, me, {})
+            try:
+                if a.guard is not None and not check_known(a.guard(f), f):
+                    continue
+                if a.cost is not None and not self._payable(a.cost, f):
+                    continue
+            except BoardrulesError:
+                continue
+            out.append(a.name)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"modules": self.rules.modules, "state": self.state.to_json()}
+
+    @classmethod
+    def from_json(cls, rules: Rules, data: dict[str, Any], decider: Decider | None = None) -> Game:
+        state = State.from_json(data["state"])
+        game = cls(rules, len(state.players), 1, decider)
+        game.state = state
+        return game
+
+    # ---------------------------------------------------------------- services for the runners
+    def loop_error(self, span: Span | None) -> BoardrulesError:
+        chain = [name for name, _ in self.stack]
+        seen: list[str] = []
+        for name in chain:
+            if name not in seen:
+                seen.append(name)
+        where = " -> ".join(seen) if seen else "the action itself"
+        return BoardrulesError(
+            "E507", f"step budget of {self.step_budget} exceeded; rules running: {where}", span,
+            "a trigger or procedure keeps raising the event that runs it",
+        )
+
+    def enter(self, name: str, span: Span | None) -> None:
+        self.stack.append((name, span))
+        if len(self.stack) > MAX_DEPTH:
+            raise self.loop_error(span)
+
+    def leave(self) -> None:
+        self.stack.pop()
+
+    def set_counter(self, key: str, counter: str, value: Any, code: str = "E508") -> None:
+        if type(value) is int:
+            decl = self.rules.counters[counter]
+            low = decl.min if decl.min is not None else None
+            high = self.rules.resolve_int(decl.max, len(self.players)) if decl.max is not None else None
+            if low is not None and value < low:
+                raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
+                                      self.state.cause)
+            if high is not None and value > high:
+                raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
+                                      self.state.cause)
+        self.state.set_counter(key, value)
+
+    def family_key(self, family: Any, key: Any) -> str:
+        if type(family) is not Ref or family.kind != "family":
+            raise BoardrulesError("E510", f"expected a keyed counter, got {family!r}", self.state.cause)
+        name = family.name.rsplit(".", 1)[-1]
+        keys = self.rules.counters[name].keys or ()
+        k = str(plain(key))
+        if k not in keys:
+            raise BoardrulesError("E510", f"'{k}' is not a key of '{name}' ({', '.join(keys)})", self.state.cause)
+        return f"{family.name}[{k}]"
+
+    def family_get(self, family: Any, key: Any) -> Any:
+        return self.state.counters[self.family_key(family, key)]
+
+    def zone_owner(self, zone: Any) -> Player | None:
+        if type(zone) is not Zone:
+            raise BoardrulesError("E510", f"expected a zone, got {zone!r}", self.state.cause)
+        return self.player(self.state.zones[zone.key].owner)
+
+    def piece_builtin(self, piece: Any, name: str) -> Any:
+        if type(piece) is not Piece:
+            if piece is None:
+                return None
+            raise BoardrulesError("E510", f"'.{name}' needs a piece, got {piece!r}", self.state.cause)
+        rec = self.state.pieces.get(piece.id)
+        if rec is None:
+            raise BoardrulesError("E510", f"the piece {piece} is no longer in the game", self.state.cause)
+        if name == "id":
+            return piece.id
+        if name == "kind":
+            return rec.kind
+        if name == "zone":
+            return Zone(rec.zone)
+        if name == "slot":
+            return self.state.position_in_zone(piece.id)
+        return [Piece(p) for p in self.state.group_of(piece.id) if p != piece.id]  # linked
+
+    def get_attr(self, obj: Any, name: str) -> Any:
+        """Attribute access when the type was not known at link time."""
+        r = self.rules
+        if type(obj) is Piece:
+            if name in ("id", "kind", "zone", "slot", "linked"):
+                return self.piece_builtin(obj, name)
+            rec = self.state.pieces.get(obj.id)
+            if rec is None:
+                raise BoardrulesError("E510", f"the piece {obj} is no longer in the game", self.state.cause)
+            return rec.props[name] if name in rec.props else r.prop_defaults.get((rec.kind, name))
+        if type(obj) is Player:
+            if name in r.counters and r.counters[name].per == "player":
+                if r.counters[name].keys is not None:
+                    return Ref("family", f"{obj.id}.{name}")
+                return self.state.counters[f"{obj.id}.{name}"]
+            if name in r.zones and r.zones[name].per == "player":
+                return Zone(f"{obj.id}.{name}")
+            if name == "seat":
+                return obj.seat
+        if type(obj) is Zone and name == "owner":
+            return self.zone_owner(obj)
+        if type(obj) is Ref and obj.kind == "marker" and name == "position":
+            return self.state.markers[obj.name].pos
+        check_known(obj, Frame(self, None))
+        raise BoardrulesError("E510", f"{plain(obj)!r} has no attribute '{name}'", self.state.cause)
+
+    def unlink(self, pid: str) -> None:
+        state = self.state
+        group = state.pieces[pid].group
+        if group is None:
+            return
+        state.set_group(pid, None)
+        rest = [p for p, rec in state.pieces.items() if rec.group == group]
+        if len(rest) == 1:
+            state.set_group(rest[0], None)
+
+    # ---------------------------------------------------------------- events
+    def emit(self, event: str, args: tuple[Any, ...], me: Player | None) -> None:
+        st = self.state
+        waiting = [d for d in st.deferred if d["until"] == event]
+        if waiting:
+            st.set_deferred([d for d in st.deferred if d["until"] != event])
+            for d in waiting:
+                self.emit(d["event"], tuple(decode(a) for a in d["args"]), self.player(d["me"]))
+        names = [p for p, _ in self.rules.events[event]]
+        for trig in self.rules.triggers.get(event, ()):
+            self.enter(trig.name, trig.span)
+            try:
+                st.cause = trig.span
+                f = Frame(self, me, dict(zip(names, args, strict=True)))
+                if trig.guard is None or check_known(trig.guard(f), f):
+                    run_body(trig.body, f)
+            finally:
+                self.leave()
+
+    def score(self) -> None:
+        for p in self.players:
+            for rule in self.rules.scoring:
+                self.enter(rule.name, rule.span)
+                try:
+                    self._run_step(rule.body, p, rule.span)
+                finally:
+                    self.leave()
+
+    # ---------------------------------------------------------------- decisions and chance
+    def _ask(self, decision: Decision) -> Any:
+        try:
+            answer = self.decider.decide(decision)
+        except LookupError:
+            raise BoardrulesError("E506", f"no answer scripted for: {decision.describe()}", decision.rule) from None
+        return answer
+
+    def _match(self, decision: Decision, answer: Any) -> Any:
+        options = decision.options
+        if answer in options:
+            return answer
+        want = plain(answer)
+        if isinstance(want, str):
+            want = want.lower()
+        for option in options:
+            p = plain(option)
+            if p == want or (isinstance(p, str) and p.lower() == want) or str(p) == str(want):
+                return option
+        raise BoardrulesError(
+            "E505", f"answer {plain(answer)!r} is not among the options {decision.plain_options()} "
+            f"for '{decision.prompt}'", decision.rule,
+        )
+
+    def choose(self, who: Any, prompt: str, options: list[Any], sizes: tuple[int, ...], optional: bool,
+               subset: bool) -> Any:
+        span = self.state.cause
+        kind = "subset" if subset else "one"
+        if who == "chance":
+            decision = Decision("chance", prompt, tuple(options), kind, sizes, optional, span)
+            return self._chance_pick(decision)
+        if type(who) is not Player:
+            raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
+                                     Frame(self, None))
+        decision = Decision(who.id, prompt, tuple(options), kind, sizes, optional, span)
+        if subset:
+            possible = [k for k in sizes if 0 <= k <= len(options)]
+            if not possible:
+                raise BoardrulesError("E501", f"cannot choose {sizes} from {len(options)} option(s): '{prompt}'", span)
+            if len(options) in possible and len(possible) == 1:
+                return list(options)
+            answer = self._ask(decision)
+            items = answer if isinstance(answer, list) else [answer]
+            if any(plain(a) in ("none", None) for a in items):
+                items = [a for a in items if plain(a) not in ("none", None)]
+            chosen = []
+            for a in items:
+                opt = self._match(decision, a)
+                if opt in chosen:
+                    raise BoardrulesError("E505", f"{plain(a)!r} is chosen twice for '{prompt}'", span)
+                chosen.append(opt)
+            if len(chosen) not in possible:
+                raise BoardrulesError("E505", f"choose {possible} item(s) for '{prompt}', not {len(chosen)}", span)
+            return chosen
+        if not options:
+            if optional:
+                return None
+            raise BoardrulesError("E501", f"nothing to choose from for '{prompt}'", span)
+        if len(options) == 1 and not optional:
+            return options[0]
+        answer = self._ask(decision)
+        if optional and plain(answer) in (None, "none"):
+            return None
+        return self._match(decision, answer)
+
+    def yes_no(self, who: Any, prompt: str) -> bool:
+        span = self.state.cause
+        if who == "chance":
+            return self._chance_pick(Decision("chance", prompt, (True, False), "yesno", rule=span))
+        if type(who) is not Player:
+            raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
+                                     Frame(self, None))
+        answer = self._ask(Decision(who.id, prompt, (True, False), "yesno", rule=span))
+        if isinstance(answer, str):
+            answer = {"yes": True, "no": False, "true": True, "false": False}.get(answer.lower(), answer)
+        if answer not in (True, False):
+            raise BoardrulesError("E505", f"answer {answer!r} should be yes or no for '{prompt}'", span)
+        return bool(answer)
+
+    def _chance_pick(self, decision: Decision) -> Any:
+        scripted = self.decider.chance(decision)
+        options = list(decision.options)
+        if decision.kind == "subset":
+            if scripted is not None:
+                return [self._match(decision, s) for s in (scripted if isinstance(scripted, list) else [scripted])]
+            k = min(decision.sizes) if decision.sizes else 0
+            pool = list(options)
+            picked = []
+            for _ in range(min(k, len(pool))):
+                picked.append(pool.pop(self.state.random_below(len(pool))))
+            return picked
+        if not options:
+            return None
+        if scripted is not None:
+            return self._match(decision, scripted)
+        return options[self.state.random_below(len(options))]
+
+    def roll(self, sides: int, die: str) -> int:
+        decision = Decision("chance", f"roll {die}", tuple(range(1, sides + 1)), rule=self.state.cause)
+        scripted = self.decider.chance(decision)
+        if scripted is not None:
+            if type(scripted) is not int or not 1 <= scripted <= sides:
+                raise BoardrulesError("E505", f"scripted roll {scripted!r} is not a result of {die} (1..{sides})",
+                                      self.state.cause)
+            return scripted
+        return self.state.random_below(sides) + 1
+
+    def shuffle(self, zone: str) -> None:
+        contents = list(self.state.zones[zone].contents)
+        for i in range(len(contents) - 1, 0, -1):
+            j = self.state.random_below(i + 1)
+            contents[i], contents[j] = contents[j], contents[i]
+        for pid in contents:  # re-append in the new order, each move journaled
+            self.state.move_piece(pid, zone, None)
+
+    # ---------------------------------------------------------------- tracks
+    def _spaces(self, marker: str) -> tuple[int, bool]:
+        track = self.rules.tracks[self.state.markers[marker].track]
+        spaces = self.rules.resolve_int(track.spaces, len(self.players))
+        if spaces is None:
+            raise BoardrulesError("E601", f"track '{track.name}' has an unknown number of spaces", self.state.cause)
+        return spaces, track.circular
+
+    def advance(self, marker: str, steps: int) -> None:
+        if steps < 0:
+            raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
+        spaces, circular = self._spaces(marker)
+        pos = self.state.markers[marker].pos
+        entered = []
+        for _ in range(steps):
+            if circular:
+                pos = pos % spaces + 1
+            elif pos < spaces:
+                pos += 1
+            else:
+                break
+            entered.append(pos)
+        self.state.set_marker(marker, pos, entered)
+
+    def place(self, marker: str, at: int) -> None:
+        spaces, _ = self._spaces(marker)
+        if not 1 <= at <= spaces:
+            raise BoardrulesError("E510", f"space {at} is not on the track (1..{spaces})", self.state.cause)
+        self.state.set_marker(marker, at, [])
+
+    # ---------------------------------------------------------------- costs
+    def _term_needs(self, term: CostTermC, f: Frame) -> tuple[int, str, Any]:
+        amount = check_known(term.amount(f), f)
+        if type(amount) is not int or amount < 0:
+            raise runtime_type_error(f"a cost amount must be a number >= 0, got {amount!r}", f)
+        owner = "" if term.per == "game" else f"{self._payer(f).id}."
+        return amount, f"{owner}{term.counter}", term.key_fn(f) if term.key_fn else term.key
+
+    def _payer(self, f: Frame) -> Player:
+        if f.me is None:
+            raise runtime_type_error("a cost is paid by the acting player, and there is none", f)
+        return f.me
+
+    def _keys(self, counter: str) -> tuple[str, ...]:
+        return self.rules.counters[counter].keys or ()
+
+    def _have(self, key: str) -> int:
+        v = self.state.counters.get(key, 0)
+        return v if type(v) is int else 0
+
+    def _alternative_payable(self, alt: tuple[CostTermC, ...], f: Frame) -> bool:
+        fixed: dict[str, int] = {}
+        flexible = []
+        for term in alt:
+            amount, base, key = self._term_needs(term, f)
+            if key is None:
+                fixed[base] = fixed.get(base, 0) + amount
+            elif key in ("any", "different"):
+                flexible.append((term, amount, base, key))
+            else:
+                k = f"{base}[{plain(key)}]"
+                fixed[k] = fixed.get(k, 0) + amount
+        low = {k: self._floor(k) for k in fixed}
+        if any(self._have(k) - n < low[k] for k, n in fixed.items()):
+            return False
+        for term, amount, base, key in flexible:
+            rest = [self._have(f"{base}[{k}]") - fixed.get(f"{base}[{k}]", 0) - self._floor(f"{base}[{k}]")
+                    for k in self._keys(term.counter)]
+            if key == "any" and not any(r >= amount for r in rest):
+                return False
+            if key == "different" and sum(1 for r in rest if r >= 1) < amount:
+                return False
+        return True
+
+    def _floor(self, key: str) -> int:
+        name = key.split(".", 1)[-1].split("[", 1)[0]
+        low = self.rules.counters[name].min
+        return low if low is not None else -(10**9)
+
+    def _payable(self, cost: CostC, f: Frame) -> bool:
+        return any(self._alternative_payable(alt, f) for alt in cost.alternatives)
+
+    def _label(self, alt: tuple[CostTermC, ...], f: Frame) -> str:
+        parts = []
+        for term in alt:
+            amount, _, key = self._term_needs(term, f)
+            parts.append(f"{amount} {term.counter}" + (f"[{plain(key)}]" if key is not None else ""))
+        return " + ".join(parts) or "nothing"
+
+    def pay(self, cost: CostC, f: Frame) -> None:
+        payable = [alt for alt in cost.alternatives if self._alternative_payable(alt, f)]
+        if not payable:
+            raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
+                                  f"{self._payer(f).id} has " + self._holdings(cost, f))
+        alt = payable[0]
+        if len(payable) > 1:
+            labels = [self._label(a, f) for a in payable]
+            chosen = self.choose(self._payer(f), f"pay {cost.text}", labels, (), False, False)
+            alt = payable[labels.index(chosen)]
+        for term in alt:
+            amount, base, key = self._term_needs(term, f)
+            if key is None:
+                self.set_counter(base, term.counter, self.state.counters[base] - amount, "E502")
+            elif key == "any":
+                keys = [k for k in self._keys(term.counter)
+                        if self._have(f"{base}[{k}]") - amount >= self._floor(f"{base}[{k}]")]
+                k = self.choose(self._payer(f), f"pay {amount} {term.counter} of any kind", keys, (), False, False)
+                self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]") - amount, "E502")
+            elif key == "different":
+                keys = [k for k in self._keys(term.counter)
+                        if self._have(f"{base}[{k}]") - 1 >= self._floor(f"{base}[{k}]")]
+                chosen = self.choose(self._payer(f), f"pay {amount} different {term.counter}", keys, (amount,),
+                                     False, True)
+                for k in chosen:
+                    self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]") - 1, "E502")
+            else:
+                k = f"{base}[{plain(key)}]"
+                self.set_counter(k, term.counter, self._have(k) - amount, "E502")
+
+    def _holdings(self, cost: CostC, f: Frame) -> str:
+        shown = []
+        for alt in cost.alternatives:
+            for term in alt:
+                _, base, _ = self._term_needs(term, f)
+                keys = self._keys(term.counter)
+                if keys:
+                    shown.append(f"{term.counter} " + ", ".join(f"{k}={self._have(f'{base}[{k}]')}" for k in keys))
+                else:
+                    shown.append(f"{term.counter}={self._have(base)}")
+        return "; ".join(dict.fromkeys(shown))

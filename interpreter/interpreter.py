@@ -1,0 +1,319 @@
+"""Run effect nodes. `RUNNERS` is the one place that maps each effect kind to the function that runs it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import effects as e
+from .compiler import as_list, check_known, runtime_type_error
+from .diagnostics import BoardrulesError
+from .values import Piece, Player, Zone, encode, plain
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+class Frame:
+    """What a running rule sees: the game, the acting player, and its local names."""
+
+    __slots__ = ("g", "me", "vars")
+
+    def __init__(self, g: Game, me: Player | None, variables: dict[str, Any] | None = None) -> None:
+        self.g = g
+        self.me = me
+        self.vars = variables if variables is not None else {}
+
+
+def run_body(body: e.Body, f: Frame) -> None:
+    g = f.g
+    state = g.state
+    for node in body:
+        g.steps += 1
+        if g.steps > g.step_budget:
+            raise g.loop_error(node.span)
+        state.cause = node.span
+        RUNNERS[type(node)](node, f)
+
+
+def illegal(message: str, f: Frame, code: str = "E501") -> BoardrulesError:
+    return BoardrulesError(code, message, f.g.state.cause)
+
+
+def _pieces(value: Any, f: Frame) -> list[Piece]:
+    if value is None:
+        return []
+    items = [value] if type(value) is Piece else as_list(value, f)
+    for p in items:
+        if type(p) is not Piece:
+            raise runtime_type_error(f"expected pieces, got {p!r}", f)
+        if p.id not in f.g.state.pieces:
+            raise runtime_type_error(f"the piece {p} is no longer in the game", f)
+    return items
+
+
+def _zone(value: Any, f: Frame) -> Zone:
+    if type(value) is not Zone:
+        check_known(value, f)
+        raise runtime_type_error(f"expected a zone, got {value!r}", f)
+    return value
+
+
+def _int(value: Any, f: Frame, what: str) -> int:
+    check_known(value, f)
+    if type(value) is not int:
+        raise runtime_type_error(f"{what} should be a number, got {value!r}", f)
+    return value
+
+
+# ---------------------------------------------------------------- simple statements
+
+
+def run_let(n: e.LetE, f: Frame) -> None:
+    f.vars[n.name] = n.value(f)
+
+
+def run_set_counter(n: e.SetCounterE, f: Frame) -> None:
+    key = n.key(f)
+    value = n.value(f)
+    if n.op != "=":
+        old = check_known(f.g.state.counters[key], f)
+        value = old + _int(value, f, "the change") if n.op == "+=" else old - _int(value, f, "the change")
+    f.g.set_counter(key, n.counter, value)
+
+
+def run_set_prop(n: e.SetPropE, f: Frame) -> None:
+    (piece,) = _pieces(n.piece(f), f) or [None]
+    if piece is None:
+        raise runtime_type_error(f"cannot set '{n.prop}' of nothing", f)
+    value = n.value(f)
+    if n.op != "=":
+        old = check_known(f.g.get_attr(piece, n.prop), f)
+        if type(old) is not int:
+            raise runtime_type_error(f"'{n.prop}' is not a number", f)
+        value = old + _int(value, f, "the change") if n.op == "+=" else old - _int(value, f, "the change")
+    f.g.state.set_prop(piece.id, n.prop, value)
+
+
+def run_pay(n: e.PayE, f: Frame) -> None:
+    f.g.pay(n.cost, f)
+
+
+def run_move(n: e.MoveE, f: Frame) -> None:
+    zone = _zone(n.to(f), f)
+    at = _int(n.at(f), f, "the slot") if n.at else None
+    state = f.g.state
+    moved: set[str] = set()
+    for piece in _pieces(n.what(f), f):
+        for pid in state.group_of(piece.id):
+            if pid not in moved:
+                moved.add(pid)
+                state.move_piece(pid, zone.key, at)
+
+
+def run_create(n: e.CreateE, f: Frame) -> None:
+    count = _int(n.count(f), f, "the number of pieces") if n.count else 1
+    zone = _zone(n.zone(f), f)
+    at = _int(n.at(f), f, "the slot") if n.at else None
+    state = f.g.state
+    created = []
+    for _ in range(count):
+        props = {name: fn(f) for name, fn in n.props}
+        pid = str(props.pop("id")) if "id" in props else state.new_id(n.kind)
+        state.create_piece(pid, n.kind, zone.key, at, props)
+        created.append(Piece(pid))
+    if n.bind:
+        f.vars[n.bind] = created if n.count else created[0]
+
+
+def run_remove(n: e.RemoveE, f: Frame) -> None:
+    for piece in _pieces(n.what(f), f):
+        f.g.unlink(piece.id)
+        f.g.state.remove_piece(piece.id)
+
+
+def run_link(n: e.LinkE, f: Frame) -> None:
+    (a,) = _pieces(n.a(f), f)
+    (b,) = _pieces(n.b(f), f)
+    state = f.g.state
+    group = state.pieces[a.id].group or state.pieces[b.id].group or f"group_{a.id}"
+    for pid in {*state.group_of(a.id), *state.group_of(b.id)}:
+        if state.pieces[pid].group != group:
+            state.set_group(pid, group)
+
+
+def run_unlink(n: e.UnlinkE, f: Frame) -> None:
+    for piece in _pieces(n.what(f), f):
+        f.g.unlink(piece.id)
+
+
+def run_choose(n: e.ChooseE, f: Frame) -> None:
+    options = as_list(n.options(f), f)
+    who = n.by(f) if n.by else f.me
+    sizes: tuple[int, ...] = ()
+    if n.count is not None:
+        raw = n.count(f)
+        sizes = tuple(raw) if isinstance(raw, list) else (_int(raw, f, "the count"),)
+    f.vars[n.var] = f.g.choose(who, n.prompt, options, sizes, n.optional, n.count is not None)
+
+
+def run_roll(n: e.RollE, f: Frame) -> None:
+    f.vars[n.var] = f.g.roll(n.sides, n.die)
+
+
+def run_draw(n: e.DrawE, f: Frame) -> None:
+    zone = _zone(n.zone(f), f)
+    contents = [Piece(p) for p in f.g.state.zones[zone.key].contents]
+    f.vars[n.var] = f.g.choose("chance", f"draw from {zone}", contents, (), False, False) if contents else None
+
+
+def run_shuffle(n: e.ShuffleE, f: Frame) -> None:
+    f.g.shuffle(_zone(n.zone(f), f).key)
+
+
+def run_refill(n: e.RefillE, f: Frame) -> None:
+    zone, source = _zone(n.zone(f), f), _zone(n.source(f), f)
+    state = f.g.state
+    target = state.zones[zone.key]
+    room = (target.capacity if target.capacity is not None else 0) - len(target.contents)
+    if target.capacity is None:
+        raise runtime_type_error(f"refill needs a zone with a capacity; '{zone}' has none", f)
+    for _ in range(room):
+        src = state.zones[source.key].contents
+        if not src:
+            break
+        state.move_piece(src[0], zone.key, None)
+
+
+def run_advance(n: e.AdvanceE, f: Frame) -> None:
+    f.g.advance(n.marker, _int(n.by(f), f, "the number of spaces"))
+
+
+def run_place(n: e.PlaceE, f: Frame) -> None:
+    f.g.place(n.marker, _int(n.at(f), f, "the space"))
+
+
+def run_emit(n: e.EmitE, f: Frame) -> None:
+    f.g.emit(n.event, tuple(a(f) for a in n.args), f.me)
+
+
+def run_defer(n: e.DeferE, f: Frame) -> None:
+    state = f.g.state
+    item = {
+        "event": n.event,
+        "args": [encode(a(f)) for a in n.args],
+        "until": n.until,
+        "me": f.me.id if f.me else None,
+    }
+    state.set_deferred([*state.deferred, item])
+
+
+def run_call(n: e.CallE, f: Frame) -> None:
+    proc = f.g.rules.procedures[n.proc]
+    inner = Frame(f.g, f.me, {name: fn(f) for (name, _), fn in zip(proc.params, n.args, strict=True)})
+    f.g.enter(n.proc, n.span)
+    try:
+        run_body(proc.body, inner)
+    finally:
+        f.g.leave()
+
+
+def run_require(n: e.RequireE, f: Frame) -> None:
+    if not check_known(n.cond(f), f):
+        raise illegal(n.message, f)
+
+
+def run_fail(n: e.FailE, f: Frame) -> None:
+    raise illegal(n.message, f)
+
+
+def run_limit(n: e.LimitE, f: Frame) -> None:
+    key = n.name if n.key is None else f"{n.name}[{plain(n.key(f))}]"
+    allowed = _int(n.count(f), f, "the limit")
+    if f.g.state.use(n.scope, key) > allowed:
+        raise illegal(f"limit reached: {key} at most {allowed} per {n.scope}", f, "E503")
+
+
+def run_end(n: e.EndE, f: Frame) -> None:
+    if n.what == "turn":
+        f.g.end_turn_here(f.me)
+    else:
+        f.g.state.clear_usage("round")
+
+
+def run_score(n: e.ScoreE, f: Frame) -> None:
+    f.g.score()
+
+
+# ---------------------------------------------------------------- blocks
+
+
+def run_if(n: e.IfE, f: Frame) -> None:
+    run_body(n.then if check_known(n.cond(f), f) else n.other, f)
+
+
+def run_for(n: e.ForE, f: Frame) -> None:
+    for item in as_list(n.items(f), f):
+        f.vars[n.var] = item
+        run_body(n.body, f)
+
+
+def run_repeat(n: e.RepeatE, f: Frame) -> None:
+    for _ in range(_int(n.count(f), f, "the repeat count")):
+        run_body(n.body, f)
+
+
+def run_match(n: e.MatchE, f: Frame) -> None:
+    subject = str(plain(check_known(n.subject(f), f))).lower()
+    for case, body in n.cases:
+        if case.lower() == subject:
+            run_body(body, f)
+            return
+    run_body(n.other, f)
+
+
+def run_one_of(n: e.OneOfE, f: Frame) -> None:
+    open_options = [(label, body) for label, guard, body in n.options if guard is None or check_known(guard(f), f)]
+    who = n.by(f) if n.by else f.me
+    label = f.g.choose(who, "one of", [label for label, _ in open_options], (), False, False)
+    run_body(dict(open_options)[label], f)
+
+
+def run_may(n: e.MayE, f: Frame) -> None:
+    who = n.by(f) if n.by else f.me
+    if f.g.yes_no(who, "may"):
+        run_body(n.body, f)
+
+
+RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
+    e.LetE: run_let,
+    e.SetCounterE: run_set_counter,
+    e.SetPropE: run_set_prop,
+    e.PayE: run_pay,
+    e.MoveE: run_move,
+    e.CreateE: run_create,
+    e.RemoveE: run_remove,
+    e.LinkE: run_link,
+    e.UnlinkE: run_unlink,
+    e.ChooseE: run_choose,
+    e.RollE: run_roll,
+    e.DrawE: run_draw,
+    e.ShuffleE: run_shuffle,
+    e.RefillE: run_refill,
+    e.AdvanceE: run_advance,
+    e.PlaceE: run_place,
+    e.EmitE: run_emit,
+    e.DeferE: run_defer,
+    e.CallE: run_call,
+    e.RequireE: run_require,
+    e.FailE: run_fail,
+    e.LimitE: run_limit,
+    e.EndE: run_end,
+    e.ScoreE: run_score,
+    e.IfE: run_if,
+    e.ForE: run_for,
+    e.RepeatE: run_repeat,
+    e.MatchE: run_match,
+    e.OneOfE: run_one_of,
+    e.MayE: run_may,
+}

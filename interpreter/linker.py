@@ -1,0 +1,343 @@
+"""Compose modules in `requires` order, collect their declarations, apply `replace`, and build the rule set.
+
+Every problem becomes a diagnostic; a module with broken parts still gets the rest of it checked, so one run
+reports everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .compiler import Scope
+from .diagnostics import Diagnostics, Span, did_you_mean
+from .effect_builder import Builder, Text
+from .rules import (
+    ActionDef,
+    CounterDecl,
+    ProcDef,
+    Rules,
+    StepDef,
+    TrackDecl,
+    TriggerDef,
+    ValueDecl,
+    ZoneDecl,
+)
+
+DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
+             "setup", "actions", "triggers", "scoring")
+REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
+PARAM_TYPES = {
+    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list:any"
+}
+
+
+@dataclass
+class Module:
+    id: str
+    file: str
+    doc: dict
+    requires: list[str]
+    span: Span
+
+
+@dataclass
+class Decl:
+    module: str
+    node: Any
+    span: Span  # of the name
+    replaced_by: str | None = None
+
+
+def _vspan(node: Any, key: str, fallback: Span) -> Span:
+    return getattr(node, "value_spans", {}).get(key, fallback)
+
+
+def _kspan(node: Any, key: str, fallback: Span) -> Span:
+    return getattr(node, "key_spans", {}).get(key, fallback)
+
+
+class Linker:
+    def __init__(self, diags: Diagnostics) -> None:
+        self.diags = diags
+
+    # ---------------------------------------------------------------- module order
+    def order(self, modules: dict[str, Module], roots: list[str]) -> list[Module]:
+        ordered: list[Module] = []
+        state: dict[str, str] = {}
+
+        def visit(mid: str, via: Module | None, chain: list[str]) -> None:
+            if state.get(mid) == "done":
+                return
+            if state.get(mid) == "visiting":
+                cycle = " -> ".join([*chain[chain.index(mid):], mid])
+                self.diags.error("E404", f"modules require each other in a cycle: {cycle}", via.span if via else None)
+                return
+            m = modules.get(mid)
+            if m is None:
+                span = via.span if via else None
+                if via is not None:
+                    reqs = via.doc.get("requires")
+                    if isinstance(reqs, list) and mid in reqs:
+                        span = reqs.item_spans[reqs.index(mid)] if hasattr(reqs, "item_spans") else span
+                self.diags.error("E404", f"unknown module '{mid}'", span, did_you_mean(mid, modules))
+                return
+            state[mid] = "visiting"
+            for req in m.requires:
+                visit(req, m, [*chain, mid])
+            state[mid] = "done"
+            ordered.append(m)
+
+        for root in roots:
+            visit(root, None, [])
+        return ordered
+
+    # ---------------------------------------------------------------- linking
+    def link(self, modules: dict[str, Module], roots: list[str]) -> Rules:
+        ordered = self.order(modules, roots)
+        closure = self._closures(ordered)
+        decls: dict[tuple[str, str], Decl] = {}
+        for m in ordered:
+            for section in DECLARING:
+                table = m.doc.get(section)
+                if not isinstance(table, dict):
+                    continue
+                for name, node in table.items():
+                    span = _kspan(table, name, m.span)
+                    key = (section, str(name))
+                    if key in decls:
+                        first = decls[key]
+                        self.diags.error(
+                            "E403",
+                            f"{section[:-1] if section.endswith('s') else section} '{name}' is already declared "
+                            f"in {first.module} ({first.span})",
+                            span,
+                            f"to change it from this module, use replace: {section}.{name}",
+                        )
+                        continue
+                    decls[key] = Decl(m.id, node, span)
+        for m in ordered:
+            table = m.doc.get("replace")
+            if not isinstance(table, dict):
+                continue
+            for target, node in table.items():
+                span = _kspan(table, target, m.span)
+                section, _, name = str(target).partition(".")
+                key = (section, name)
+                if section not in REPLACEABLE or key not in decls:
+                    known = [f"{sec}.{n}" for sec, n in decls if sec in REPLACEABLE]
+                    self.diags.error("E406", f"replace target '{target}' does not exist", span,
+                                     did_you_mean(str(target), known))
+                    continue
+                d = decls[key]
+                if d.module not in closure[m.id]:
+                    self.diags.error("E406", f"'{target}' belongs to {d.module}, which {m.id} does not require",
+                                     span, f"add {d.module} to requires")
+                    continue
+                if d.replaced_by and d.replaced_by not in closure[m.id] and m.id not in closure[d.replaced_by]:
+                    self.diags.error("E407", f"'{target}' is replaced by both {d.replaced_by} and {m.id}", span,
+                                     "make one module require the other, so the order is explicit")
+                    continue
+                decls[key] = Decl(d.module, node, span, m.id)
+        rules = Rules(modules=[m.id for m in ordered])
+        for m in ordered:
+            players = m.doc.get("players")
+            if isinstance(players, dict):
+                rules.players_min = int(players.get("min", rules.players_min) or rules.players_min)
+                rules.players_max = int(players.get("max", rules.players_max) or rules.players_max)
+        self._declare(rules, decls)
+        self._build(rules, decls)
+        return rules
+
+    @staticmethod
+    def _closures(ordered: list[Module]) -> dict[str, set[str]]:
+        closure: dict[str, set[str]] = {}
+        for m in ordered:  # requires come first, so their closures exist already
+            c = {m.id}
+            for req in m.requires:
+                c |= closure.get(req, {req})
+            closure[m.id] = c
+        return closure
+
+    # ---------------------------------------------------------------- vocabulary
+    def _section(self, decls: dict[tuple[str, str], Decl], section: str) -> list[tuple[str, Decl]]:
+        return [(name, d) for (sec, name), d in decls.items() if sec == section]
+
+    def _declare(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
+        for name, d in self._section(decls, "sets"):
+            items = tuple(str(x) for x in d.node) if isinstance(d.node, list) else ()
+            rules.sets[name] = items
+            rules.symbols.update(items)
+        for name, d in self._section(decls, "values"):
+            rules.values[name] = self._value(name, d)
+        for name, d in self._section(decls, "counters"):
+            n = d.node if isinstance(d.node, dict) else {}
+            keys = n.get("keys")
+            if isinstance(keys, str):
+                if keys not in rules.sets:
+                    self.diags.error("E401", f"unknown set '{keys}'", _vspan(n, "keys", d.span),
+                                     did_you_mean(keys, rules.sets))
+                keys = rules.sets.get(keys, ())
+            elif isinstance(keys, list):
+                keys = tuple(str(k) for k in keys)
+                rules.symbols.update(keys)
+            initial = n.get("initial", 0)
+            if isinstance(initial, str) and initial not in rules.values:
+                self.diags.error("E401", f"unknown value '{initial}'", _vspan(n, "initial", d.span),
+                                 did_you_mean(initial, rules.values))
+            rules.counters[name] = CounterDecl(
+                name, str(n.get("per", "player")), keys, initial, n.get("min", 0), n.get("max"), d.span
+            )
+        for name, d in self._section(decls, "pieces"):
+            props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
+            kind: dict[str, str] = {}
+            for prop, spec in (props.items() if isinstance(props, dict) else []):
+                ptype = PARAM_TYPES.get(str(spec.get("type")) if isinstance(spec, dict) else "", "any")
+                kind[prop] = ptype
+                if prop in rules.properties and rules.properties[prop] != ptype:
+                    rules.properties[prop] = "any"
+                else:
+                    rules.properties[prop] = ptype
+                default = spec.get("default") if isinstance(spec, dict) else None
+                if isinstance(default, dict) and "unknown" in default:
+                    from .values import Unknown
+
+                    default = Unknown(f"{name}.{prop}", str(default["unknown"]))
+                    rules.unknowns.append((f"{name}.{prop}", default.note, _vspan(spec, "default", d.span)))
+                rules.prop_defaults[(name, prop)] = default
+            rules.kinds[name] = kind
+            rules.symbols.add(name)
+        for name, d in self._section(decls, "zones"):
+            n = d.node if isinstance(d.node, dict) else {}
+            rules.zones[name] = ZoneDecl(
+                name, str(n.get("per", "game")), bool(n.get("ordered", False)), n.get("slots"),
+                int(n.get("slot_capacity", 1) or 1), n.get("capacity"), d.span,
+            )
+        for name, d in self._section(decls, "tracks"):
+            n = d.node if isinstance(d.node, dict) else {}
+            icons: dict[int, tuple[str, ...]] = {}
+            raw_icons = n.get("icons", {})
+            for space, names in (raw_icons.items() if isinstance(raw_icons, dict) else []):
+                if str(space).isdigit():
+                    icons[int(space)] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
+                    rules.symbols.update(icons[int(space)])
+            markers = n.get("markers", {})
+            markers = {str(k): v for k, v in markers.items()} if isinstance(markers, dict) else {}
+            rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
+                                           d.span)
+            for marker in markers:
+                rules.markers[marker] = name
+        for name, d in self._section(decls, "dice"):
+            sides = d.node.get("sides") if isinstance(d.node, dict) else None
+            rules.dice[name] = sides if isinstance(sides, int) and sides >= 1 else 6
+        rules.events["turn_end"] = (("player", "player"),)
+        for name, d in self._section(decls, "events"):
+            rules.events[name] = self._params(d.node)
+
+    def _value(self, name: str, d: Decl) -> ValueDecl:
+        node = d.node
+        if isinstance(node, dict):
+            source = node.get("source")
+            if "unknown" in node:
+                return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source)
+            if "by_players" in node and isinstance(node["by_players"], dict):
+                table = {int(k): v for k, v in node["by_players"].items() if str(k).isdigit()}
+                return ValueDecl(name, "by_players", table, d.span, source)
+            if "expr" in node:
+                return ValueDecl(name, "expr", node["expr"], _vspan(node, "expr", d.span), source)
+        return ValueDecl(name, "const", node, d.span)
+
+    @staticmethod
+    def _params(node: Any) -> tuple[tuple[str, str], ...]:
+        params = node.get("params", {}) if isinstance(node, dict) else {}
+        if not isinstance(params, dict):
+            return ()
+        return tuple((str(k), PARAM_TYPES.get(str(v), "any")) for k, v in params.items())
+
+    # ---------------------------------------------------------------- rules
+    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
+        b = Builder(rules, self.diags)
+        for name, v in rules.values.items():
+            if v.kind == "unknown":
+                rules.unknowns.append((name, v.data, v.span))
+        # Value formulas see `me` and declared names; compile them before the rules that read them.
+        for v in rules.values.values():
+            if v.kind == "expr":
+                v.compiled = b.expression(v.data, v.span, Scope({}, True)) or (lambda f: 0)
+        for name, d in self._section(decls, "costs"):
+            node = d.node.get("cost") if isinstance(d.node, dict) else d.node
+            text = Text(node, d.span)
+            parsed = b.parse(text, "cost")
+            if parsed is not None:
+                try:
+                    rules.costs[name] = b.cost(parsed, Scope({}, True), text)
+                except Exception as err:  # a _Reported carries its diagnostic
+                    self._report(b, err)
+        # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
+        procs = self._section(decls, "procedures")
+        for name, d in procs:
+            rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span)
+        for name, d in procs:
+            params = rules.procedures[name].params
+            scope = Scope(dict(params), True)
+            rules.procedures[name].body = b.body(self._do(d), _vspan(d.node, "do", d.span), scope)
+        for name, d in self._section(decls, "setup"):
+            body = b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, False))
+            rules.setup.append(StepDef(name, body, d.span))
+        for name, d in self._section(decls, "actions"):
+            rules.actions[name] = self._action(b, name, d)
+        for name, d in self._section(decls, "triggers"):
+            n = d.node if isinstance(d.node, dict) else {}
+            event = str(n.get("on", ""))
+            if event not in rules.events:
+                self.diags.error("E401", f"unknown event '{event}'", _vspan(n, "on", d.span),
+                                 did_you_mean(event, rules.events))
+                continue
+            scope = Scope(dict(rules.events[event]), True)
+            guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
+            body = b.body(self._do(d), _vspan(n, "do", d.span), scope)
+            rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
+        for name, d in self._section(decls, "scoring"):
+            rules.scoring.append(StepDef(name, b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, True)),
+                                         d.span))
+        self._check_counts(rules)
+
+    @staticmethod
+    def _do(d: Decl) -> Any:
+        return d.node.get("do", []) if isinstance(d.node, dict) else d.node
+
+    def _action(self, b: Builder, name: str, d: Decl) -> ActionDef:
+        n = d.node if isinstance(d.node, dict) else {}
+        by = str(n.get("by", "player"))
+        params = self._params(n)
+        scope = Scope(dict(params), by != "game")
+        guard = b.expression(n["allowed_if"], _vspan(n, "allowed_if", d.span), scope) if "allowed_if" in n else None
+        cost = None
+        if "cost" in n:
+            text = Text(n["cost"], _vspan(n, "cost", d.span))
+            parsed = b.parse(text, "cost")
+            if parsed is not None:
+                try:
+                    cost = b.cost(parsed, scope, text)
+                except Exception as err:
+                    self._report(b, err)
+        body = b.body(n.get("do", []), _vspan(n, "do", d.span), scope)
+        return ActionDef(name, str(n.get("title", name)), by, params, guard,
+                         str(n["allowed_if"]) if "allowed_if" in n else None, cost, body, d.span, n.get("source"))
+
+    def _report(self, b: Builder, err: Exception) -> None:
+        from .effect_builder import _Reported
+
+        if not isinstance(err, _Reported):
+            raise err
+        b.error(err.err.code, err.err.message, err.text.at(err.err.pos), err.err.hint)
+
+    def _check_counts(self, rules: Rules) -> None:
+        """Counts written as value names (slots, capacity, initial, spaces) must name int values."""
+        for z in rules.zones.values():
+            for raw in (z.slots, z.capacity):
+                if isinstance(raw, str) and raw not in rules.values:
+                    self.diags.error("E401", f"unknown value '{raw}'", z.span, did_you_mean(raw, rules.values))
+        for t in rules.tracks.values():
+            if isinstance(t.spaces, str) and t.spaces not in rules.values:
+                self.diags.error("E401", f"unknown value '{t.spaces}'", t.span, did_you_mean(t.spaces, rules.values))

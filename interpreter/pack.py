@@ -1,0 +1,108 @@
+"""Find rule packs on disk, load and validate their modules, and link them: the `check` pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostics, Span
+from .linker import Linker, Module
+from .loader import load_yaml
+from .rules import Rules
+from .validate import load_schema, validate
+
+SCENARIO_DIR = "scenarios"
+
+
+@dataclass
+class Pack:
+    root: Path
+    module_files: list[Path] = field(default_factory=list)
+    scenario_files: list[Path] = field(default_factory=list)
+
+
+def display(path: Path) -> str:
+    """Paths in diagnostics: relative to the working directory when possible, so they are short and clickable."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _is_scenario(path: Path) -> bool:
+    return SCENARIO_DIR in path.parts
+
+
+def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
+    """Each directory holding module files is a pack; a directory of packs (like rules/) is searched below."""
+    packs: dict[Path, Pack] = {}
+
+    def pack_for(root: Path) -> Pack:
+        return packs.setdefault(root.resolve(), Pack(root))
+
+    for path in paths:
+        if not path.exists():
+            diags.error("E105", f"no such file or directory: {path}", Span(str(path), 1, 1))
+            continue
+        if path.is_file():
+            root = path.parent
+            while _is_scenario(root) and root.name != SCENARIO_DIR:
+                root = root.parent
+            if root.name == SCENARIO_DIR:
+                pack_for(root.parent).scenario_files.append(path)
+            else:
+                pack_for(root).module_files.append(path)
+            continue
+        for yaml_file in sorted(path.rglob("*.yaml")):
+            rel = yaml_file.relative_to(path)
+            if SCENARIO_DIR in rel.parts[:-1]:
+                idx = rel.parts.index(SCENARIO_DIR)
+                pack_for(path.joinpath(*rel.parts[:idx])).scenario_files.append(yaml_file)
+            else:
+                pack_for(yaml_file.parent).module_files.append(yaml_file)
+    for pack in packs.values():
+        pack.module_files = sorted(set(pack.module_files))
+        pack.scenario_files = sorted(set(pack.scenario_files))
+    return sorted(packs.values(), key=lambda p: str(p.root))
+
+
+def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
+    schema = load_schema("module")
+    modules: dict[str, Module] = {}
+    for path in files:
+        name = display(path)
+        doc = load_yaml(path, diags, name)
+        if doc is None:
+            continue
+        if not isinstance(doc, dict):
+            diags.error("E105", "a module file holds a mapping (module:, title:, ...)", Span(name, 1, 1))
+            continue
+        validate(doc, schema, diags, name)
+        mid = doc.get("module")
+        if not isinstance(mid, str):
+            continue
+        span = getattr(doc, "value_spans", {}).get("module", Span(name, 1, 1))
+        if mid in modules:
+            diags.error("E403", f"module '{mid}' is already defined in {modules[mid].file}", span)
+            continue
+        reqs = doc.get("requires", [])
+        requires = [str(r) for r in reqs] if isinstance(reqs, list) else []
+        modules[mid] = Module(mid, name, doc, requires, span)
+    return modules
+
+
+def link(modules: dict[str, Module], roots: list[str], diags: Diagnostics) -> Rules:
+    return Linker(diags).link(modules, roots)
+
+
+def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
+    """Load, validate and link every module of a pack: each with what it requires, then all together."""
+    modules = load_modules(pack.module_files, diags)
+    for mid in modules:
+        rules = link(modules, [mid], diags)
+        for name, note, span in rules.unknowns:
+            diags.warning("W601", f"'{name}' is unknown: {note}", span,
+                          "the game stops with E601 if it ever needs this value")
+    if len(modules) > 1:
+        link(modules, list(modules), diags)
+    return modules

@@ -1,0 +1,296 @@
+"""Parse the strings inside rule YAML with the lark grammar into immutable syntax nodes, once per text."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import syntax as s
+from .resources import grammar_dir
+
+START_SYMBOLS = ("expr", "effect", "cost", "for_head")
+
+
+class ParseError(Exception):
+    """A string that does not parse: `pos` is (line, column) inside the string."""
+
+    def __init__(self, message: str, pos: tuple[int, int], hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+        self.hint = hint
+
+
+def _pos(item: Any) -> s.Pos:
+    if isinstance(item, Token):
+        return (item.line or 1, item.column or 1)
+    if isinstance(item, s.Node):
+        return item.pos
+    return (1, 1)
+
+
+def _first_pos(*items: Any) -> s.Pos:
+    for item in items:
+        if isinstance(item, Token | s.Node):
+            return _pos(item)
+    return (1, 1)
+
+
+@v_args(inline=True)
+class _ToSyntax(Transformer):
+    """Builds syntax nodes straight from LALR reductions (no intermediate lark tree)."""
+
+    # ---- expressions
+    def int_lit(self, tok: Token) -> s.Literal:
+        return s.Literal(_pos(tok), int(tok))
+
+    def str_lit(self, tok: Token) -> s.Literal:
+        return s.Literal(_pos(tok), str(tok)[1:-1])
+
+    def true_lit(self) -> s.Literal:
+        return s.Literal((1, 1), True)
+
+    def false_lit(self) -> s.Literal:
+        return s.Literal((1, 1), False)
+
+    def none_lit(self) -> s.Literal:
+        return s.Literal((1, 1), None)
+
+    def name(self, tok: Token) -> s.Name:
+        return s.Name(_pos(tok), str(tok))
+
+    def piece_ref(self, tok: Token) -> s.PieceRef:
+        return s.PieceRef(_pos(tok), str(tok)[1:])
+
+    def call(self, fn: Token, args: tuple[s.Node, ...] | None) -> s.Call:
+        return s.Call(_pos(fn), str(fn), args or ())
+
+    def args(self, *items: s.Node) -> tuple[s.Node, ...]:
+        return tuple(items)
+
+    def list_lit(self, args: tuple[s.Node, ...] | None) -> s.ListLit:
+        items = args or ()
+        return s.ListLit(_first_pos(*items), items)
+
+    def comprehension(self, element: s.Node, var: Token, iterable: s.Node, cond: s.Node | None):
+        return s.Comprehension(element.pos, element, str(var), iterable, cond)
+
+    def attr(self, obj: s.Node, name: Token) -> s.Attr:
+        return s.Attr(obj.pos, obj, str(name))
+
+    def index(self, obj: s.Node, key: s.Node) -> s.Index:
+        return s.Index(obj.pos, obj, key)
+
+    def binop(self, left: s.Node, op: Token, right: s.Node) -> s.BinOp:
+        return s.BinOp(_pos(op), str(op), left, right)
+
+    def neg(self, operand: s.Node) -> s.Neg:
+        return s.Neg(operand.pos, operand)
+
+    def compare(self, left: s.Node, op: Token, right: s.Node) -> s.Compare:
+        return s.Compare(_pos(op), str(op), left, right)
+
+    def in_(self, left: s.Node, right: s.Node) -> s.Compare:
+        return s.Compare(left.pos, "in", left, right)
+
+    def not_in(self, left: s.Node, right: s.Node) -> s.Compare:
+        return s.Compare(left.pos, "notin", left, right)
+
+    def and_(self, left: s.Node, right: s.Node) -> s.BoolOp:
+        return s.BoolOp(left.pos, "and", left, right)
+
+    def or_(self, left: s.Node, right: s.Node) -> s.BoolOp:
+        return s.BoolOp(left.pos, "or", left, right)
+
+    def not_(self, operand: s.Node) -> s.Not:
+        return s.Not(operand.pos, operand)
+
+    def cond(self, then: s.Node, test: s.Node, other: s.Node) -> s.Conditional:
+        return s.Conditional(then.pos, then, test, other)
+
+    def range(self, low: s.Node, high: s.Node) -> s.Range:
+        return s.Range(low.pos, low, high)
+
+    def where(self, items: s.Node, cond: s.Node) -> s.Where:
+        return s.Where(items.pos, items, cond)
+
+    def sorted_by(self, items: s.Node, key: s.Node, desc: Token | None) -> s.SortedBy:
+        return s.SortedBy(items.pos, items, key, desc is not None)
+
+    # ---- costs
+    def amount_int(self, tok: Token) -> s.Literal:
+        return s.Literal(_pos(tok), int(tok))
+
+    def amount_name(self, tok: Token) -> s.Name:
+        return s.Name(_pos(tok), str(tok))
+
+    def amount_expr(self, expr: s.Node) -> s.Node:
+        return expr
+
+    def cost_term(self, amount: s.Node, counter: Token, key: Token | None) -> s.CostTerm:
+        return s.CostTerm(amount.pos, amount, str(counter), str(key) if key is not None else None)
+
+    def cost_sum(self, *terms: s.CostTerm) -> s.CostSum:
+        return s.CostSum(terms[0].pos, tuple(terms))
+
+    def cost_nothing(self) -> s.CostSum:
+        return s.CostSum((1, 1), ())
+
+    def cost_ref(self, tok: Token) -> s.CostRef:
+        return s.CostRef(_pos(tok), str(tok))
+
+    def cost(self, *alternatives: s.CostSum | s.CostRef) -> s.Cost:
+        return s.Cost(alternatives[0].pos, tuple(alternatives))
+
+    # ---- effect lines
+    def for_head(self, var: Token, iterable: s.Node) -> s.ForHead:
+        return s.ForHead(_pos(var), str(var), iterable)
+
+    def let(self, name: Token, value: s.Node) -> s.Let:
+        return s.Let(_pos(name), str(name), value)
+
+    def assign(self, target: s.Node, op: Token, value: s.Node) -> s.Assign:
+        return s.Assign(target.pos, target, str(op), value)
+
+    def pay(self, cost: s.Cost) -> s.Pay:
+        return s.Pay(cost.pos, cost)
+
+    def move(self, what: s.Node, to: s.Node, at: s.Node | None) -> s.Move:
+        return s.Move(what.pos, what, to, at)
+
+    def count_atom(self, item: Token | s.Node) -> s.Node:
+        if isinstance(item, Token):
+            return s.Literal(_pos(item), int(item)) if item.type == "INT" else s.Name(_pos(item), str(item))
+        return item
+
+    def with_item(self, name: Token, value: s.Node) -> tuple[str, s.Node]:
+        return (str(name), value)
+
+    def with_list(self, *items: tuple[str, s.Node]) -> tuple[tuple[str, s.Node], ...]:
+        return tuple(items)
+
+    def create(self, count, kind: Token, zone, at, props, bind: Token | None) -> s.Create:
+        return s.Create(_pos(kind), count, str(kind), zone, at, props or (), str(bind) if bind else None)
+
+    def remove(self, what: s.Node) -> s.Remove:
+        return s.Remove(what.pos, what)
+
+    def link(self, a: s.Node, b: s.Node) -> s.Link:
+        return s.Link(a.pos, a, b)
+
+    def unlink(self, what: s.Node) -> s.Unlink:
+        return s.Unlink(what.pos, what)
+
+    def choose_optional(self, _tok: Token) -> tuple[bool, None]:
+        return (True, None)
+
+    def choose_count(self, count: s.Node) -> tuple[bool, s.Node]:
+        return (False, count)
+
+    def choose(self, var: Token, options: s.Node, by: s.Node | None, mode) -> s.Choose:
+        optional, count = mode if mode else (False, None)
+        return s.Choose(_pos(var), str(var), options, by, optional, count)
+
+    def roll(self, die: Token, var: Token) -> s.Roll:
+        return s.Roll(_pos(die), str(die), str(var))
+
+    def draw(self, var: Token, zone: s.Node) -> s.Draw:
+        return s.Draw(_pos(var), str(var), zone)
+
+    def shuffle(self, zone: s.Node) -> s.Shuffle:
+        return s.Shuffle(zone.pos, zone)
+
+    def refill(self, zone: s.Node, source: s.Node) -> s.Refill:
+        return s.Refill(zone.pos, zone, source)
+
+    def advance(self, marker: Token, by: s.Node) -> s.Advance:
+        return s.Advance(_pos(marker), str(marker), by)
+
+    def place(self, marker: Token, at: s.Node) -> s.Place:
+        return s.Place(_pos(marker), str(marker), at)
+
+    def emit(self, event: Token, args) -> s.Emit:
+        return s.Emit(_pos(event), str(event), args or ())
+
+    def defer(self, event: Token, args, until: Token | None) -> s.Defer:
+        return s.Defer(_pos(event), str(event), args or (), str(until) if until else None)
+
+    def call_proc(self, proc: Token, args) -> s.CallProc:
+        return s.CallProc(_pos(proc), str(proc), args or ())
+
+    def require(self, cond: s.Node, message: Token | None) -> s.Require:
+        return s.Require(cond.pos, cond, str(message)[1:-1] if message else None)
+
+    def fail(self, message: Token) -> s.Fail:
+        return s.Fail(_pos(message), str(message)[1:-1])
+
+    def limit(self, name: Token, key: s.Node | None, count: s.Node, scope: Token) -> s.Limit:
+        return s.Limit(_pos(name), str(name), key, count, str(scope))
+
+    def end(self, what: Token) -> s.End:
+        return s.End(_pos(what), str(what))
+
+    def score(self) -> s.Score:
+        return s.Score((1, 1))
+
+
+@lru_cache(maxsize=1)
+def _parsers() -> dict[str, Lark]:
+    text = (grammar_dir() / "rules.lark").read_text(encoding="utf-8")
+    # One tree-less LALR parser per start symbol: the transformer runs during parsing.
+    return {
+        start: Lark(text, parser="lalr", start=start, transformer=_ToSyntax(), maybe_placeholders=True)
+        for start in START_SYMBOLS
+    }
+
+
+_EXPECTED_NAMES = {
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": "a quoted string",
+    "PIECE_ID": "a $piece id",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "DOT": "'.'",
+    "$END": "the end of the text",
+}
+
+
+def _describe_expected(expected: set[str]) -> str:
+    names = sorted(_EXPECTED_NAMES.get(e, repr(e.lower()) if e.isupper() else e) for e in expected)
+    if len(names) > 8:
+        names = [*names[:8], "..."]
+    return ", ".join(names)
+
+
+@lru_cache(maxsize=65536)
+def parse(text: str, start: str) -> s.Node:
+    """Parse `text` from a start symbol (expr, effect, cost, for_head); cached by text."""
+    try:
+        return _parsers()[start].parse(text)
+    except UnexpectedToken as err:
+        got = "the end of the text" if err.token.type == "$END" else f"'{err.token}'"
+        hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
+        raise ParseError(f"unexpected {got} in {_what(start)}", (err.line or 1, err.column or 1), hint) from None
+    except UnexpectedCharacters as err:
+        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
+        raise ParseError(f"unexpected character '{char}' in {_what(start)}", (err.line, err.column)) from None
+    except UnexpectedEOF as err:
+        line = text.count("\n") + 1
+        col = len(text.rsplit("\n", 1)[-1]) + 1
+        hint = f"expected {_describe_expected(set(err.expected))}"
+        raise ParseError(f"{_what(start)} ends too early", (line, col), hint) from None
+    except UnexpectedInput as err:  # any other lark input error
+        raise ParseError(f"cannot parse {_what(start)}", (getattr(err, "line", 1), getattr(err, "column", 1))) from None
+    except (LarkError, RecursionError):
+        raise ParseError(f"cannot parse {_what(start)}", (1, 1)) from None
+
+
+def _what(start: str) -> str:
+    return {"expr": "expression", "effect": "effect line", "cost": "cost", "for_head": "'for' head"}[start]

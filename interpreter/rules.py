@@ -1,0 +1,188 @@
+"""The linked rule set of one game: every declaration of the composed modules, and the runnable rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .diagnostics import BoardrulesError, Span
+from .effects import Body, CostC
+from .values import Unknown
+
+if TYPE_CHECKING:
+    from .compiler import ExprCompiler, Fn
+
+
+@dataclass
+class CounterDecl:
+    name: str
+    per: str
+    keys: tuple[str, ...] | None
+    initial: Any  # an int, a value name, or None for 0
+    min: int | None
+    max: int | None
+    span: Span
+
+
+@dataclass
+class ZoneDecl:
+    name: str
+    per: str
+    ordered: bool
+    slots: Any  # int, value name or None
+    slot_capacity: int
+    capacity: Any  # int, value name or None
+    span: Span
+
+
+@dataclass
+class TrackDecl:
+    name: str
+    spaces: Any  # int or value name
+    circular: bool
+    icons: dict[int, tuple[str, ...]]
+    markers: dict[str, int]
+    span: Span
+
+
+@dataclass
+class ValueDecl:
+    name: str
+    kind: str  # const, by_players, expr, unknown
+    data: Any
+    span: Span
+    source: str | None = None
+    compiled: Fn | None = None
+
+
+@dataclass
+class ActionDef:
+    name: str
+    title: str
+    by: str  # player or game
+    params: tuple[tuple[str, str], ...]
+    guard: Fn | None
+    guard_text: str | None
+    cost: CostC | None
+    body: Body
+    span: Span
+    source: str | None
+
+
+@dataclass
+class TriggerDef:
+    name: str
+    event: str
+    guard: Fn | None
+    body: Body
+    span: Span
+
+
+@dataclass
+class ProcDef:
+    name: str
+    params: tuple[tuple[str, str], ...]
+    body: Body
+    span: Span
+
+
+@dataclass
+class StepDef:
+    """A setup step or a scoring rule: a named body run by the game, not by a player's choice."""
+
+    name: str
+    body: Body
+    span: Span
+
+
+@dataclass
+class Rules:
+    modules: list[str] = field(default_factory=list)
+    players_min: int = 1
+    players_max: int = 9
+    sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    symbols: set[str] = field(default_factory=set)
+    values: dict[str, ValueDecl] = field(default_factory=dict)
+    counters: dict[str, CounterDecl] = field(default_factory=dict)
+    kinds: dict[str, dict[str, str]] = field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)  # every property name -> its type
+    prop_defaults: dict[tuple[str, str], Any] = field(default_factory=dict)
+    zones: dict[str, ZoneDecl] = field(default_factory=dict)
+    tracks: dict[str, TrackDecl] = field(default_factory=dict)
+    markers: dict[str, str] = field(default_factory=dict)  # marker -> track
+    dice: dict[str, int] = field(default_factory=dict)
+    events: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    costs: dict[str, CostC] = field(default_factory=dict)
+    procedures: dict[str, ProcDef] = field(default_factory=dict)
+    setup: list[StepDef] = field(default_factory=list)
+    actions: dict[str, ActionDef] = field(default_factory=dict)
+    triggers: dict[str, list[TriggerDef]] = field(default_factory=dict)
+    scoring: list[StepDef] = field(default_factory=list)
+    unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
+
+    # ------------------------------------------------------------ names
+    def global_names(self) -> list[str]:
+        names = ["me", "players", "player_count", "chance"]
+        names += list(self.values) + list(self.markers) + list(self.tracks) + list(self.dice)
+        names += list(self.sets) + sorted(self.symbols) + list(self.kinds)
+        names += [n for n, c in self.counters.items() if c.per == "game"]
+        names += [n for n, z in self.zones.items() if z.per == "game"]
+        return names
+
+    def player_counter_names(self) -> list[str]:
+        return [n for n, c in self.counters.items() if c.per == "player"]
+
+    def player_zone_names(self) -> list[str]:
+        return [n for n, z in self.zones.items() if z.per == "player"]
+
+    # ------------------------------------------------------------ values
+    def value_type(self, name: str) -> str:
+        v = self.values[name]
+        sample = v.data
+        if v.kind == "by_players":
+            sample = next(iter(v.data.values()), None)
+        elif v.kind != "const":
+            return "any"
+        if isinstance(sample, bool):
+            return "bool"
+        if isinstance(sample, int):
+            return "int"
+        if isinstance(sample, list):
+            return "list:any"
+        return "symbol"
+
+    def value_reader(self, name: str, compiler: ExprCompiler) -> Fn:
+        v = self.values[name]
+        if v.kind == "const":
+            data = v.data
+            return lambda f: data
+        if v.kind == "unknown":
+            unknown = Unknown(name, v.data)
+            return lambda f: unknown
+        if v.kind == "by_players":
+            table = v.data
+
+            def by_players(f: Any) -> Any:
+                n = len(f.g.players)
+                if n not in table:
+                    raise BoardrulesError(
+                        "E601", f"value '{name}' has no entry for {n} players", v.span, "add the player count"
+                    )
+                return table[n]
+
+            return by_players
+        # expr: compiled on first use by the linker (see linker.compile_value_exprs)
+        return lambda f: v.compiled(f)  # type: ignore[misc]
+
+    def resolve_int(self, raw: Any, players: int) -> int | None:
+        """An int written as a number or as a value name (counts, capacities), for a given player count."""
+        if raw is None or isinstance(raw, int):
+            return raw
+        v = self.values.get(raw)
+        if v is None:
+            return None
+        if v.kind == "const" and isinstance(v.data, int):
+            return v.data
+        if v.kind == "by_players":
+            return v.data.get(players)
+        return None

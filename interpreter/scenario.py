@@ -1,0 +1,229 @@
+"""Run scenario files: set up a state, take actions with scripted answers, compare expectations."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import syntax as s
+from .compiler import Scope
+from .decisions import ScriptedDecider
+from .diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
+from .effect_builder import Builder, Text
+from .game import Game
+from .interpreter import Frame, run_body
+from .linker import Module
+from .loader import load_yaml
+from .pack import display, link
+from .parser import ParseError, parse
+from .rules import Rules
+from .validate import load_schema, validate
+from .values import Piece, Player, plain
+
+
+@dataclass
+class Result:
+    file: str
+    title: str
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+class ScenarioRunner:
+    def __init__(self, modules: dict[str, Module]) -> None:
+        self.modules = modules
+        self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
+
+    def rules_for(self, roots: list[str]) -> tuple[Rules, list[Diagnostic]]:
+        key = tuple(roots)
+        if key not in self._rules:
+            diags = Diagnostics()
+            rules = link(self.modules, list(roots), diags)
+            self._rules[key] = (rules, [d for d in diags.sorted() if d.severity == "error"])
+        return self._rules[key]
+
+    def run_file(self, path: Path) -> Result:
+        name = display(path)
+        diags = Diagnostics()
+        doc = load_yaml(path, diags, name)
+        result = Result(name, name)
+        if doc is not None and isinstance(doc, dict):
+            validate(doc, load_schema("scenario"), diags, name)
+            result.title = str(doc.get("scenario", name))
+        if diags.has_errors or not isinstance(doc, dict):
+            result.failures.append(render_text(diags.sorted()) or "not a scenario file")
+            return result
+        try:
+            self._run(doc, result, name)
+        except BoardrulesError as err:
+            result.failures.append(render_text([err.diagnostic]))
+        return result
+
+    # ---------------------------------------------------------------- one scenario
+    def _run(self, doc: dict, result: Result, file: str) -> None:
+        rules, errors = self.rules_for([str(m) for m in doc.get("modules", [])])
+        if errors:
+            result.failures.append("the modules do not link:\n" + render_text(errors))
+            return
+        game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)))
+        if doc.get("setup", True):
+            game.setup()
+        if "state" in doc:
+            self._override(game, doc["state"], doc, file)
+        for i, step in enumerate(doc.get("steps", []) or [], 1):
+            span = _item_span(doc.get("steps"), i - 1, file)
+            if not self._step(game, step, i, span, result):
+                return
+        expect = doc.get("expect", {}) or {}
+        for key, wanted in expect.items():
+            kspan = getattr(expect, "key_spans", {}).get(key, Span(file, 1, 1))
+            self._expect(game, str(key), wanted, kspan, result)
+
+    def _step(self, game: Game, step: dict, i: int, span: Span, result: Result) -> bool:
+        where = f"{span}: step {i}"
+        if "end_turn" in step:
+            game.end_turn(str(step["end_turn"]))
+            return True
+        if "end_round" in step:
+            game.end_round()
+            return True
+        answers = [game.from_plain(a) for a in step.get("answers", []) or []]
+        rolls = [game.from_plain(r) for r in step.get("rolls", []) or []]
+        decider = ScriptedDecider(answers, rolls)
+        expected_error = step.get("expect_error")
+        before = game.state.dumps() if expected_error else None
+        try:
+            game.act(step.get("player"), str(step["action"]), dict(step.get("params", {}) or {}), decider)
+        except BoardrulesError as err:
+            if expected_error is None:
+                result.failures.append(f"{where} ({step['action']}) failed:\n" + render_text([err.diagnostic]))
+                return False
+            if err.code != expected_error:
+                result.failures.append(
+                    f"{where} ({step['action']}): expected error {expected_error}, got {err.code}:\n"
+                    + render_text([err.diagnostic])
+                )
+                return False
+            if game.state.dumps() != before:
+                result.failures.append(f"{where} ({step['action']}): failed with {err.code} but changed the state")
+                return False
+            return True
+        if expected_error is not None:
+            result.failures.append(f"{where} ({step['action']}): expected error {expected_error}, but it succeeded")
+            return False
+        if decider.answers or decider.rolls:
+            left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
+            result.failures.append(f"{where} ({step['action']}): answers or rolls never asked for: {left}")
+            return False
+        return True
+
+    # ---------------------------------------------------------------- state overrides
+    def _override(self, game: Game, spec: dict, doc: dict, file: str) -> None:
+        st = game.state
+        base = getattr(doc, "value_spans", {}).get("state", Span(file, 1, 1))
+        for zone in spec.get("empty", []) or []:
+            if str(zone) not in st.zones:
+                raise BoardrulesError("E401", f"unknown zone '{zone}'", getattr(zone, "span", base))
+            for pid in list(st.zones[str(zone)].contents):
+                st.remove_piece(pid)
+        builder = Builder(game.rules, Diagnostics())
+        counters = spec.get("counters", {}) or {}
+        for key, value in counters.items():
+            kspan = getattr(counters, "key_spans", {}).get(key, base)
+            self._set_counter(game, builder, str(key), value, kspan)
+        for i, piece in enumerate(spec.get("pieces", []) or []):
+            pspan = _item_span(spec.get("pieces"), i, file)
+            self._add_piece(game, piece, pspan)
+        for marker, pos in (spec.get("markers", {}) or {}).items():
+            if marker not in st.markers:
+                raise BoardrulesError("E401", f"unknown marker '{marker}'", base)
+            st.set_marker(str(marker), int(pos), [])
+        turn = spec.get("turn", {}) or {}
+        if "player" in turn:
+            st.set_var("turn_player", str(turn["player"]))
+
+    def _set_counter(self, game: Game, builder: Builder, key: str, value: Any, span: Span) -> None:
+        text = Text(f"{key} = {value if not isinstance(value, bool) else int(value)}", span)
+        diags = Diagnostics()
+        builder.diags = diags
+        effect = builder.item(text.text, span, Scope({}, False))
+        if effect is None or diags.has_errors:
+            d = diags.sorted()[0] if diags.items else None
+            raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
+        game.state.cause = span
+        run_body((effect,), Frame(game, None))
+
+    def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
+        kind = str(spec["kind"])
+        if kind not in game.rules.kinds:
+            raise BoardrulesError("E401", f"unknown piece kind '{kind}'", span)
+        zone = str(spec["zone"])
+        if zone not in game.state.zones:
+            raise BoardrulesError("E401", f"unknown zone '{zone}'", span)
+        props = {}
+        declared = game.rules.kinds[kind]
+        for name, value in (spec.get("props", {}) or {}).items():
+            if name not in declared:
+                raise BoardrulesError("E401", f"'{kind}' has no property '{name}'", span)
+            props[str(name)] = game.from_plain(value, declared[name])
+        game.state.cause = span
+        game.state.create_piece(str(spec["id"]), kind, zone, spec.get("slot"), props)
+
+    # ---------------------------------------------------------------- expectations
+    def _expect(self, game: Game, key: str, wanted: Any, span: Span, result: Result) -> None:
+        builder = Builder(game.rules, Diagnostics())
+        fn = builder.expression(key, span, Scope({}, False))
+        if fn is None:
+            result.failures.append(render_text(builder.diags.sorted()))
+            return
+        try:
+            actual = fn(Frame(game, None))
+        except BoardrulesError as err:
+            result.failures.append(f"{span}: expect {key}: " + err.diagnostic.message)
+            return
+        got = _normal(plain(actual))
+        want = _normal(wanted)
+        if got != want:
+            cause = _provenance(game, key)
+            by = f"\n    last changed by the rule at {cause}" if cause else ""
+            result.failures.append(f"{span}: expect {key}\n    expected: {want!r}\n    actual:   {got!r}{by}")
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    if isinstance(value, Player | Piece):
+        return str(value)
+    if isinstance(value, str) and value.lower() in ("yes", "no"):
+        return value.lower() == "yes"
+    return value
+
+
+def _item_span(items: Any, index: int, file: str) -> Span:
+    spans = getattr(items, "item_spans", None)
+    if spans and index < len(spans):
+        return spans[index]
+    return Span(file, 1, 1)
+
+
+def _provenance(game: Game, key: str) -> Span | None:
+    """The rule that last wrote what an expectation reads (a counter, a piece's place or property)."""
+    try:
+        node = parse(key, "expr")
+    except ParseError:
+        return None
+    wanted: set[tuple] = set()
+    if isinstance(node, s.Attr) and isinstance(node.obj, s.PieceRef):
+        pid = node.obj.id
+        wanted = {("move", pid), ("prop", pid), ("create", pid)}
+    else:
+        counter = key.replace(" ", "")
+        wanted = {("counter", counter)}
+    for entry in reversed(game.state.journal):
+        if entry.undo[:2] in wanted and entry.cause is not None:
+            return entry.cause
+    return None

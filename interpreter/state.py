@@ -1,0 +1,324 @@
+"""The generic state store: counters, pieces in zones, track markers, turn context and a seeded generator.
+
+Every change goes through one of a few primitive operations, each of which appends its inverse to the journal.
+Rolling the journal back to a mark restores the state exactly, which gives atomic actions and undo.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import BoardrulesError, Span
+from .values import decode, encode
+
+_MASK64 = (1 << 64) - 1
+_MISSING = object()
+
+
+@dataclass
+class ZoneRec:
+    ordered: bool = False
+    slots: int | None = None
+    slot_capacity: int = 1
+    capacity: int | None = None
+    owner: str | None = None
+    contents: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PieceRec:
+    kind: str
+    zone: str
+    slot: int | None = None
+    props: dict[str, Any] = field(default_factory=dict)
+    group: str | None = None
+
+
+@dataclass
+class MarkerRec:
+    track: str
+    pos: int
+    last: list[int] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One journaled change: the operation's inverse, and the rule that caused it."""
+
+    undo: tuple
+    cause: Span | None
+
+
+class State:
+    def __init__(self, players: list[str], seed: int) -> None:
+        self.players = list(players)
+        self.counters: dict[str, Any] = {}
+        self.zones: dict[str, ZoneRec] = {}
+        self.pieces: dict[str, PieceRec] = {}
+        self.markers: dict[str, MarkerRec] = {}
+        self.vars: dict[str, Any] = {"turn_player": None, "turn": 1, "rng": (seed * 0x9E3779B97F4A7C15 + 1) & _MASK64}
+        self.deferred: list[dict[str, Any]] = []
+        self.usage: dict[str, dict[str, int]] = {"action": {}, "turn": {}, "round": {}, "game": {}}
+        self.id_counters: dict[str, int] = {}
+        self.journal: list[Entry] = []
+        self.cause: Span | None = None  # the rule now running, recorded with each change
+
+    # ------------------------------------------------------------ journal
+    def _log(self, *undo: Any) -> None:
+        self.journal.append(Entry(undo, self.cause))
+
+    def mark(self) -> int:
+        return len(self.journal)
+
+    def rollback(self, mark: int) -> None:
+        while len(self.journal) > mark:
+            self._revert(self.journal.pop().undo)
+
+    def _revert(self, undo: tuple) -> None:
+        op = undo[0]
+        if op == "counter":
+            _, key, old = undo
+            if old is _MISSING:
+                del self.counters[key]
+            else:
+                self.counters[key] = old
+        elif op == "prop":
+            _, pid, name, old = undo
+            props = self.pieces[pid].props
+            if old is _MISSING:
+                props.pop(name, None)
+            else:
+                props[name] = old
+        elif op == "group":
+            self.pieces[undo[1]].group = undo[2]
+        elif op == "move":
+            _, pid, zone, index, slot = undo
+            rec = self.pieces[pid]
+            self.zones[rec.zone].contents.remove(pid)
+            self.zones[zone].contents.insert(index, pid)
+            rec.zone, rec.slot = zone, slot
+        elif op == "create":
+            rec = self.pieces.pop(undo[1])
+            self.zones[rec.zone].contents.remove(undo[1])
+        elif op == "remove":
+            _, pid, rec, index = undo
+            self.pieces[pid] = rec
+            self.zones[rec.zone].contents.insert(index, pid)
+        elif op == "marker":
+            _, name, pos, last = undo
+            self.markers[name].pos, self.markers[name].last = pos, last
+        elif op == "var":
+            self.vars[undo[1]] = undo[2]
+        elif op == "usage":
+            _, scope, key, old = undo
+            if old is _MISSING:
+                self.usage[scope].pop(key, None)
+            else:
+                self.usage[scope][key] = old
+        elif op == "usage_scope":
+            self.usage[undo[1]] = undo[2]
+        elif op == "deferred":
+            self.deferred = undo[1]
+        elif op == "id_counter":
+            self.id_counters[undo[1]] = undo[2]
+        else:  # pragma: no cover - a new operation without an inverse is a programming error
+            raise AssertionError(f"no inverse for journal operation {op}")
+
+    # ------------------------------------------------------------ declarations (before play; not journaled)
+    def add_zone(self, key: str, rec: ZoneRec) -> None:
+        self.zones[key] = rec
+
+    def add_marker(self, name: str, track: str, pos: int) -> None:
+        self.markers[name] = MarkerRec(track, pos)
+
+    def init_counter(self, key: str, value: Any) -> None:
+        self.counters[key] = value
+
+    # ------------------------------------------------------------ primitive operations
+    def set_counter(self, key: str, value: Any) -> None:
+        self._log("counter", key, self.counters.get(key, _MISSING))
+        self.counters[key] = value
+
+    def set_prop(self, pid: str, name: str, value: Any) -> None:
+        props = self.pieces[pid].props
+        self._log("prop", pid, name, props.get(name, _MISSING))
+        props[name] = value
+
+    def set_group(self, pid: str, group: str | None) -> None:
+        rec = self.pieces[pid]
+        self._log("group", pid, rec.group)
+        rec.group = group
+
+    def new_id(self, kind: str) -> str:
+        n = self.id_counters.get(kind, 0)
+        while True:
+            n += 1
+            pid = f"{kind}_{n}"
+            if pid not in self.pieces:
+                break
+        self._log("id_counter", kind, self.id_counters.get(kind, 0))
+        self.id_counters[kind] = n
+        return pid
+
+    def create_piece(self, pid: str, kind: str, zone: str, slot: int | None, props: dict[str, Any]) -> None:
+        if pid in self.pieces:
+            raise BoardrulesError("E510", f"a piece with id '{pid}' already exists", self.cause)
+        self._check_room(zone, slot)
+        self.pieces[pid] = PieceRec(kind, zone, None, dict(props))
+        self._place(pid, zone, slot)
+        self._log("create", pid)
+
+    def remove_piece(self, pid: str) -> None:
+        rec = self.pieces.pop(pid)
+        contents = self.zones[rec.zone].contents
+        index = contents.index(pid)
+        contents.pop(index)
+        self._log("remove", pid, rec, index)
+
+    def move_piece(self, pid: str, zone: str, slot: int | None) -> None:
+        rec = self.pieces[pid]
+        old_contents = self.zones[rec.zone].contents
+        index = old_contents.index(pid)
+        old_zone, old_slot = rec.zone, rec.slot
+        if not (zone == old_zone and slot == old_slot and slot is not None):
+            self._check_room(zone, slot, moving=pid)
+        old_contents.pop(index)
+        self._place(pid, zone, slot)
+        self._log("move", pid, old_zone, index, old_slot)
+
+    def _check_room(self, zone: str, slot: int | None, moving: str | None = None) -> None:
+        z = self.zones[zone]
+        others = [p for p in z.contents if p != moving]
+        if z.capacity is not None and len(others) >= z.capacity:
+            raise BoardrulesError("E504", f"zone '{zone}' is full ({z.capacity} pieces)", self.cause)
+        if z.slots is not None:
+            if slot is None or not 1 <= slot <= z.slots:
+                raise BoardrulesError("E504", f"zone '{zone}' has slots 1..{z.slots}; got {slot}", self.cause)
+            if sum(1 for p in others if self.pieces[p].slot == slot) >= z.slot_capacity:
+                raise BoardrulesError("E504", f"slot {slot} of zone '{zone}' is full", self.cause)
+
+    def _place(self, pid: str, zone: str, slot: int | None) -> None:
+        z = self.zones[zone]
+        rec = self.pieces[pid]
+        rec.zone = zone
+        if z.slots is None and z.ordered and slot is not None:
+            z.contents.insert(max(0, min(slot - 1, len(z.contents))), pid)
+            rec.slot = None
+        else:
+            z.contents.append(pid)
+            rec.slot = slot if z.slots is not None else None
+
+    def set_marker(self, name: str, pos: int, last: list[int]) -> None:
+        m = self.markers[name]
+        self._log("marker", name, m.pos, m.last)
+        m.pos, m.last = pos, last
+
+    def set_var(self, name: str, value: Any) -> None:
+        self._log("var", name, self.vars.get(name))
+        self.vars[name] = value
+
+    def use(self, scope: str, key: str) -> int:
+        """Count one use of a limit; returns the new count."""
+        old = self.usage[scope].get(key, _MISSING)
+        self._log("usage", scope, key, old)
+        count = (0 if old is _MISSING else old) + 1
+        self.usage[scope][key] = count
+        return count
+
+    def clear_usage(self, scope: str) -> None:
+        if self.usage[scope]:
+            self._log("usage_scope", scope, self.usage[scope])
+            self.usage[scope] = {}
+
+    def set_deferred(self, items: list[dict[str, Any]]) -> None:
+        self._log("deferred", self.deferred)
+        self.deferred = items
+
+    # ------------------------------------------------------------ seeded generator (xorshift64*)
+    def random_below(self, n: int) -> int:
+        """A uniform integer in [0, n), from the journaled generator, so replays and undo are exact."""
+        x = self.vars["rng"] or 0x2545F4914F6CDD1D
+        x ^= (x >> 12) & _MASK64
+        x ^= (x << 25) & _MASK64
+        x ^= (x >> 27) & _MASK64
+        self.set_var("rng", x & _MASK64)
+        return (((x * 0x2545F4914F6CDD1D) & _MASK64) >> 11) % n
+
+    # ------------------------------------------------------------ reading
+    def pieces_in(self, zone: str) -> list[str]:
+        return self.zones[zone].contents
+
+    def group_of(self, pid: str) -> list[str]:
+        group = self.pieces[pid].group
+        if group is None:
+            return [pid]
+        return [p for p, rec in self.pieces.items() if rec.group == group]
+
+    def position_in_zone(self, pid: str) -> int | None:
+        rec = self.pieces[pid]
+        if rec.slot is not None:
+            return rec.slot
+        if self.zones[rec.zone].ordered:
+            return self.zones[rec.zone].contents.index(pid) + 1
+        return None
+
+    # ------------------------------------------------------------ JSON
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "players": self.players,
+            "counters": {k: encode(v) for k, v in self.counters.items()},
+            "zones": {
+                k: {
+                    "ordered": z.ordered,
+                    "slots": z.slots,
+                    "slot_capacity": z.slot_capacity,
+                    "capacity": z.capacity,
+                    "owner": z.owner,
+                    "contents": list(z.contents),
+                }
+                for k, z in self.zones.items()
+            },
+            "pieces": {
+                k: {
+                    "kind": p.kind,
+                    "zone": p.zone,
+                    "slot": p.slot,
+                    "group": p.group,
+                    "props": {n: encode(v) for n, v in p.props.items()},
+                }
+                for k, p in self.pieces.items()
+            },
+            "markers": {k: {"track": m.track, "pos": m.pos, "last": list(m.last)} for k, m in self.markers.items()},
+            "vars": {k: encode(v) for k, v in self.vars.items()},
+            "deferred": [dict(d) for d in self.deferred],
+            "usage": {k: dict(v) for k, v in self.usage.items()},
+            "id_counters": dict(self.id_counters),
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> State:
+        st = cls(data["players"], 0)
+        st.counters = {k: decode(v) for k, v in data["counters"].items()}
+        st.zones = {
+            k: ZoneRec(z["ordered"], z["slots"], z["slot_capacity"], z["capacity"], z["owner"], list(z["contents"]))
+            for k, z in data["zones"].items()
+        }
+        st.pieces = {
+            k: PieceRec(p["kind"], p["zone"], p["slot"], {n: decode(v) for n, v in p["props"].items()}, p["group"])
+            for k, p in data["pieces"].items()
+        }
+        st.markers = {k: MarkerRec(m["track"], m["pos"], list(m["last"])) for k, m in data["markers"].items()}
+        st.vars = {k: decode(v) for k, v in data["vars"].items()}
+        st.deferred = [dict(d) for d in data["deferred"]]
+        st.usage = {k: dict(v) for k, v in data["usage"].items()}
+        st.id_counters = dict(data["id_counters"])
+        return st
+
+    @classmethod
+    def loads(cls, text: str) -> State:
+        return cls.from_json(json.loads(text))

@@ -1,0 +1,95 @@
+"""Runtime values that are not plain Python data: players, pieces, zones, markers, unknowns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: str  # "p1"
+    seat: int  # 1-based
+
+    def __str__(self) -> str:
+        return self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    id: str
+
+    def __str__(self) -> str:
+        return f"${self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Zone:
+    key: str  # "p1.farm" or "queue"
+
+    def __str__(self) -> str:
+        return self.key
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A declared thing used as a value: a marker, track, die or keyed counter family."""
+
+    kind: str
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """A value the source text leaves open; storing it is fine, computing with it stops the game."""
+
+    name: str
+    note: str
+
+    def __str__(self) -> str:
+        return f"unknown {self.name}"
+
+
+def plain(value: object) -> object:
+    """The JSON-friendly, human-readable form of a runtime value (used for answers and expectations)."""
+    if isinstance(value, Player | Piece | Zone | Ref | Unknown):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def encode(value: object) -> object:
+    """Lossless JSON encoding of a stored value."""
+    if isinstance(value, Player):
+        return {"player": value.id, "seat": value.seat}
+    if isinstance(value, Piece):
+        return {"piece": value.id}
+    if isinstance(value, Zone):
+        return {"zone": value.key}
+    if isinstance(value, Ref):
+        return {"ref": value.kind, "name": value.name}
+    if isinstance(value, Unknown):
+        return {"unknown": value.name, "note": value.note}
+    if isinstance(value, list | tuple):
+        return {"list": [encode(v) for v in value]}
+    return value
+
+
+def decode(data: object) -> object:
+    if isinstance(data, dict):
+        if "player" in data:
+            return Player(data["player"], data["seat"])
+        if "piece" in data:
+            return Piece(data["piece"])
+        if "zone" in data:
+            return Zone(data["zone"])
+        if "ref" in data:
+            return Ref(data["ref"], data["name"])
+        if "unknown" in data:
+            return Unknown(data["unknown"], data["note"])
+        if "list" in data:
+            return [decode(v) for v in data["list"]]
+    return data
