@@ -167,8 +167,9 @@ def _icons(f: Frame, track: Any, n: Any) -> list[str]:
 
 
 def _adjacent(f: Frame, m: Any, z: Any) -> list[Piece]:
-    rec = f.g.state.markers[_marker(f, m)]
-    spaces = f.g.rules.tracks[rec.track].spaces
+    name = _marker(f, m)
+    rec = f.g.state.markers[name]
+    spaces, _ = f.g.track_spaces(name)
     after = rec.pos % spaces + 1
     return _slot(f, z, rec.pos) + _slot(f, z, after)
 

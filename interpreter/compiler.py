@@ -24,6 +24,8 @@ Fn = Callable[["Frame"], Any]
 
 PIECE_BUILTINS = {"id": "symbol", "kind": "symbol", "zone": "zone", "slot": "int", "linked": "list:piece"}
 NUMERIC = {"int", "any"}
+_TYPE_WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player",
+               "piece": "a piece", "zone": "a zone", "none": "none"}
 
 
 class CompileError(Exception):
@@ -120,8 +122,10 @@ class ExprCompiler:
     def expect(self, node: s.Node, scope: Scope, wanted: set[str], what: str) -> Fn:
         fn, t = self.compile(node, scope)
         base = t.split(":")[0] if t.startswith("list:") else t
-        if t != "any" and t not in wanted and base not in wanted and "any" not in wanted:
-            raise CompileError("E402", f"{what} should be {' or '.join(sorted(wanted))}, but it is {t}", node.pos)
+        if t != "any" and t not in wanted and base not in wanted:
+            names = sorted(_TYPE_WORDS.get(w, w) for w in wanted if w != "any")
+            raise CompileError("E402", f"{what} should be {' or '.join(names)}, but it is {_TYPE_WORDS.get(t, t)}",
+                               node.pos)
         return fn
 
     # ---------------------------------------------------------------- leaves
@@ -410,6 +414,11 @@ class ExprCompiler:
     def _call(self, node: s.Call, scope: Scope) -> tuple[Fn, str]:
         from .builtins import FUNCTIONS
 
+        if node.fn == "keys" and len(node.args) == 1 and isinstance(node.args[0], s.Name):
+            # keys(gems) names the counter itself, per-player or not: its keys are fixed at link time.
+            counter = self.rules.counters.get(node.args[0].id)
+            if counter is not None and counter.keys is not None:
+                return _constant(list(counter.keys)), "list:symbol"
         spec = FUNCTIONS.get(node.fn)
         if spec is None:
             raise CompileError("E401", f"unknown function '{node.fn}'", node.pos, did_you_mean(node.fn, FUNCTIONS))

@@ -120,6 +120,7 @@ class Game:
             if a.guard is not None and not check_known(a.guard(f), f):
                 raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
             if a.cost is not None:
+                self.state.cause = a.cost.span
                 self.pay(a.cost, f)
             run_body(a.body, f)
 
@@ -160,9 +161,16 @@ class Game:
                 return Piece(value)
         return value
 
-    def end_turn(self, player: str) -> None:
+    def end_turn(self, player: str, decider: Decider | None = None) -> None:
+        """End a player's turn: deferred events, then `turn_end` triggers, as one transaction."""
         me = self.player(player)
-        self._transaction(lambda: self.end_turn_here(me))
+        saved = self.decider
+        if decider is not None:
+            self.decider = decider
+        try:
+            self._transaction(lambda: self.end_turn_here(me))
+        finally:
+            self.decider = saved
 
     def end_turn_here(self, me: Player | None) -> None:
         self.emit("turn_end", (me,), me)
@@ -457,7 +465,7 @@ class Game:
             self.state.move_piece(pid, zone, None)
 
     # ---------------------------------------------------------------- tracks
-    def _spaces(self, marker: str) -> tuple[int, bool]:
+    def track_spaces(self, marker: str) -> tuple[int, bool]:
         track = self.rules.tracks[self.state.markers[marker].track]
         spaces = self.rules.resolve_int(track.spaces, len(self.players))
         if spaces is None:
@@ -467,7 +475,7 @@ class Game:
     def advance(self, marker: str, steps: int) -> None:
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
-        spaces, circular = self._spaces(marker)
+        spaces, circular = self.track_spaces(marker)
         pos = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):
@@ -481,7 +489,7 @@ class Game:
         self.state.set_marker(marker, pos, entered)
 
     def place(self, marker: str, at: int) -> None:
-        spaces, _ = self._spaces(marker)
+        spaces, _ = self.track_spaces(marker)
         if not 1 <= at <= spaces:
             raise BoardrulesError("E510", f"space {at} is not on the track (1..{spaces})", self.state.cause)
         self.state.set_marker(marker, at, [])

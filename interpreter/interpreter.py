@@ -42,7 +42,7 @@ def illegal(message: str, f: Frame, code: str = "E501") -> BoardrulesError:
 
 def _pieces(value: Any, f: Frame) -> list[Piece]:
     if value is None:
-        return []
+        raise runtime_type_error("expected a piece, got none (nothing there?)", f)
     items = [value] if type(value) is Piece else as_list(value, f)
     for p in items:
         if type(p) is not Piece:

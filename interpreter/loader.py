@@ -96,6 +96,10 @@ def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> obj
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
             return None
+        if path.exists() and not path.is_file():
+            # A pipe or a device could block or never end.
+            diags.error("E105", f"cannot read '{name}': not a regular file", Span(name, 1, 1))
+            return None
         size = path.stat().st_size
         if size > MAX_BYTES:
             diags.error("E104", f"file is too large ({size} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
@@ -328,6 +332,7 @@ class _Builder:
     # -- nodes -----------------------------------------------------------------------------------------------
 
     def _count(self, n: int, mark: Mark) -> None:
+        # Keys, values and collections each count as a node; an alias counts its anchor's whole subtree again.
         self.count += n
         if self.count > MAX_NODES:
             self.diags.error("E104", f"too many nodes (more than {MAX_NODES}, counting each alias use)",

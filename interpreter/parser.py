@@ -50,14 +50,14 @@ class _ToSyntax(Transformer):
     def str_lit(self, tok: Token) -> s.Literal:
         return s.Literal(_pos(tok), str(tok)[1:-1])
 
-    def true_lit(self) -> s.Literal:
-        return s.Literal((1, 1), True)
+    def true_lit(self, tok: Token) -> s.Literal:
+        return s.Literal(_pos(tok), True)
 
-    def false_lit(self) -> s.Literal:
-        return s.Literal((1, 1), False)
+    def false_lit(self, tok: Token) -> s.Literal:
+        return s.Literal(_pos(tok), False)
 
-    def none_lit(self) -> s.Literal:
-        return s.Literal((1, 1), None)
+    def none_lit(self, tok: Token) -> s.Literal:
+        return s.Literal(_pos(tok), None)
 
     def name(self, tok: Token) -> s.Name:
         return s.Name(_pos(tok), str(tok))
@@ -79,7 +79,8 @@ class _ToSyntax(Transformer):
         return s.Comprehension(element.pos, element, str(var), iterable, cond)
 
     def attr(self, obj: s.Node, name: Token) -> s.Attr:
-        return s.Attr(obj.pos, obj, str(name))
+        # Point at the attribute itself: that is what a diagnostic about it is about.
+        return s.Attr(_pos(name), obj, str(name))
 
     def index(self, obj: s.Node, key: s.Node) -> s.Index:
         return s.Index(obj.pos, obj, key)
@@ -131,7 +132,7 @@ class _ToSyntax(Transformer):
         return expr
 
     def cost_term(self, amount: s.Node, counter: Token, key: Token | None) -> s.CostTerm:
-        return s.CostTerm(amount.pos, amount, str(counter), str(key) if key is not None else None)
+        return s.CostTerm(_pos(counter), amount, str(counter), str(key) if key is not None else None)
 
     def cost_sum(self, *terms: s.CostTerm) -> s.CostSum:
         return s.CostSum(terms[0].pos, tuple(terms))
@@ -275,7 +276,7 @@ def parse(text: str, start: str) -> s.Node:
     try:
         return _parsers()[start].parse(text)
     except UnexpectedToken as err:
-        got = "the end of the text" if err.token.type == "$END" else f"'{err.token}'"
+        got = "end of text" if err.token.type == "$END" else f"'{err.token}'"
         hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
         raise ParseError(f"unexpected {got} in {_what(start)}", (err.line or 1, err.column or 1), hint) from None
     except UnexpectedCharacters as err:

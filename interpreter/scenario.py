@@ -84,10 +84,6 @@ class ScenarioRunner:
             self._expect(game, str(key), wanted, kspan, result)
 
     def _step(self, game: Game, step: dict, i: int, span: Span, result: Result) -> bool:
-        where = f"{span}: step {i}"
-        if "end_turn" in step:
-            game.end_turn(str(step["end_turn"]))
-            return True
         if "end_round" in step:
             game.end_round()
             return True
@@ -95,29 +91,33 @@ class ScenarioRunner:
         rolls = [game.from_plain(r) for r in step.get("rolls", []) or []]
         decider = ScriptedDecider(answers, rolls)
         expected_error = step.get("expect_error")
+        what = f"end_turn {step['end_turn']}" if "end_turn" in step else str(step["action"])
+        where = f"{span}: step {i} ({what})"
         before = game.state.dumps() if expected_error else None
         try:
-            game.act(step.get("player"), str(step["action"]), dict(step.get("params", {}) or {}), decider)
+            if "end_turn" in step:
+                game.end_turn(str(step["end_turn"]), decider)
+            else:
+                game.act(step.get("player"), str(step["action"]), dict(step.get("params", {}) or {}), decider)
         except BoardrulesError as err:
             if expected_error is None:
-                result.failures.append(f"{where} ({step['action']}) failed:\n" + render_text([err.diagnostic]))
+                result.failures.append(f"{where} failed:\n" + render_text([err.diagnostic]))
                 return False
             if err.code != expected_error:
                 result.failures.append(
-                    f"{where} ({step['action']}): expected error {expected_error}, got {err.code}:\n"
-                    + render_text([err.diagnostic])
+                    f"{where}: expected error {expected_error}, got {err.code}:\n" + render_text([err.diagnostic])
                 )
                 return False
             if game.state.dumps() != before:
-                result.failures.append(f"{where} ({step['action']}): failed with {err.code} but changed the state")
+                result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
             return True
         if expected_error is not None:
-            result.failures.append(f"{where} ({step['action']}): expected error {expected_error}, but it succeeded")
+            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded")
             return False
         if decider.answers or decider.rolls:
             left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
-            result.failures.append(f"{where} ({step['action']}): answers or rolls never asked for: {left}")
+            result.failures.append(f"{where}: answers or rolls never asked for: {left}")
             return False
         return True
 

@@ -1,0 +1,128 @@
+"""The `boardrules` command as a user meets it: check, test, schema, their output and exit codes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from boardrules.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+BROKEN = ROOT / "tests" / "packs" / "broken"
+MARKET = ROOT / "examples" / "market"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(list(args))
+    return code, capsys.readouterr().out
+
+
+def test_shipped_packs_check_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "check")
+    assert code == 0, out
+    assert " 0 error(s)" in out
+    # The only findings on shipped packs are the values the sources leave open.
+    codes = set(re.findall(r"(?:error|warning) ([EW]\d{3}):", out))
+    assert codes <= {"W601"}
+
+
+def test_broken_pack_reports_every_problem_with_places(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "check", str(BROKEN))
+    assert code == 1
+    found = re.findall(r"^(tests/packs/broken/\S+?):(\d+):(\d+): error (E\d{3}):", out, re.M)
+    assert ("tests/packs/broken/broken.yaml", "15", "15", "E201") in found  # wrong type in YAML
+    assert ("tests/packs/broken/broken.yaml", "22", "25", "E401") in found  # misspelt name
+    assert ("tests/packs/broken/broken.yaml", "28", "32", "E402") in found  # wrong type in an expression
+    assert ("tests/packs/broken/broken.yaml", "34", "14", "E301") in found  # grammar error
+    assert any(f[0].endswith("unreadable.yaml") and f[3] == "E101" for f in found)  # YAML syntax error
+    assert "hint: did you mean 'time'?" in out
+    # The source line and a caret under the column follow each diagnostic.
+    assert "\n          - me.points += me.tiem\n" + " " * 28 + "^\n" in out
+
+
+def test_json_format(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "check", "--format", "json", str(BROKEN))
+    assert code == 1
+    items = json.loads(out)
+    assert {"file", "line", "column", "severity", "code", "message"} <= set(items[0])
+    assert {i["code"] for i in items} >= {"E101", "E201", "E301", "E401", "E402"}
+
+
+def test_scenario_pass_and_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "test", str(MARKET))
+    assert code == 0
+    assert out.strip().splitlines()[-1] == "1 passed, 0 failed"
+
+
+def test_wrong_expectation_fails_with_a_readable_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = tmp_path / "market"
+    (pack / "scenarios").mkdir(parents=True)
+    (pack / "market.yaml").write_text((MARKET / "market.yaml").read_text())
+    text = (MARKET / "scenarios" / "buy_apple.yaml").read_text().replace("p1.coins: 1", "p1.coins: 2")
+    (pack / "scenarios" / "wrong.yaml").write_text(text)
+    code, out = run(capsys, "test", str(pack))
+    assert code == 1
+    assert "expect p1.coins\n      expected: 2\n      actual:   1" in out
+    assert "last changed by the rule at" in out and "market.yaml:12:" in out
+    assert out.strip().splitlines()[-1] == "0 passed, 1 failed"
+
+
+def test_expected_error_that_does_not_happen_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = tmp_path / "market"
+    (pack / "scenarios").mkdir(parents=True)
+    (pack / "market.yaml").write_text((MARKET / "market.yaml").read_text())
+    (pack / "scenarios" / "s.yaml").write_text(
+        "scenario: s\nmodules: [market]\nplayers: 1\nsteps:\n  - {action: buy_apple, player: p1, expect_error: E502}\n"
+    )
+    code, out = run(capsys, "test", str(pack))
+    assert code == 1
+    assert "expected error E502, but it succeeded" in out
+
+
+def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "schema")
+    assert code == 0
+    schema = json.loads(out)
+    assert schema["$schema"].endswith("2020-12/schema") and "$id" in schema
+    code, out = run(capsys, "schema", "scenario")
+    assert json.loads(out)["properties"]["scenario"]
+
+
+@pytest.mark.parametrize("command", ["check", "test", "schema"])
+def test_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    assert "usage: boardrules" in capsys.readouterr().out
+
+
+def test_missing_path_is_a_diagnostic(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "check", "no/such/dir")
+    assert code == 1
+    assert "error E105: no such file or directory" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"\x00\x01\x02binary",
+        b"module: x\ntitle: t\nactions: {a: {do: [!!python/object/apply:os.system [echo hi]]}}\n",
+        b"a: &a [*a, *a]\n",
+        b"module: [\n",
+        b"- just\n- a list\n",
+        b"module: m\ntitle: t\nactions:\n  a:\n    do: ['me.x += ', {if: '(', then: [3]}]\n",
+    ],
+)
+def test_no_traceback_on_bad_files(tmp_path: Path, text: bytes) -> None:
+    (tmp_path / "bad.yaml").write_bytes(text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "boardrules", "check", str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert re.search(r"bad\.yaml:\d+:\d+: error E\d{3}:", proc.stdout)
