@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import syntax as s
 from .diagnostics import BoardrulesError, Span, did_you_mean
-from .values import Piece, Player, Ref, Unknown, Zone
+from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone
 
 if TYPE_CHECKING:
     from .interpreter import Frame
@@ -212,7 +212,8 @@ class ExprCompiler:
             if name in PIECE_BUILTINS:
                 return self._piece_builtin(obj, name), PIECE_BUILTINS[name]
             if name in r.properties:
-                return self._piece_prop(obj, name), r.properties[name]
+                local = node.obj.id if isinstance(node.obj, s.Name) and node.obj.id in scope.names else None
+                return self._piece_prop(obj, name, local), r.properties[name]
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
         if t == "zone" and name == "owner":
@@ -230,11 +231,12 @@ class ExprCompiler:
 
         return get
 
-    def _piece_prop(self, obj: Fn, name: str) -> Fn:
+    def _piece_prop(self, obj: Fn, name: str, local: str | None) -> Fn:
         defaults = self.rules.prop_defaults
 
         def get(f: Frame) -> Any:
-            p = obj(f)
+            # A property of a local name (it.owner, w.generation) is the hot path of every filter.
+            p = f.vars[local] if local is not None else obj(f)
             if type(p) is not Piece:
                 raise runtime_type_error(f"'.{name}' needs a piece, got {p!r}", f)
             rec = f.g.state.pieces.get(p.id)
@@ -295,14 +297,16 @@ class ExprCompiler:
 
     def _where(self, node: s.Where, scope: Scope) -> tuple[Fn, str]:
         items, it = self.compile(node.items, scope)
-        cond = self.compile(node.cond, scope.child(it=elem_type(it)))[0]
+        cond, ct = self.compile(node.cond, scope.child(it=elem_type(it)))
+        checked = ct == "bool"  # comparisons and logic never yield an unknown
 
         def where(f: Frame) -> list[Any]:
-            saved = f.vars.get("it", _UNSET)
+            variables = f.vars
+            saved = variables.get("it", _UNSET)
             out = []
             for x in as_list(items(f), f):
-                f.vars["it"] = x
-                if check_known(cond(f), f):
+                variables["it"] = x
+                if cond(f) if checked else check_known(cond(f), f):
                     out.append(x)
             _restore(f, "it", saved)
             return out
@@ -365,6 +369,16 @@ class ExprCompiler:
                     raise CompileError("E402", f"'{node.op}' compares numbers, but this is {t}", side.pos)
         op = _COMPARE[node.op]
         sym = node.op
+        if sym in ("==", "!="):
+            equal = sym == "=="
+
+            def equality(f: Frame) -> bool:
+                try:
+                    return (left(f) == right(f)) is equal
+                except UnknownCompared as exc:
+                    raise unknown_error(exc.value, f) from None
+
+            return equality, "bool"
 
         def compare(f: Frame) -> bool:
             a, b = left(f), right(f)
@@ -381,8 +395,32 @@ class ExprCompiler:
         left = self.compile(node.left, scope)[0]
         right = self.compile(node.right, scope)[0]
         if node.op == "and":
-            return (lambda f: bool(check_known(left(f), f)) and bool(check_known(right(f), f))), "bool"
-        return (lambda f: bool(check_known(left(f), f)) or bool(check_known(right(f), f))), "bool"
+
+            def both(f: Frame) -> bool:
+                a = left(f)
+                if type(a) is Unknown:
+                    raise unknown_error(a, f)
+                if not a:
+                    return False
+                b = right(f)
+                if type(b) is Unknown:
+                    raise unknown_error(b, f)
+                return bool(b)
+
+            return both, "bool"
+
+        def either(f: Frame) -> bool:
+            a = left(f)
+            if type(a) is Unknown:
+                raise unknown_error(a, f)
+            if a:
+                return True
+            b = right(f)
+            if type(b) is Unknown:
+                raise unknown_error(b, f)
+            return bool(b)
+
+        return either, "bool"
 
     def _not(self, node: s.Not, scope: Scope) -> tuple[Fn, str]:
         operand = self.compile(node.operand, scope)[0]

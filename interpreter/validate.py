@@ -112,7 +112,7 @@ class _Context:
         self.root_schema = root_schema
         # Type mismatches and how many types each one names: several schema keywords may reject the same
         # value (a `type` list and an anyOf beside it), and only the widest statement of it is worth showing.
-        self.type_breadth: dict[Diagnostic, int] = {}
+        self.type_width: dict[Diagnostic, int] = {}
 
     # -- places ----------------------------------------------------------------------------------------------
 
@@ -133,17 +133,17 @@ class _Context:
     def type_mismatch(self, expected: list[str], instance: object, span: Span) -> Diagnostic:
         message = f"expected {_or_list(expected)}, got {_describe(instance)}"
         diagnostic = self.diagnostic(message, span, _type_hint(instance, expected))
-        self.type_breadth[diagnostic] = len(expected)
+        self.type_width[diagnostic] = len(expected)
         return diagnostic
 
     def drop_narrower_type_errors(self, found: list[Diagnostic]) -> list[Diagnostic]:
         widest: dict[Span | None, Diagnostic] = {}
         for d in found:
-            if d in self.type_breadth:
+            if d in self.type_width:
                 best = widest.get(d.span)
-                if best is None or self.type_breadth[d] > self.type_breadth[best]:
+                if best is None or self.type_width[d] > self.type_width[best]:
                     widest[d.span] = d
-        return [d for d in found if d not in self.type_breadth or widest.get(d.span) is d]
+        return [d for d in found if d not in self.type_width or widest.get(d.span) is d]
 
     # -- dispatch --------------------------------------------------------------------------------------------
 

@@ -5,18 +5,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+# Players and pieces are compared in every filter, so their equality is written out rather than generated.
+@dataclass(frozen=True, slots=True, eq=False)
 class Player:
     id: str  # "p1"
     seat: int  # 1-based
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Player and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
 
     def __str__(self) -> str:
         return self.id
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Piece:
     id: str
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Piece and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("piece", self.id))
 
     def __str__(self) -> str:
         return f"${self.id}"
@@ -41,12 +54,27 @@ class Ref:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
+class UnknownCompared(Exception):
+    """Raised by comparing an Unknown: no rule may decide anything on a value the source leaves open."""
+
+    def __init__(self, value: Unknown) -> None:
+        super().__init__(value.name)
+        self.value = value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Unknown:
     """A value the source text leaves open; storing it is fine, computing with it stops the game."""
 
     name: str
     note: str
+
+    # Raising here lets every `==` in compiled rules stay a plain comparison on the fast path.
+    def __eq__(self, other: object) -> bool:
+        raise UnknownCompared(self)
+
+    def __hash__(self) -> int:
+        return hash(("unknown", self.name))
 
     def __str__(self) -> str:
         return f"unknown {self.name}"
