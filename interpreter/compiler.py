@@ -77,7 +77,8 @@ def as_list(value: Any, f: Frame) -> list[Any]:
     if type(value) is list:
         return value
     if type(value) is Zone:
-        return [Piece(p) for p in f.g.state.zones[value.key].contents]
+        piece = f.g.piece
+        return [piece(p) for p in f.g.state.zones[value.key].contents]
     if isinstance(value, tuple | range):
         return list(value)
     if type(value) is Unknown:
@@ -249,7 +250,46 @@ class ExprCompiler:
 
         return get
 
+    def counter_key(self, family: s.Node, key_node: s.Node, scope: Scope) -> Fn | None:
+        """The state key of one cell of a keyed counter (`p1.stock[wine]`, `price[wine]`), when the counter is
+        known at link time; None otherwise. The key is checked against the declared keys with a set lookup."""
+        r = self.rules
+        owner: Fn | None = None
+        if isinstance(family, s.Name) and family.id not in scope.names:
+            name = family.id
+            c = r.counters.get(name)
+            if c is None or c.per != "game" or c.keys is None:
+                return None
+        elif isinstance(family, s.Attr):
+            name = family.name
+            c = r.counters.get(name)
+            if c is None or c.per != "player" or c.keys is None:
+                return None
+            owner, ot = self.compile(family.obj, scope)
+            if ot != "player":
+                return None
+        else:
+            return None
+        keys = frozenset(c.keys)
+        key = self.compile(key_node, scope)[0]
+
+        def checked(f: Frame) -> str:
+            k = key(f)
+            if type(k) is str and k in keys:
+                return k
+            if isinstance(k, str) and k in keys:
+                return str(k)
+            check_known(k, f)
+            raise runtime_type_error(f"{k!r} is not a key of '{name}' ({', '.join(c.keys)})", f)
+
+        if owner is None:
+            return lambda f: f"{name}[{checked(f)}]"
+        return lambda f: f"{owner(f).id}.{name}[{checked(f)}]"
+
     def _index(self, node: s.Index, scope: Scope) -> tuple[Fn, str]:
+        cell = self.counter_key(node.obj, node.key, scope)
+        if cell is not None:
+            return (lambda f: f.g.state.counters[cell(f)]), "int"
         obj, t = self.compile(node.obj, scope)
         key = self.compile(node.key, scope)[0]
         if t == "family":

@@ -221,6 +221,12 @@ class Builder:
             key = target.id
             return self._counter_set(t.at(n.pos), lambda f: key, key, n.op, value, vt, n, t)
         if isinstance(target, s.Index):
+            try:
+                cell = self.exprs.counter_key(target.obj, target.key, scope)
+            except CompileError as err:
+                raise _Reported(err, t) from None
+            if cell is not None:
+                return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
             fam, ft = self._typed(target.obj, scope, t)
             key_fn = self._expr(target.key, scope, t)
             if ft not in ("family", "any"):

@@ -32,6 +32,11 @@ class Game:
         self.step_budget = STEP_BUDGET
         self.stack: list[tuple[str, Span | None]] = []
         self.history: list[int] = []
+        self._pieces: dict[str, Piece] = {}
+        n = len(self.players)
+        self._bounds = {
+            c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
+        }
         self._lay_out()
 
     # ---------------------------------------------------------------- building the state
@@ -159,6 +164,7 @@ class Game:
                     return self.players[seat - 1]
             if ptype == "piece" and value in self.state.pieces:
                 return Piece(value)
+            return str(value)  # plain str: YAML strings carry positions we must not store
         return value
 
     def end_turn(self, player: str, decider: Decider | None = None) -> None:
@@ -236,11 +242,16 @@ class Game:
     def leave(self) -> None:
         self.stack.pop()
 
+    def piece(self, pid: str) -> Piece:
+        """The one Piece value for an id (filters build many; sharing them saves the allocations)."""
+        p = self._pieces.get(pid)
+        if p is None:
+            p = self._pieces[pid] = Piece(pid)
+        return p
+
     def set_counter(self, key: str, counter: str, value: Any, code: str = "E508") -> None:
         if type(value) is int:
-            decl = self.rules.counters[counter]
-            low = decl.min if decl.min is not None else None
-            high = self.rules.resolve_int(decl.max, len(self.players)) if decl.max is not None else None
+            low, high = self._bounds[counter]
             if low is not None and value < low:
                 raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
                                       self.state.cause)

@@ -49,6 +49,17 @@ class Decl:
     replaced_by: str | None = None
 
 
+def _bare(value: Any) -> Any:
+    """YAML data without its position wrappers, as it may be stored in a game state."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, list):
+        return [_bare(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _bare(v) for k, v in value.items()}
+    return value
+
+
 def _vspan(node: Any, key: str, fallback: Span) -> Span:
     return getattr(node, "value_spans", {}).get(key, fallback)
 
@@ -241,11 +252,11 @@ class Linker:
             if "unknown" in node:
                 return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source)
             if "by_players" in node and isinstance(node["by_players"], dict):
-                table = {int(k): v for k, v in node["by_players"].items() if str(k).isdigit()}
+                table = {int(k): _bare(v) for k, v in node["by_players"].items() if str(k).isdigit()}
                 return ValueDecl(name, "by_players", table, d.span, source)
             if "expr" in node:
                 return ValueDecl(name, "expr", node["expr"], _vspan(node, "expr", d.span), source)
-        return ValueDecl(name, "const", node, d.span)
+        return ValueDecl(name, "const", _bare(node), d.span)
 
     @staticmethod
     def _params(node: Any) -> tuple[tuple[str, str], ...]:
