@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .compiler import as_list, check_known, elem_type, runtime_type_error
+from .runtime import as_list, check_known, elem_type, runtime_type_error
 from .values import Piece, Player, Ref, Zone
 
 if TYPE_CHECKING:
@@ -175,8 +175,7 @@ def _adjacent(f: Frame, m: Any, z: Any) -> list[Piece]:
 
 
 def _pieces(f: Frame, kind: Any) -> list[Piece]:
-    st = f.g.state
-    return [Piece(pid) for pid, rec in st.pieces.items() if rec.kind == kind]
+    return [f.g.piece(pid) for pid in f.g.state.of_kind(kind)]
 
 
 def _owner(f: Frame, z: Any) -> Player | None:

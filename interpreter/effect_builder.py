@@ -7,11 +7,12 @@ from typing import Any
 
 from . import effects as e
 from . import syntax as s
-from .compiler import CompileError, ExprCompiler, Scope, elem_type, span_in
+from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .diagnostics import Diagnostics, Span, did_you_mean
 from .loader import YList, YMap, YStr
 from .parser import ParseError, parse
 from .rules import Rules
+from .runtime import elem_type
 
 BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may")
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .compiler import check_known, runtime_type_error
 from .decisions import Decider, Decision, FirstOptionDecider
 from .diagnostics import BoardrulesError, Span, did_you_mean
 from .effects import CostC, CostTermC
 from .interpreter import Frame, run_body
 from .rules import Rules
+from .runtime import check_known, runtime_type_error, unknown_error
 from .state import State, ZoneRec
-from .values import Piece, Player, Ref, Unknown, Zone, decode, plain
+from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain
 
 STEP_BUDGET = 10_000
 MAX_DEPTH = 64
@@ -61,6 +61,8 @@ class Game:
                 st.add_marker(marker, t.name, int(start))
 
     def _initial(self, raw: Any, players: int) -> Any:
+        if isinstance(raw, Unknown):
+            return raw
         if isinstance(raw, str):
             v = self.rules.values.get(raw)
             if v is not None and v.kind == "unknown":
@@ -83,6 +85,9 @@ class Game:
         except BoardrulesError:
             self.state.rollback(mark)
             raise
+        except UnknownCompared as exc:
+            self.state.rollback(mark)
+            raise unknown_error(exc.value, Frame(self, None)) from None
         except RecursionError:
             self.state.rollback(mark)
             raise self.loop_error(self.state.cause) from None
@@ -328,7 +333,7 @@ class Game:
         if group is None:
             return
         state.set_group(pid, None)
-        rest = [p for p, rec in state.pieces.items() if rec.group == group]
+        rest = [p for p, rec in state.pieces.items() if rec.group == group]  # order does not matter here
         if len(rest) == 1:
             state.set_group(rest[0], None)
 

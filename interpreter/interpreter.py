@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import effects as e
-from .compiler import as_list, check_known, runtime_type_error
 from .diagnostics import BoardrulesError
+from .runtime import as_list, check_known, runtime_type_error
 from .values import Piece, Player, Zone, encode, plain
 
 if TYPE_CHECKING:

@@ -23,6 +23,7 @@ from .rules import (
     ValueDecl,
     ZoneDecl,
 )
+from .values import Unknown
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring")
@@ -193,7 +194,10 @@ class Linker:
                 keys = tuple(str(k) for k in keys)
                 rules.symbols.update(keys)
             initial = n.get("initial", 0)
-            if isinstance(initial, str) and initial not in rules.values:
+            if isinstance(initial, dict) and "unknown" in initial:
+                initial = Unknown(name, str(initial["unknown"]))
+                rules.unknowns.append((name, initial.note, _vspan(n, "initial", d.span)))
+            elif isinstance(initial, str) and initial not in rules.values:
                 self.diags.error("E401", f"unknown value '{initial}'", _vspan(n, "initial", d.span),
                                  did_you_mean(initial, rules.values))
             rules.counters[name] = CounterDecl(
@@ -211,8 +215,6 @@ class Linker:
                     rules.properties[prop] = ptype
                 default = spec.get("default") if isinstance(spec, dict) else None
                 if isinstance(default, dict) and "unknown" in default:
-                    from .values import Unknown
-
                     default = Unknown(f"{name}.{prop}", str(default["unknown"]))
                     rules.unknowns.append((f"{name}.{prop}", default.note, _vspan(spec, "default", d.span)))
                 rules.prop_defaults[(name, prop)] = default

@@ -19,7 +19,7 @@ from .pack import display, link
 from .parser import ParseError, parse
 from .rules import Rules
 from .validate import load_schema, validate
-from .values import Piece, Player, plain
+from .values import Piece, Player, UnknownCompared, plain
 
 
 @dataclass
@@ -184,6 +184,9 @@ class ScenarioRunner:
             actual = fn(Frame(game, None))
         except BoardrulesError as err:
             result.failures.append(f"{span}: expect {key}: " + err.diagnostic.message)
+            return
+        except UnknownCompared as exc:
+            result.failures.append(f"{span}: expect {key}: compares '{exc.value.name}', which is unknown")
             return
         got = _normal(plain(actual))
         want = _normal(wanted)

@@ -34,6 +34,7 @@ class PieceRec:
     slot: int | None = None
     props: dict[str, Any] = field(default_factory=dict)
     group: str | None = None
+    order: int = 0  # creation order, which "every piece of a kind" follows; kept explicit so undo cannot lose it
 
 
 @dataclass
@@ -58,7 +59,9 @@ class State:
         self.zones: dict[str, ZoneRec] = {}
         self.pieces: dict[str, PieceRec] = {}
         self.markers: dict[str, MarkerRec] = {}
-        self.vars: dict[str, Any] = {"turn_player": None, "turn": 1, "rng": (seed * 0x9E3779B97F4A7C15 + 1) & _MASK64}
+        self.vars: dict[str, Any] = {
+            "turn_player": None, "turn": 1, "serial": 0, "rng": (seed * 0x9E3779B97F4A7C15 + 1) & _MASK64
+        }
         self.deferred: list[dict[str, Any]] = []
         self.usage: dict[str, dict[str, int]] = {"action": {}, "turn": {}, "round": {}, "game": {}}
         self.id_counters: dict[str, int] = {}
@@ -110,7 +113,10 @@ class State:
             _, name, pos, last = undo
             self.markers[name].pos, self.markers[name].last = pos, last
         elif op == "var":
-            self.vars[undo[1]] = undo[2]
+            if undo[2] is _MISSING:
+                del self.vars[undo[1]]
+            else:
+                self.vars[undo[1]] = undo[2]
         elif op == "usage":
             _, scope, key, old = undo
             if old is _MISSING:
@@ -122,7 +128,10 @@ class State:
         elif op == "deferred":
             self.deferred = undo[1]
         elif op == "id_counter":
-            self.id_counters[undo[1]] = undo[2]
+            if undo[2] is _MISSING:
+                del self.id_counters[undo[1]]
+            else:
+                self.id_counters[undo[1]] = undo[2]
         else:  # pragma: no cover - a new operation without an inverse is a programming error
             raise AssertionError(f"no inverse for journal operation {op}")
 
@@ -158,7 +167,7 @@ class State:
             pid = f"{kind}_{n}"
             if pid not in self.pieces:
                 break
-        self._log("id_counter", kind, self.id_counters.get(kind, 0))
+        self._log("id_counter", kind, self.id_counters.get(kind, _MISSING))
         self.id_counters[kind] = n
         return pid
 
@@ -166,7 +175,9 @@ class State:
         if pid in self.pieces:
             raise BoardrulesError("E510", f"a piece with id '{pid}' already exists", self.cause)
         self._check_room(zone, slot)
-        self.pieces[pid] = PieceRec(kind, zone, None, dict(props))
+        order = self.vars["serial"]
+        self.set_var("serial", order + 1)
+        self.pieces[pid] = PieceRec(kind, zone, None, dict(props), None, order)
         self._place(pid, zone, slot)
         self._log("create", pid)
 
@@ -216,7 +227,7 @@ class State:
         m.pos, m.last = pos, last
 
     def set_var(self, name: str, value: Any) -> None:
-        self._log("var", name, self.vars.get(name))
+        self._log("var", name, self.vars.get(name, _MISSING))
         self.vars[name] = value
 
     def use(self, scope: str, key: str) -> int:
@@ -254,7 +265,13 @@ class State:
         group = self.pieces[pid].group
         if group is None:
             return [pid]
-        return [p for p, rec in self.pieces.items() if rec.group == group]
+        return sorted((p for p, rec in self.pieces.items() if rec.group == group), key=self.order_of)
+
+    def order_of(self, pid: str) -> int:
+        return self.pieces[pid].order
+
+    def of_kind(self, kind: str) -> list[str]:
+        return sorted((p for p, rec in self.pieces.items() if rec.kind == kind), key=self.order_of)
 
     def position_in_zone(self, pid: str) -> int | None:
         rec = self.pieces[pid]
@@ -286,6 +303,7 @@ class State:
                     "zone": p.zone,
                     "slot": p.slot,
                     "group": p.group,
+                    "order": p.order,
                     "props": {n: encode(v) for n, v in p.props.items()},
                 }
                 for k, p in self.pieces.items()
@@ -309,8 +327,9 @@ class State:
             for k, z in data["zones"].items()
         }
         st.pieces = {
-            k: PieceRec(p["kind"], p["zone"], p["slot"], {n: decode(v) for n, v in p["props"].items()}, p["group"])
-            for k, p in data["pieces"].items()
+            k: PieceRec(p["kind"], p["zone"], p["slot"], {n: decode(v) for n, v in p["props"].items()}, p["group"],
+                        p["order"])
+            for k, p in sorted(data["pieces"].items(), key=lambda kp: kp[1]["order"])
         }
         st.markers = {k: MarkerRec(m["track"], m["pos"], list(m["last"])) for k, m in data["markers"].items()}
         st.vars = {k: decode(v) for k, v in data["vars"].items()}

@@ -73,6 +73,9 @@ class Unknown:
     def __eq__(self, other: object) -> bool:
         raise UnknownCompared(self)
 
+    def __bool__(self) -> bool:
+        raise UnknownCompared(self)
+
     def __hash__(self) -> int:
         return hash(("unknown", self.name))
 

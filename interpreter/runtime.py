@@ -1,0 +1,174 @@
+"""Helpers that compiled expressions and effect runners call at run time."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .diagnostics import BoardrulesError
+from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone
+
+if TYPE_CHECKING:
+    from .interpreter import Frame
+
+
+def unknown_error(value: Unknown, f: Frame) -> BoardrulesError:
+    return BoardrulesError(
+        "E601",
+        f"the game reached '{value.name}', a value the source leaves unknown: {value.note}",
+        f.g.state.cause,
+        "fill the value in the pack once it is known, or keep scenarios away from it",
+    )
+
+
+def check_known(value: Any, f: Frame) -> Any:
+    if type(value) is Unknown:
+        raise unknown_error(value, f)
+    return value
+
+
+def runtime_type_error(message: str, f: Frame) -> BoardrulesError:
+    return BoardrulesError("E510", message, f.g.state.cause)
+
+
+def elem_type(t: str) -> str:
+    if t.startswith("list:"):
+        return t[5:]
+    if t == "zone":
+        return "piece"
+    return "any"
+
+
+def as_list(value: Any, f: Frame) -> list[Any]:
+    """Zones, lists and ranges all iterate as lists."""
+    if type(value) is list:
+        return value
+    if type(value) is Zone:
+        piece = f.g.piece
+        return [piece(p) for p in f.g.state.zones[value.key].contents]
+    if isinstance(value, tuple | range | list):
+        return list(value)
+    if type(value) is Unknown:
+        raise unknown_error(value, f)
+    raise runtime_type_error(f"expected a list or a zone, got {value!r}", f)
+
+
+def player_id(p: Any, f: Frame) -> str:
+    if type(p) is Player:
+        return p.id
+    check_known(p, f)
+    raise runtime_type_error(f"expected a player, got {p!r}", f)
+
+
+def prop(f: Frame, p: Any, name: str) -> Any:
+    if type(p) is not Piece:
+        check_known(p, f)
+        raise runtime_type_error(f"'.{name}' needs a piece, got {p!r}", f)
+    rec = f.g.state.pieces.get(p.id)
+    if rec is None:
+        raise runtime_type_error(f"the piece {p} is no longer in the game", f)
+    props = rec.props
+    if name in props:
+        return props[name]
+    return f.g.rules.prop_defaults.get((rec.kind, name))
+
+
+def me(f: Frame) -> Player:
+    if f.me is None:
+        raise runtime_type_error("'me' is used, but no player is acting", f)
+    return f.me
+
+
+def player_at(f: Frame, seat: int) -> Player:
+    players = f.g.players
+    if seat > len(players):
+        raise runtime_type_error(f"there is no player p{seat} in a {len(players)}-player game", f)
+    return players[seat - 1]
+
+
+def piece_ref(f: Frame, pid: str) -> Piece:
+    if pid not in f.g.state.pieces:
+        raise runtime_type_error(f"there is no piece '${pid}'", f)
+    return f.g.piece(pid)
+
+
+def key_of(f: Frame, k: Any, keys: frozenset[str], counter: str) -> str:
+    """A key of a keyed counter, checked against its declared keys."""
+    if type(k) is str and k in keys:
+        return k
+    if isinstance(k, str) and k in keys:
+        return str(k)
+    check_known(k, f)
+    raise runtime_type_error(f"{k!r} is not a key of '{counter}' ({', '.join(sorted(keys))})", f)
+
+
+def arith(f: Frame, op: str, a: Any, b: Any) -> int:
+    if type(a) is int and type(b) is int:
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if b == 0:
+            raise runtime_type_error("division by zero", f)
+        return a // b if op == "/" else a % b
+    check_known(a, f)
+    check_known(b, f)
+    raise runtime_type_error(f"'{op}' needs two numbers, got {a!r} and {b!r}", f)
+
+
+def order(f: Frame, op: str, a: Any, b: Any) -> bool:
+    if type(a) is int and type(b) is int:
+        return a < b if op == "<" else a <= b if op == "<=" else a > b if op == ">" else a >= b
+    check_known(a, f)
+    check_known(b, f)
+    raise runtime_type_error(f"cannot compare {a!r} {op} {b!r}", f)
+
+
+def contains(f: Frame, a: Any, items: Any) -> bool:
+    return check_known(a, f) in as_list(items, f)
+
+
+def negate(f: Frame, v: Any) -> int:
+    if type(v) is int:
+        return -v
+    check_known(v, f)
+    raise runtime_type_error(f"'-' needs a number, got {v!r}", f)
+
+
+def int_range(f: Frame, low: Any, high: Any) -> list[int]:
+    if type(low) is int and type(high) is int:
+        return list(range(low, high + 1))
+    check_known(low, f)
+    check_known(high, f)
+    raise runtime_type_error(f"a range needs two numbers, got {low!r}..{high!r}", f)
+
+
+def sort_pairs(f: Frame, pairs: list[tuple[Any, Any]], descending: bool) -> list[Any]:
+    for key, _ in pairs:
+        check_known(key, f)
+    try:
+        pairs.sort(key=lambda kx: kx[0], reverse=descending)
+    except TypeError:
+        raise runtime_type_error("cannot sort values of different types", f) from None
+    return [x for _, x in pairs]
+
+
+def known_truth(f: Frame, v: Any) -> bool:
+    try:
+        return bool(v)
+    except UnknownCompared as exc:
+        raise unknown_error(exc.value, f) from None
+
+
+def attr(f: Frame, obj: Any, name: str) -> Any:
+    return f.g.get_attr(obj, name)
+
+
+def family_item(f: Frame, container: Any, k: Any) -> Any:
+    if type(container) is Ref and container.kind == "family":
+        return f.g.family_get(container, k)
+    items = as_list(container, f)
+    if type(k) is not int or not 1 <= k <= len(items):
+        raise runtime_type_error(f"index {k!r} is outside 1..{len(items)}", f)
+    return items[k - 1]
