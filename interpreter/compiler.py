@@ -56,13 +56,18 @@ class Scope:
     names: dict[str, str]
     has_me: bool = True
     py_locals: frozenset[str] = field(default_factory=frozenset)  # bound inside the expression itself
+    live_pieces: frozenset[str] = field(default_factory=frozenset)  # py_locals iterating a zone's pieces
 
     def child(self, **extra: str) -> Scope:
-        return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra))
+        return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra), self.live_pieces - set(extra))
 
-    def inner(self, **extra: str) -> Scope:
+    def inner(self, from_zone: bool = False, **extra: str) -> Scope:
         """A scope for an expression's own bound names (where's `it`, a comprehension's variable)."""
-        return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra))
+        live = self.live_pieces | set(extra) if from_zone else self.live_pieces - set(extra)
+        return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live)
+
+
+_VARIES = object()
 
 
 def _local(name: str) -> str:
@@ -152,7 +157,9 @@ class ExprCompiler:
         if name == "me":
             if not scope.has_me:
                 raise CompileError("E401", "'me' is not available here: no player is acting", node.pos)
-            return "_me(f)", "player"
+            # With me in scope, f.me is read directly; anything that needs its id goes through _pid, which
+            # reports a missing acting player.
+            return "f.me", "player"
         if name == "players":
             return "f.g.players", "list:player"
         if name == "player_count":
@@ -204,6 +211,11 @@ class ExprCompiler:
             if name in PIECE_BUILTINS:
                 return f"f.g.piece_builtin({obj}, {name!r})", PIECE_BUILTINS[name]
             if name in r.properties:
+                default = self._single_default(name)
+                if isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces and default is not _VARIES:
+                    # A piece being iterated out of a zone exists: read its property without the checks.
+                    return (f"f.g.state.pieces[{obj}.id].props.get({name!r}, {gen.const(default)})",
+                            r.properties[name])
                 return f"_prop(f, {obj}, {name!r})", r.properties[name]
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
@@ -214,6 +226,10 @@ class ExprCompiler:
         if t != "any":
             raise CompileError("E402", f"a value of type {t} has no attribute '{name}'", node.pos)
         return f"_attr(f, {obj}, {name!r})", "any"
+
+    def _single_default(self, prop: str) -> Any:
+        defaults = {repr(v): v for (kind, p), v in self.rules.prop_defaults.items() if p == prop}
+        return next(iter(defaults.values())) if len(defaults) == 1 else _VARIES
 
     def _cell(self, family: s.Node, key_node: s.Node, scope: Scope, gen: _Gen) -> str | None:
         r = self.rules
@@ -257,7 +273,7 @@ class ExprCompiler:
 
     def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, str]:
         items, it = self._src(node.iterable, scope, gen)
-        inner = scope.inner(**{node.var: elem_type(it)})
+        inner = scope.inner(it == "zone", **{node.var: elem_type(it)})
         element, et = self._src(node.element, inner, gen)
         var = _local(node.var)
         cond = ""
@@ -268,13 +284,13 @@ class ExprCompiler:
 
     def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, str]:
         items, it = self._src(node.items, scope, gen)
-        csrc, ct = self._src(node.cond, scope.inner(it=elem_type(it)), gen)
+        csrc, ct = self._src(node.cond, scope.inner(it == "zone", it=elem_type(it)), gen)
         cond = csrc if ct == "bool" else f"_truth(f, {csrc})"
         return f"[_v_it for _v_it in _as_list({items}, f) if {cond}]", f"list:{elem_type(it)}"
 
     def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, str]:
         items, it = self._src(node.items, scope, gen)
-        key = self._src(node.key, scope.inner(it=elem_type(it)), gen)[0]
+        key = self._src(node.key, scope.inner(it == "zone", it=elem_type(it)), gen)[0]
         pairs = f"[({key}, _v_it) for _v_it in _as_list({items}, f)]"
         return f"_sort(f, {pairs}, {node.descending!r})", f"list:{elem_type(it)}"
 

@@ -32,7 +32,7 @@ class Game:
         self.step_budget = STEP_BUDGET
         self.stack: list[tuple[str, Span | None]] = []
         self.history: list[int] = []
-        self._pieces: dict[str, Piece] = {}
+        self.pieces_by_id: dict[str, Piece] = {}
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
@@ -249,9 +249,9 @@ class Game:
 
     def piece(self, pid: str) -> Piece:
         """The one Piece value for an id (filters build many; sharing them saves the allocations)."""
-        p = self._pieces.get(pid)
+        p = self.pieces_by_id.get(pid)
         if p is None:
-            p = self._pieces[pid] = Piece(pid)
+            p = self.pieces_by_id[pid] = Piece(pid)
         return p
 
     def set_counter(self, key: str, counter: str, value: Any, code: str = "E508") -> None:

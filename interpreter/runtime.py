@@ -43,8 +43,8 @@ def as_list(value: Any, f: Frame) -> list[Any]:
     if type(value) is list:
         return value
     if type(value) is Zone:
-        piece = f.g.piece
-        return [piece(p) for p in f.g.state.zones[value.key].contents]
+        cached, piece = f.g.pieces_by_id, f.g.piece
+        return [cached.get(p) or piece(p) for p in f.g.state.zones[value.key].contents]
     if isinstance(value, tuple | range | list):
         return list(value)
     if type(value) is Unknown:
