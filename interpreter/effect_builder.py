@@ -269,7 +269,8 @@ class Builder:
         return e.SetCounterE(span, key, counter, op, value)
 
     def _pay(self, n: s.Pay, scope: Scope, t: Text) -> e.Effect:
-        return e.PayE(t.at(n.pos), self.cost(n.cost, scope, t))
+        by = self._expr(n.by, scope, t) if n.by else None
+        return e.PayE(t.at(n.pos), self.cost(n.cost, scope, t), by)
 
     def cost(self, cost: s.Cost, scope: Scope, t: Text) -> e.CostC:
         alternatives: list[tuple[e.CostTermC, ...]] = []

@@ -62,6 +62,7 @@ class CostC:
 @dataclass(frozen=True, slots=True)
 class PayE(Effect):
     cost: CostC
+    by: Fn | None  # the payer, when not the acting player
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,14 @@ def run_set_prop(n: e.SetPropE, f: Frame) -> None:
 
 
 def run_pay(n: e.PayE, f: Frame) -> None:
-    f.g.pay(n.cost, f)
+    if n.by is None:
+        f.g.pay(n.cost, f)
+        return
+    payer = n.by(f)
+    if type(payer) is not Player:
+        raise runtime_type_error(f"a cost is paid by a player, got {payer!r}", f)
+    # The cost's own names (me.x in an amount) then mean the payer, as they would in the payer's action.
+    f.g.pay(n.cost, Frame(f.g, payer, f.vars))
 
 
 def run_move(n: e.MoveE, f: Frame) -> None:

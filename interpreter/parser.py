@@ -156,8 +156,8 @@ class _ToSyntax(Transformer):
     def assign(self, target: s.Node, op: Token, value: s.Node) -> s.Assign:
         return s.Assign(target.pos, target, str(op), value)
 
-    def pay(self, cost: s.Cost) -> s.Pay:
-        return s.Pay(cost.pos, cost)
+    def pay(self, cost: s.Cost, by: s.Node | None) -> s.Pay:
+        return s.Pay(cost.pos, cost, by)
 
     def move(self, what: s.Node, to: s.Node, at: s.Node | None) -> s.Move:
         return s.Move(what.pos, what, to, at)

@@ -138,6 +138,15 @@ class ScenarioRunner:
         for i, piece in enumerate(spec.get("pieces", []) or []):
             pspan = _item_span(spec.get("pieces"), i, file)
             self._add_piece(game, piece, pspan)
+        for i, pair in enumerate(spec.get("links", []) or []):
+            lspan = _item_span(spec.get("links"), i, file)
+            ids = [str(p).removeprefix("$") for p in pair]
+            missing = [p for p in ids if p not in st.pieces]
+            if missing:
+                raise BoardrulesError("E401", f"cannot link unknown piece(s) {missing}", lspan)
+            group = st.pieces[ids[0]].group or f"group_{ids[0]}"
+            for pid in ids:
+                st.set_group(pid, group)
         for marker, pos in (spec.get("markers", {}) or {}).items():
             if marker not in st.markers:
                 raise BoardrulesError("E401", f"unknown marker '{marker}'", base)

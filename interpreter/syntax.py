@@ -166,6 +166,7 @@ class Assign(Node):
 @dataclass(frozen=True, slots=True)
 class Pay(Node):
     cost: Cost
+    by: Node | None
 
 
 @dataclass(frozen=True, slots=True)
