@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .decisions import Decider, Decision, FirstOptionDecider
+from .decisions import Decider, Decision, FirstOptionDecider, ScriptedDecider
 from .diagnostics import BoardrulesError, Span, did_you_mean
 from .effects import CostC, CostTermC
 from .interpreter import Frame, run_body
@@ -32,6 +32,9 @@ class Game:
         self.step_budget = STEP_BUDGET
         self.stack: list[tuple[str, Span | None]] = []
         self.history: list[int] = []
+        self.log: list[dict[str, Any]] = []  # every action taken, with its answers: enough to replay the game
+        self._open: tuple[str | None, str, dict[str, Any], list[Any]] | None = None
+        self._pending: Decision | None = None
         self.pieces_by_id: dict[str, Piece] = {}
         n = len(self.players)
         self._bounds = {
@@ -94,6 +97,9 @@ class Game:
         except Exception as exc:  # a bug must still leave the state as it was, and say where
             self.state.rollback(mark)
             raise BoardrulesError("E510", f"internal error while running a rule: {exc!r}", self.state.cause) from exc
+        except BaseException:  # an interrupt, or a decision left open for the caller to answer
+            self.state.rollback(mark)
+            raise
         self.history.append(mark)
 
     def _run_step(self, body: Any, me: Player | None, span: Span, variables: dict[str, Any] | None = None) -> None:
@@ -120,8 +126,8 @@ class Game:
             raise BoardrulesError("E509", f"action '{action}' is taken by a player: say which", a.span)
         variables = self._params(a.name, a.params, params or {}, a.span)
         saved = self.decider
-        if decider is not None:
-            self.decider = decider
+        recorder = _Recorder(decider or self.decider)
+        self.decider = recorder
 
         def work() -> None:
             self.state.cause = a.span
@@ -138,6 +144,55 @@ class Game:
             self._transaction(work)
         finally:
             self.decider = saved
+        self.log.append({"player": player, "action": action, "params": {k: plain(v) for k, v in (params or {}).items()},
+                         "answers": recorder.answers, "chance": recorder.chance_results})
+
+    # ---------------------------------------------------------------- decisions answered from outside
+    def begin(self, player: str | None, action: str, params: dict[str, Any] | None = None) -> Decision | None:
+        """Start an action whose decisions the caller answers one at a time (a UI, a network client).
+
+        Returns the first open decision, or None when the action needed none and is done. Until it is done the
+        state is untouched: each answer replays the action from its start with the answers so far, which the
+        journal and the seeded generator make exact."""
+        self._open = (player, action, params or {}, [])
+        return self._try_open()
+
+    def answer(self, value: Any) -> Decision | None:
+        """Answer the open decision; returns the next one, or None when the action is done."""
+        if self._open is None:
+            raise BoardrulesError("E509", "there is no open decision to answer")
+        self._open[3].append(value)
+        return self._try_open()
+
+    @property
+    def pending(self) -> Decision | None:
+        return self._pending
+
+    def _try_open(self) -> Decision | None:
+        player, action, params, answers = self._open  # type: ignore[misc]
+        try:
+            self.act(player, action, params, _Prefix(list(answers)))
+        except _Open as open_:
+            self._pending = open_.decision
+            return open_.decision
+        except BoardrulesError:
+            self._open = self._pending = None
+            raise
+        self._open = self._pending = None
+        return None
+
+    @classmethod
+    def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]]) -> Game:
+        """A new game with this seed, set up and played through a log of actions (`game.log`)."""
+        game = cls(rules, players, seed)
+        game.setup()
+        for entry in log:
+            decider = ScriptedDecider(entry.get("answers", []), entry.get("chance", []))
+            if "end_turn" in entry:
+                game.end_turn(entry["end_turn"], decider)
+            else:
+                game.act(entry["player"], entry["action"], entry.get("params"), decider)
+        return game
 
     def _params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
                 span: Span) -> dict[str, Any]:
@@ -176,12 +231,13 @@ class Game:
         """End a player's turn: deferred events, then `turn_end` triggers, as one transaction."""
         me = self.player(player)
         saved = self.decider
-        if decider is not None:
-            self.decider = decider
+        recorder = _Recorder(decider or self.decider)
+        self.decider = recorder
         try:
             self._transaction(lambda: self.end_turn_here(me))
         finally:
             self.decider = saved
+        self.log.append({"end_turn": player, "answers": recorder.answers, "chance": recorder.chance_results})
 
     def end_turn_here(self, me: Player | None) -> None:
         self.emit("turn_end", (me,), me)
@@ -196,6 +252,8 @@ class Game:
         if not self.history:
             return False
         self.state.rollback(self.history.pop())
+        if self.log:
+            self.log.pop()
         return True
 
     def legal_actions(self, player: str | None) -> list[str]:
@@ -610,3 +668,45 @@ class Game:
                 else:
                     shown.append(f"{term.counter}={self._have(base)}")
         return "; ".join(dict.fromkeys(shown))
+
+
+class _Open(BaseException):
+    """Carries a decision out of a running action to the caller (see Game.begin); not an error."""
+
+    def __init__(self, decision: Decision) -> None:
+        super().__init__(decision.prompt)
+        self.decision = decision
+
+
+class _Prefix:
+    """Answers from a list, then stops the action at the first decision it has no answer for."""
+
+    def __init__(self, answers: list[Any]) -> None:
+        self.answers = answers
+
+    def decide(self, decision: Decision) -> object:
+        if not self.answers:
+            raise _Open(decision)
+        return self.answers.pop(0)
+
+    def chance(self, decision: Decision) -> object | None:
+        return None
+
+
+class _Recorder:
+    """Passes decisions to a decider and keeps what was answered, so the action can be replayed."""
+
+    def __init__(self, inner: Decider) -> None:
+        self.inner = inner
+        self.answers: list[object] = []
+        self.chance_results: list[object] = []
+
+    def decide(self, decision: Decision) -> object:
+        answer = self.inner.decide(decision)
+        self.answers.append(plain(answer))
+        return answer
+
+    def chance(self, decision: Decision) -> object | None:
+        result = self.inner.chance(decision)
+        self.chance_results.append(plain(result))
+        return result

@@ -282,13 +282,14 @@ def run_match(n: e.MatchE, f: Frame) -> None:
 def run_one_of(n: e.OneOfE, f: Frame) -> None:
     open_options = [(label, body) for label, guard, body in n.options if guard is None or check_known(guard(f), f)]
     who = n.by(f) if n.by else f.me
-    label = f.g.choose(who, "one of", [label for label, _ in open_options], (), False, False)
+    labels = [label for label, _ in open_options]
+    label = f.g.choose(who, "one_of: " + " | ".join(labels), labels, (), False, False)
     run_body(dict(open_options)[label], f)
 
 
 def run_may(n: e.MayE, f: Frame) -> None:
     who = n.by(f) if n.by else f.me
-    if f.g.yes_no(who, "may"):
+    if f.g.yes_no(who, "may: an optional step"):
         run_body(n.body, f)
 
 
