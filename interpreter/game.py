@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .choices import Choices, Prefix, Recorder, StopForAnswer
+from .costs import Payments
 from .decisions import Decider, Decision, FirstOptionDecider, ScriptedDecider
 from .diagnostics import BoardrulesError, Span, did_you_mean
-from .effects import CostC, CostTermC
 from .interpreter import Frame, run_body
 from .rules import Rules
-from .runtime import check_known, runtime_type_error, unknown_error
+from .runtime import check_known, unknown_error
 from .state import State, ZoneRec
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain
 
@@ -18,7 +19,7 @@ MAX_DEPTH = 64
 PARAM_CHECKS = {"int": int, "bool": bool, "symbol": str, "player": Player, "piece": Piece}
 
 
-class Game:
+class Game(Choices, Payments):
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None) -> None:
         if not rules.players_min <= players <= rules.players_max:
             raise BoardrulesError(
@@ -126,7 +127,7 @@ class Game:
             raise BoardrulesError("E509", f"action '{action}' is taken by a player: say which", a.span)
         variables = self._params(a.name, a.params, params or {}, a.span)
         saved = self.decider
-        recorder = _Recorder(decider or self.decider)
+        recorder = Recorder(decider or self.decider)
         self.decider = recorder
 
         def work() -> None:
@@ -171,8 +172,8 @@ class Game:
     def _try_open(self) -> Decision | None:
         player, action, params, answers = self._open  # type: ignore[misc]
         try:
-            self.act(player, action, params, _Prefix(list(answers)))
-        except _Open as open_:
+            self.act(player, action, params, Prefix(list(answers)))
+        except StopForAnswer as open_:
             self._pending = open_.decision
             return open_.decision
         except BoardrulesError:
@@ -231,7 +232,7 @@ class Game:
         """End a player's turn: deferred events, then `turn_end` triggers, as one transaction."""
         me = self.player(player)
         saved = self.decider
-        recorder = _Recorder(decider or self.decider)
+        recorder = Recorder(decider or self.decider)
         self.decider = recorder
         try:
             self._transaction(lambda: self.end_turn_here(me))
@@ -423,121 +424,6 @@ class Game:
                 finally:
                     self.leave()
 
-    # ---------------------------------------------------------------- decisions and chance
-    def _ask(self, decision: Decision) -> Any:
-        try:
-            answer = self.decider.decide(decision)
-        except LookupError:
-            raise BoardrulesError("E506", f"no answer scripted for: {decision.describe()}", decision.rule) from None
-        return answer
-
-    def _match(self, decision: Decision, answer: Any) -> Any:
-        options = decision.options
-        if answer in options:
-            return answer
-        want = plain(answer)
-        if isinstance(want, str):
-            want = want.lower()
-        for option in options:
-            p = plain(option)
-            if p == want or (isinstance(p, str) and p.lower() == want) or str(p) == str(want):
-                return option
-        raise BoardrulesError(
-            "E505", f"answer {plain(answer)!r} is not among the options {decision.plain_options()} "
-            f"for '{decision.prompt}'", decision.rule,
-        )
-
-    def choose(self, who: Any, prompt: str, options: list[Any], sizes: tuple[int, ...], optional: bool,
-               subset: bool) -> Any:
-        span = self.state.cause
-        kind = "subset" if subset else "one"
-        if who == "chance":
-            decision = Decision("chance", prompt, tuple(options), kind, sizes, optional, span)
-            return self._chance_pick(decision)
-        if type(who) is not Player:
-            raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
-                                     Frame(self, None))
-        decision = Decision(who.id, prompt, tuple(options), kind, sizes, optional, span)
-        if subset:
-            possible = [k for k in sizes if 0 <= k <= len(options)]
-            if not possible:
-                raise BoardrulesError("E501", f"cannot choose {sizes} from {len(options)} option(s): '{prompt}'", span)
-            if len(options) in possible and len(possible) == 1:
-                return list(options)
-            answer = self._ask(decision)
-            items = answer if isinstance(answer, list) else [answer]
-            if any(plain(a) in ("none", None) for a in items):
-                items = [a for a in items if plain(a) not in ("none", None)]
-            chosen = []
-            for a in items:
-                opt = self._match(decision, a)
-                if opt in chosen:
-                    raise BoardrulesError("E505", f"{plain(a)!r} is chosen twice for '{prompt}'", span)
-                chosen.append(opt)
-            if len(chosen) not in possible:
-                raise BoardrulesError("E505", f"choose {possible} item(s) for '{prompt}', not {len(chosen)}", span)
-            return chosen
-        if not options:
-            if optional:
-                return None
-            raise BoardrulesError("E501", f"nothing to choose from for '{prompt}'", span)
-        if len(options) == 1 and not optional:
-            return options[0]
-        answer = self._ask(decision)
-        if optional and plain(answer) in (None, "none"):
-            return None
-        return self._match(decision, answer)
-
-    def yes_no(self, who: Any, prompt: str) -> bool:
-        span = self.state.cause
-        if who == "chance":
-            return self._chance_pick(Decision("chance", prompt, (True, False), "yesno", rule=span))
-        if type(who) is not Player:
-            raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
-                                     Frame(self, None))
-        answer = self._ask(Decision(who.id, prompt, (True, False), "yesno", rule=span))
-        if isinstance(answer, str):
-            answer = {"yes": True, "no": False, "true": True, "false": False}.get(answer.lower(), answer)
-        if answer not in (True, False):
-            raise BoardrulesError("E505", f"answer {answer!r} should be yes or no for '{prompt}'", span)
-        return bool(answer)
-
-    def _chance_pick(self, decision: Decision) -> Any:
-        scripted = self.decider.chance(decision)
-        options = list(decision.options)
-        if decision.kind == "subset":
-            if scripted is not None:
-                return [self._match(decision, s) for s in (scripted if isinstance(scripted, list) else [scripted])]
-            k = min(decision.sizes) if decision.sizes else 0
-            pool = list(options)
-            picked = []
-            for _ in range(min(k, len(pool))):
-                picked.append(pool.pop(self.state.random_below(len(pool))))
-            return picked
-        if not options:
-            return None
-        if scripted is not None:
-            return self._match(decision, scripted)
-        return options[self.state.random_below(len(options))]
-
-    def roll(self, sides: int, die: str) -> int:
-        decision = Decision("chance", f"roll {die}", tuple(range(1, sides + 1)), rule=self.state.cause)
-        scripted = self.decider.chance(decision)
-        if scripted is not None:
-            if type(scripted) is not int or not 1 <= scripted <= sides:
-                raise BoardrulesError("E505", f"scripted roll {scripted!r} is not a result of {die} (1..{sides})",
-                                      self.state.cause)
-            return scripted
-        return self.state.random_below(sides) + 1
-
-    def shuffle(self, zone: str) -> None:
-        contents = list(self.state.zones[zone].contents)
-        for i in range(len(contents) - 1, 0, -1):
-            j = self.state.random_below(i + 1)
-            contents[i], contents[j] = contents[j], contents[i]
-        for pid in contents:  # re-append in the new order, each move journaled
-            self.state.move_piece(pid, zone, None)
-
     # ---------------------------------------------------------------- tracks
     def track_spaces(self, marker: str) -> tuple[int, bool]:
         track = self.rules.tracks[self.state.markers[marker].track]
@@ -567,146 +453,3 @@ class Game:
         if not 1 <= at <= spaces:
             raise BoardrulesError("E510", f"space {at} is not on the track (1..{spaces})", self.state.cause)
         self.state.set_marker(marker, at, [])
-
-    # ---------------------------------------------------------------- costs
-    def _term_needs(self, term: CostTermC, f: Frame) -> tuple[int, str, Any]:
-        amount = check_known(term.amount(f), f)
-        if type(amount) is not int or amount < 0:
-            raise runtime_type_error(f"a cost amount must be a number >= 0, got {amount!r}", f)
-        owner = "" if term.per == "game" else f"{self._payer(f).id}."
-        return amount, f"{owner}{term.counter}", term.key_fn(f) if term.key_fn else term.key
-
-    def _payer(self, f: Frame) -> Player:
-        if f.me is None:
-            raise runtime_type_error("a cost is paid by the acting player, and there is none", f)
-        return f.me
-
-    def _keys(self, counter: str) -> tuple[str, ...]:
-        return self.rules.counters[counter].keys or ()
-
-    def _have(self, key: str) -> int:
-        v = self.state.counters.get(key, 0)
-        return v if type(v) is int else 0
-
-    def _alternative_payable(self, alt: tuple[CostTermC, ...], f: Frame) -> bool:
-        fixed: dict[str, int] = {}
-        flexible = []
-        for term in alt:
-            amount, base, key = self._term_needs(term, f)
-            if key is None:
-                fixed[base] = fixed.get(base, 0) + amount
-            elif key in ("any", "different"):
-                flexible.append((term, amount, base, key))
-            else:
-                k = f"{base}[{plain(key)}]"
-                fixed[k] = fixed.get(k, 0) + amount
-        low = {k: self._floor(k) for k in fixed}
-        if any(self._have(k) - n < low[k] for k, n in fixed.items()):
-            return False
-        for term, amount, base, key in flexible:
-            rest = [self._have(f"{base}[{k}]") - fixed.get(f"{base}[{k}]", 0) - self._floor(f"{base}[{k}]")
-                    for k in self._keys(term.counter)]
-            if key == "any" and not any(r >= amount for r in rest):
-                return False
-            if key == "different" and sum(1 for r in rest if r >= 1) < amount:
-                return False
-        return True
-
-    def _floor(self, key: str) -> int:
-        name = key.split(".", 1)[-1].split("[", 1)[0]
-        low = self.rules.counters[name].min
-        return low if low is not None else -(10**9)
-
-    def _payable(self, cost: CostC, f: Frame) -> bool:
-        return any(self._alternative_payable(alt, f) for alt in cost.alternatives)
-
-    def _label(self, alt: tuple[CostTermC, ...], f: Frame) -> str:
-        parts = []
-        for term in alt:
-            amount, _, key = self._term_needs(term, f)
-            parts.append(f"{amount} {term.counter}" + (f"[{plain(key)}]" if key is not None else ""))
-        return " + ".join(parts) or "nothing"
-
-    def pay(self, cost: CostC, f: Frame) -> None:
-        payable = [alt for alt in cost.alternatives if self._alternative_payable(alt, f)]
-        if not payable:
-            raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
-                                  f"{self._payer(f).id} has " + self._holdings(cost, f))
-        alt = payable[0]
-        if len(payable) > 1:
-            labels = [self._label(a, f) for a in payable]
-            chosen = self.choose(self._payer(f), f"pay {cost.text}", labels, (), False, False)
-            alt = payable[labels.index(chosen)]
-        for term in alt:
-            amount, base, key = self._term_needs(term, f)
-            if key is None:
-                self.set_counter(base, term.counter, self.state.counters[base] - amount, "E502")
-            elif key == "any":
-                keys = [k for k in self._keys(term.counter)
-                        if self._have(f"{base}[{k}]") - amount >= self._floor(f"{base}[{k}]")]
-                k = self.choose(self._payer(f), f"pay {amount} {term.counter} of any kind", keys, (), False, False)
-                self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]") - amount, "E502")
-            elif key == "different":
-                keys = [k for k in self._keys(term.counter)
-                        if self._have(f"{base}[{k}]") - 1 >= self._floor(f"{base}[{k}]")]
-                chosen = self.choose(self._payer(f), f"pay {amount} different {term.counter}", keys, (amount,),
-                                     False, True)
-                for k in chosen:
-                    self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]") - 1, "E502")
-            else:
-                k = f"{base}[{plain(key)}]"
-                self.set_counter(k, term.counter, self._have(k) - amount, "E502")
-
-    def _holdings(self, cost: CostC, f: Frame) -> str:
-        shown = []
-        for alt in cost.alternatives:
-            for term in alt:
-                _, base, _ = self._term_needs(term, f)
-                keys = self._keys(term.counter)
-                if keys:
-                    shown.append(f"{term.counter} " + ", ".join(f"{k}={self._have(f'{base}[{k}]')}" for k in keys))
-                else:
-                    shown.append(f"{term.counter}={self._have(base)}")
-        return "; ".join(dict.fromkeys(shown))
-
-
-class _Open(BaseException):
-    """Carries a decision out of a running action to the caller (see Game.begin); not an error."""
-
-    def __init__(self, decision: Decision) -> None:
-        super().__init__(decision.prompt)
-        self.decision = decision
-
-
-class _Prefix:
-    """Answers from a list, then stops the action at the first decision it has no answer for."""
-
-    def __init__(self, answers: list[Any]) -> None:
-        self.answers = answers
-
-    def decide(self, decision: Decision) -> object:
-        if not self.answers:
-            raise _Open(decision)
-        return self.answers.pop(0)
-
-    def chance(self, decision: Decision) -> object | None:
-        return None
-
-
-class _Recorder:
-    """Passes decisions to a decider and keeps what was answered, so the action can be replayed."""
-
-    def __init__(self, inner: Decider) -> None:
-        self.inner = inner
-        self.answers: list[object] = []
-        self.chance_results: list[object] = []
-
-    def decide(self, decision: Decision) -> object:
-        answer = self.inner.decide(decision)
-        self.answers.append(plain(answer))
-        return answer
-
-    def chance(self, decision: Decision) -> object | None:
-        result = self.inner.chance(decision)
-        self.chance_results.append(plain(result))
-        return result
