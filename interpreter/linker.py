@@ -253,6 +253,8 @@ class Linker:
             source = node.get("source")
             if "unknown" in node:
                 return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source)
+            if "value" in node:
+                return ValueDecl(name, "const", _bare(node["value"]), d.span, source)
             if "by_players" in node and isinstance(node["by_players"], dict):
                 table = {int(k): _bare(v) for k, v in node["by_players"].items() if str(k).isdigit()}
                 return ValueDecl(name, "by_players", table, d.span, source)
