@@ -46,6 +46,9 @@ _ALLOWED_HINT = "only plain YAML is allowed: strings, numbers, booleans, null, l
 _LINE_BREAKS = "\n\r\x85\u2028\u2029"
 
 
+# libyaml when PyYAML was built with it (several times faster); the pure-Python parser gives the same events.
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 class YMap(dict):
     """A YAML mapping whose keys are strings, with the place of the mapping, of each key and of each value."""
 
@@ -134,14 +137,22 @@ def load_yaml_text(text: str, display: str, diags: Diagnostics) -> object | None
     ):
         diags.error("E104", f"file is too large (more than {MAX_BYTES} bytes)", Span(display, 1, 1))
         return None
+    value, local = _build(text, display, _FAST_LOADER)
+    if local.items and _FAST_LOADER is not yaml.SafeLoader:
+        # libyaml words its errors less helpfully: a file with any problem is read again by the Python parser.
+        value, local = _build(text, display, yaml.SafeLoader)
+    diags.extend(local.items)
+    return value
+
+
+def _build(text: str, display: str, loader: type) -> tuple[object | None, Diagnostics]:
     local = Diagnostics()
     try:
-        value = _Builder(text, display, local).run()
+        value = _Builder(text, display, local, loader).run()
     except Exception as exc:  # a bug here must still come out as a diagnostic, not a traceback
         local.error("E101", f"cannot read YAML: {type(exc).__name__}: {exc}", Span(display, 1, 1))
         value = None
-    diags.extend(local.items)
-    return value
+    return value, local
 
 
 def span_at(root: object, path: Sequence[str | int]) -> Span | None:
@@ -231,7 +242,8 @@ class _Frame:
 
 
 class _Builder:
-    def __init__(self, text: str, display: str, diags: Diagnostics) -> None:
+    def __init__(self, text: str, display: str, diags: Diagnostics, loader: type) -> None:
+        self.loader = loader
         self.text = text
         self.display = display
         self.diags = diags
@@ -273,7 +285,7 @@ class _Builder:
         return self.root
 
     def _events(self) -> Iterator[Event]:
-        loader = yaml.SafeLoader(self.text)
+        loader = self.loader(self.text)
         try:
             while loader.check_event():
                 yield loader.get_event()
@@ -363,7 +375,7 @@ class _Builder:
             elif tag not in _SCALAR_TAGS:
                 value = self._bad_tag(tag, self._span(event.start_mark))
             else:
-                value = YStr(event.value, span, event.style)
+                value = YStr(event.value, span, event.style or None)
         else:
             value = self._convert(event, tag, implicit, span)
         if event.anchor is not None:
@@ -374,7 +386,7 @@ class _Builder:
         text = event.value
         if tag in (_STR, _TIMESTAMP) or (implicit and tag not in _SCALAR_TAGS):
             # Implicit `=` and `<<` resolve to PyYAML's value and merge tags; as values they are just text.
-            return YStr(text, span, event.style)
+            return YStr(text, span, event.style or None)
         # Tag problems are shown at the tag, not at the text after it.
         tag_span = self._span(event.start_mark)
         if tag not in _SCALAR_TAGS:
@@ -393,7 +405,7 @@ class _Builder:
         except (ValueError, KeyError, IndexError, OverflowError):
             if implicit:
                 # The resolver's patterns admit a few texts (`0b_`, huge numbers) that do not convert.
-                return YStr(text, span, event.style)
+                return YStr(text, span, event.style or None)
             self.diags.error("E103", f"'{_short(text)}' is not a valid {_show_tag(tag)}", tag_span,
                              hint="remove the tag, or write a value of that type")
             return _DROPPED

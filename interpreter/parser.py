@@ -239,13 +239,12 @@ class _ToSyntax(Transformer):
 
 
 @lru_cache(maxsize=1)
-def _parsers() -> dict[str, Lark]:
+def _parser() -> Lark:
     text = (grammar_dir() / "rules.lark").read_text(encoding="utf-8")
-    # One tree-less LALR parser per start symbol: the transformer runs during parsing.
-    return {
-        start: Lark(text, parser="lalr", start=start, transformer=_ToSyntax(), maybe_placeholders=True)
-        for start in START_SYMBOLS
-    }
+    # One tree-less LALR parser for all start symbols: the transformer runs during parsing. cache=True keeps the
+    # LALR tables on disk between runs.
+    return Lark(text, parser="lalr", start=list(START_SYMBOLS), transformer=_ToSyntax(), maybe_placeholders=True,
+                cache=True)
 
 
 _EXPECTED_NAMES = {
@@ -274,7 +273,7 @@ def _describe_expected(expected: set[str]) -> str:
 def parse(text: str, start: str) -> s.Node:
     """Parse `text` from a start symbol (expr, effect, cost, for_head); cached by text."""
     try:
-        return _parsers()[start].parse(text)
+        return _parser().parse(text, start=start)
     except UnexpectedToken as err:
         got = "end of text" if err.token.type == "$END" else f"'{err.token}'"
         hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
