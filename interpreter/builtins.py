@@ -6,7 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .diagnostics import BoardrulesError
 from .runtime import as_list, check_known, elem_type, runtime_type_error
+from .state import UNKNOWN_SIZE
 from .values import Piece, Player, Ref, Zone
 
 if TYPE_CHECKING:
@@ -102,6 +104,9 @@ def _next_player(f: Frame, p: Any) -> Player:
 def _zone(f: Frame, z: Any) -> str:
     if type(z) is not Zone:
         raise runtime_type_error(f"expected a zone, got {z!r}", f)
+    rec = f.g.state.zones[z.key]
+    if UNKNOWN_SIZE in (rec.slots, rec.capacity):
+        raise BoardrulesError("E601", f"the size of zone '{z.key}' is unknown", f.g.state.cause)
     return z.key
 
 

@@ -47,7 +47,7 @@ class Builder:
             s.Roll: self._roll,
             s.Draw: self._draw,
             s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._expr(n.zone, sc, t)),
-            s.Refill: lambda n, sc, t: e.RefillE(t.at(n.pos), self._expr(n.zone, sc, t), self._expr(n.source, sc, t)),
+            s.Refill: self._refill,
             s.Advance: self._advance,
             s.Place: self._place,
             s.Emit: self._emit,
@@ -346,6 +346,14 @@ class Builder:
         zone = self._expr(n.zone, scope, t)
         scope.names[n.var] = "piece"
         return e.DrawE(t.at(n.pos), n.var, zone)
+
+    def _refill(self, n: s.Refill, scope: Scope, t: Text) -> e.Effect:
+        name = n.zone.id if isinstance(n.zone, s.Name) else n.zone.name if isinstance(n.zone, s.Attr) else None
+        decl = self.rules.zones.get(name) if name and name not in scope.names else None
+        if decl is not None and decl.capacity is None:
+            msg = f"refill fills a zone up to its capacity, and '{name}' has none"
+            raise _Reported(CompileError("E402", msg, n.zone.pos, f"give zones.{name} a capacity"), t)
+        return e.RefillE(t.at(n.pos), self._expr(n.zone, scope, t), self._expr(n.source, scope, t))
 
     def _advance(self, n: s.Advance, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)

@@ -11,7 +11,7 @@ from .diagnostics import BoardrulesError, Span, did_you_mean
 from .interpreter import Frame, run_body
 from .rules import Rules
 from .runtime import check_known, unknown_error
-from .state import State, ZoneRec
+from .state import UNKNOWN_SIZE, State, ZoneRec
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain
 
 STEP_BUDGET = 10_000
@@ -47,8 +47,8 @@ class Game(Choices, Payments):
     def _lay_out(self) -> None:
         r, st, n = self.rules, self.state, len(self.players)
         for z in r.zones.values():
-            rec = dict(ordered=z.ordered, slots=r.resolve_int(z.slots, n), slot_capacity=z.slot_capacity,
-                       capacity=r.resolve_int(z.capacity, n))
+            rec = dict(ordered=z.ordered, slots=self._size(z.slots, n), slot_capacity=z.slot_capacity,
+                       capacity=self._size(z.capacity, n))
             if z.per == "player":
                 for p in self.players:
                     st.add_zone(f"{p.id}.{z.name}", ZoneRec(owner=p.id, **rec))
@@ -63,6 +63,12 @@ class Game(Choices, Payments):
         for t in r.tracks.values():
             for marker, start in t.markers.items():
                 st.add_marker(marker, t.name, int(start))
+
+    def _size(self, raw: Any, players: int) -> int | str | None:
+        v = self.rules.values.get(raw) if isinstance(raw, str) else None
+        if v is not None and (v.kind == "unknown" or (v.kind == "by_players" and players not in v.data)):
+            return UNKNOWN_SIZE
+        return self.rules.resolve_int(raw, players)
 
     def _initial(self, raw: Any, players: int) -> Any:
         if isinstance(raw, Unknown):

@@ -182,10 +182,11 @@ def run_refill(n: e.RefillE, f: Frame) -> None:
     zone, source = _zone(n.zone(f), f), _zone(n.source(f), f)
     state = f.g.state
     target = state.zones[zone.key]
-    room = (target.capacity if target.capacity is not None else 0) - len(target.contents)
-    if target.capacity is None:
-        raise runtime_type_error(f"refill needs a zone with a capacity; '{zone}' has none", f)
-    for _ in range(room):
+    if type(target.capacity) is not int:
+        if target.capacity is None:
+            raise runtime_type_error(f"refill needs a zone with a capacity; '{zone}' has none", f)
+        raise BoardrulesError("E601", f"the size of zone '{zone}' is unknown", f.g.state.cause)
+    for _ in range(target.capacity - len(target.contents)):
         src = state.zones[source.key].contents
         if not src:
             break

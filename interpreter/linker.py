@@ -348,11 +348,16 @@ class Linker:
         b.error(err.err.code, err.err.message, err.text.at(err.err.pos), err.err.hint)
 
     def _check_counts(self, rules: Rules) -> None:
-        """Counts written as value names (slots, capacity, initial, spaces) must name int values."""
-        for z in rules.zones.values():
-            for raw in (z.slots, z.capacity):
-                if isinstance(raw, str) and raw not in rules.values:
-                    self.diags.error("E401", f"unknown value '{raw}'", z.span, did_you_mean(raw, rules.values))
-        for t in rules.tracks.values():
-            if isinstance(t.spaces, str) and t.spaces not in rules.values:
-                self.diags.error("E401", f"unknown value '{t.spaces}'", t.span, did_you_mean(t.spaces, rules.values))
+        """Sizes written as value names (slots, capacity, spaces) must name numbers fixed before play."""
+        sized = [(z.span, z.slots) for z in rules.zones.values()] + [(z.span, z.capacity) for z in rules.zones.values()]
+        sized += [(t.span, t.spaces) for t in rules.tracks.values()]
+        for span, raw in sized:
+            if raw is None or (isinstance(raw, int) and not isinstance(raw, bool)):
+                continue
+            if not isinstance(raw, str):
+                self.diags.error("E402", "a size is a number or the name of a value", span)
+            elif raw not in rules.values:
+                self.diags.error("E401", f"unknown value '{raw}'", span, did_you_mean(raw, rules.values))
+            elif rules.values[raw].kind == "expr":
+                self.diags.error("E402", f"'{raw}' is a formula, but a size is fixed before play", span,
+                                 "use a number or a player-count table; check a changing limit with require")

@@ -17,12 +17,15 @@ _MASK64 = (1 << 64) - 1
 _MISSING = object()
 
 
+UNKNOWN_SIZE = "unknown"  # a zone size the source leaves open: moving a piece in stops the game (E601)
+
+
 @dataclass
 class ZoneRec:
     ordered: bool = False
-    slots: int | None = None
+    slots: int | str | None = None
     slot_capacity: int = 1
-    capacity: int | None = None
+    capacity: int | str | None = None
     owner: str | None = None
     contents: list[str] = field(default_factory=list)
 
@@ -201,6 +204,9 @@ class State:
 
     def _check_room(self, zone: str, slot: int | None, moving: str | None = None) -> None:
         z = self.zones[zone]
+        if UNKNOWN_SIZE in (z.capacity, z.slots):
+            raise BoardrulesError("E601", f"the size of zone '{zone}' is unknown, so a piece cannot be placed there",
+                                  self.cause, "fill the value in the pack once it is known")
         others = [p for p in z.contents if p != moving]
         if z.capacity is not None and len(others) >= z.capacity:
             raise BoardrulesError("E504", f"zone '{zone}' is full ({z.capacity} pieces)", self.cause)
