@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import runtime as rt
 from . import syntax as s
 from .builtins import FUNCTIONS
-from .diagnostics import Span, did_you_mean
+from .diagnostics import Span, did_you_mean, source_line
 from .runtime import elem_type
 from .values import Ref, Zone
 
@@ -67,9 +67,6 @@ class Scope:
         return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live)
 
 
-_VARIES = object()
-
-
 def _local(name: str) -> str:
     return f"_v_{name}"
 
@@ -112,8 +109,14 @@ class ExprCompiler:
     # ---------------------------------------------------------------- entry points
     def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, str]:
         gen = _Gen()
-        src, t = self._src(node, scope, gen)
-        return self._function(src, gen), t
+        try:
+            src, t = self._src(node, scope, gen)
+            return self._function(src, gen), t
+        except (RecursionError, MemoryError, SyntaxError) as exc:
+            if isinstance(exc, SyntaxError) and "nested" not in str(exc):
+                raise
+            raise CompileError("E301", "expression is nested too deeply", node.pos,
+                               "split it with let, or into a value or a procedure") from None
 
     def counter_key(self, family: s.Node, key_node: s.Node, scope: Scope) -> Fn | None:
         """The state key of one cell of a keyed counter (`p1.stock[wine]`, `price[wine]`), when the counter is
@@ -166,7 +169,7 @@ class ExprCompiler:
             return "len(f.g.players)", "int"
         if name == "chance":
             return "'chance'", "chance"
-        if len(name) >= 2 and name[0] == "p" and name[1:].isdigit():
+        if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
             return f"_player_at(f, {int(name[1:])})", "player"
         if name in r.values:
             v = r.values[name]
@@ -211,11 +214,16 @@ class ExprCompiler:
             if name in PIECE_BUILTINS:
                 return f"f.g.piece_builtin({obj}, {name!r})", PIECE_BUILTINS[name]
             if name in r.properties:
-                default = self._single_default(name)
-                if isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces and default is not _VARIES:
-                    # A piece being iterated out of a zone exists: read its property without the checks.
-                    return (f"f.g.state.pieces[{obj}.id].props.get({name!r}, {gen.const(default)})",
-                            r.properties[name])
+                if isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces:
+                    # A piece being iterated out of a zone exists: read its property without the checks. The
+                    # default is its own kind's (a kind that does not declare the property gives none).
+                    defaults = {k: r.prop_defaults.get((k, name)) for k in r.kinds}
+                    if len({repr(v) for v in defaults.values()}) == 1:
+                        fixed = gen.const(next(iter(defaults.values())))
+                        return f"f.g.state.pieces[{obj}.id].props.get({name!r}, {fixed})", r.properties[name]
+                    table = gen.const(defaults)
+                    rec = f"f.g.state.pieces[{obj}.id]"
+                    return f"{rec}.props.get({name!r}, {table}.get({rec}.kind))", r.properties[name]
                 return f"_prop(f, {obj}, {name!r})", r.properties[name]
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
@@ -226,10 +234,6 @@ class ExprCompiler:
         if t != "any":
             raise CompileError("E402", f"a value of type {t} has no attribute '{name}'", node.pos)
         return f"_attr(f, {obj}, {name!r})", "any"
-
-    def _single_default(self, prop: str) -> Any:
-        defaults = {repr(v): v for (kind, p), v in self.rules.prop_defaults.items() if p == prop}
-        return next(iter(defaults.values())) if len(defaults) == 1 else _VARIES
 
     def _cell(self, family: s.Node, key_node: s.Node, scope: Scope, gen: _Gen) -> str | None:
         r = self.rules
@@ -358,11 +362,34 @@ class ExprCompiler:
         return f"_b_{node.fn}(f{args})", spec.result([c[1] for c in compiled])
 
 
+def _folded_span(base: Span, indent: int, col: int) -> Span:
+    """In a folded (>) block, source lines were joined with spaces: find the line that holds column `col`."""
+    offset, line_no = 0, base.line + 1
+    while True:
+        text = source_line(base.file, line_no)
+        if text is None:
+            break
+        width = len(text) - indent
+        if col - 1 - offset <= width or source_line(base.file, line_no + 1) is None:
+            break
+        nxt = source_line(base.file, line_no + 1) or ""
+        if len(nxt) - len(nxt.lstrip(" ")) < indent or not nxt.strip():
+            break
+        offset += width + 1
+        line_no += 1
+    return Span(base.file, line_no, indent + col - offset)
+
+
 def span_in(base: Span, pos: s.Pos, style: str | None) -> Span:
     """The file position of `pos` inside a YAML string that starts at `base`."""
     line, col = pos
     if style in ("|", ">"):
-        return Span(base.file, base.line + line, base.col + col + 1)
+        # The text starts on the line after the indicator, at the block's indentation.
+        first = source_line(base.file, base.line + 1)
+        indent = len(first) - len(first.lstrip(" ")) if first is not None else base.col + 1
+        if style == ">" and line == 1:
+            return _folded_span(base, indent, col)
+        return Span(base.file, base.line + line, indent + col)
     offset = 1 if style in ("'", '"') else 0
     if line == 1:
         return Span(base.file, base.line, base.col + offset + col - 1)

@@ -97,7 +97,9 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def _source_line(file: str, line: int, cache: dict[str, list[str] | None]) -> str | None:
+def source_line(file: str, line: int, cache: dict[str, list[str] | None] | None = None) -> str | None:
+    """Line `line` (from 1) of a file, or None when it cannot be read."""
+    cache = _LINES if cache is None else cache
     if file not in cache:
         try:
             cache[file] = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
@@ -109,6 +111,9 @@ def _source_line(file: str, line: int, cache: dict[str, list[str] | None]) -> st
     return lines[line - 1]
 
 
+_LINES: dict[str, list[str] | None] = {}
+
+
 def render_text(diagnostics: Iterable[Diagnostic]) -> str:
     """`file:line:col: error CODE: message`, the source line, a caret under the column, then the hint."""
     cache: dict[str, list[str] | None] = {}
@@ -117,7 +122,7 @@ def render_text(diagnostics: Iterable[Diagnostic]) -> str:
         where = f"{d.span}: " if d.span else ""
         out.append(f"{where}{d.severity} {d.code}: {d.message}")
         if d.span:
-            text = _source_line(d.span.file, d.span.line, cache)
+            text = source_line(d.span.file, d.span.line, cache)
             if text is not None:
                 out.append(f"    {text.expandtabs(1)}")
                 out.append("    " + " " * (d.span.col - 1) + "^")

@@ -270,9 +270,9 @@ class Builder:
 
     def _pay(self, n: s.Pay, scope: Scope, t: Text) -> e.Effect:
         by = self._expr(n.by, scope, t) if n.by else None
-        return e.PayE(t.at(n.pos), self.cost(n.cost, scope, t), by)
+        return e.PayE(t.at(n.pos), self.cost(n.cost, scope, t, t.text.strip().removeprefix("pay ").strip()), by)
 
-    def cost(self, cost: s.Cost, scope: Scope, t: Text) -> e.CostC:
+    def cost(self, cost: s.Cost, scope: Scope, t: Text, label: str | None = None) -> e.CostC:
         alternatives: list[tuple[e.CostTermC, ...]] = []
         for alt in cost.alternatives:
             if isinstance(alt, s.CostRef):
@@ -303,7 +303,7 @@ class Builder:
                         raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
                 terms.append(e.CostTermC(amount, c.name, c.per, key, key_fn))
             alternatives.append(tuple(terms))
-        return e.CostC(t.at(cost.pos), tuple(alternatives), t.text)
+        return e.CostC(t.at(cost.pos), tuple(alternatives), label or t.text)
 
     def _move(self, n: s.Move, scope: Scope, t: Text) -> e.Effect:
         to, tt = self._typed(n.to, scope, t)

@@ -213,7 +213,7 @@ class Game(Choices, Payments):
                 raise BoardrulesError("E509", f"'{name}' needs the parameter '{pname}' ({ptype})", span)
             value = self.from_plain(given[pname], ptype)
             want = PARAM_CHECKS.get(ptype)
-            if want is not None and not isinstance(value, want):
+            if want is not None and not (isinstance(value, want) and (want is bool or not isinstance(value, bool))):
                 raise BoardrulesError("E509", f"parameter '{pname}' should be {ptype}, got {given[pname]!r}", span)
             out[pname] = value
         return out
@@ -225,7 +225,7 @@ class Game(Choices, Payments):
         if isinstance(value, str):
             if value.startswith("$"):
                 return Piece(value[1:])
-            if ptype in ("player", "any") and value[:1] == "p" and value[1:].isdigit():
+            if ptype in ("player", "any") and value[:1] == "p" and value[1:].isascii() and value[1:].isdigit():
                 seat = int(value[1:])
                 if 1 <= seat <= len(self.players):
                     return self.players[seat - 1]
@@ -276,7 +276,7 @@ class Game(Choices, Payments):
                     continue
                 if a.cost is not None and not self._payable(a.cost, f):
                     continue
-            except BoardrulesError:
+            except (BoardrulesError, UnknownCompared):
                 continue
             out.append(a.name)
         return out

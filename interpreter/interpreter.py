@@ -143,7 +143,7 @@ def run_link(n: e.LinkE, f: Frame) -> None:
     (a,) = _pieces(n.a(f), f)
     (b,) = _pieces(n.b(f), f)
     state = f.g.state
-    group = state.pieces[a.id].group or state.pieces[b.id].group or f"group_{a.id}"
+    group = state.pieces[a.id].group or state.pieces[b.id].group or state.new_group()
     for pid in {*state.group_of(a.id), *state.group_of(b.id)}:
         if state.pieces[pid].group != group:
             state.set_group(pid, group)

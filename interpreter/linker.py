@@ -50,6 +50,15 @@ class Decl:
     replaced_by: str | None = None
 
 
+def _count(value: Any) -> int | None:
+    """A whole number written as a YAML int or ASCII digits; None for anything else (the schema reports it)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10:
+        return int(value)
+    return None
+
+
 def _bare(value: Any) -> Any:
     """YAML data without its position wrappers, as it may be stored in a game state."""
     if isinstance(value, str):
@@ -155,8 +164,8 @@ class Linker:
         for m in ordered:
             players = m.doc.get("players")
             if isinstance(players, dict):
-                rules.players_min = int(players.get("min", rules.players_min) or rules.players_min)
-                rules.players_max = int(players.get("max", rules.players_max) or rules.players_max)
+                rules.players_min = _count(players.get("min")) or rules.players_min
+                rules.players_max = _count(players.get("max")) or rules.players_max
         self._declare(rules, decls)
         self._build(rules, decls)
         return rules
@@ -200,9 +209,11 @@ class Linker:
             elif isinstance(initial, str) and initial not in rules.values:
                 self.diags.error("E401", f"unknown value '{initial}'", _vspan(n, "initial", d.span),
                                  did_you_mean(initial, rules.values))
-            rules.counters[name] = CounterDecl(
-                name, str(n.get("per", "player")), keys, initial, n.get("min", 0), n.get("max"), d.span
-            )
+            low = n.get("min", 0)
+            low = low if isinstance(low, int) and not isinstance(low, bool) else 0
+            high = n.get("max")
+            high = high if isinstance(high, int | str) and not isinstance(high, bool) else None
+            rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span)
         for name, d in self._section(decls, "pieces"):
             props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
             kind: dict[str, str] = {}
@@ -224,18 +235,19 @@ class Linker:
             n = d.node if isinstance(d.node, dict) else {}
             rules.zones[name] = ZoneDecl(
                 name, str(n.get("per", "game")), bool(n.get("ordered", False)), n.get("slots"),
-                int(n.get("slot_capacity", 1) or 1), n.get("capacity"), d.span,
+                _count(n.get("slot_capacity")) or 1, n.get("capacity"), d.span,
             )
         for name, d in self._section(decls, "tracks"):
             n = d.node if isinstance(d.node, dict) else {}
             icons: dict[int, tuple[str, ...]] = {}
             raw_icons = n.get("icons", {})
             for space, names in (raw_icons.items() if isinstance(raw_icons, dict) else []):
-                if str(space).isdigit():
-                    icons[int(space)] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
-                    rules.symbols.update(icons[int(space)])
+                number = _count(space)
+                if number is not None:
+                    icons[number] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
+                    rules.symbols.update(icons[number])
             markers = n.get("markers", {})
-            markers = {str(k): v for k, v in markers.items()} if isinstance(markers, dict) else {}
+            markers = {str(k): _count(v) or 1 for k, v in markers.items()} if isinstance(markers, dict) else {}
             rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
                                            d.span)
             for marker in markers:
@@ -256,7 +268,7 @@ class Linker:
             if "value" in node:
                 return ValueDecl(name, "const", _bare(node["value"]), d.span, source)
             if "by_players" in node and isinstance(node["by_players"], dict):
-                table = {int(k): _bare(v) for k, v in node["by_players"].items() if str(k).isdigit()}
+                table = {_count(k): _bare(v) for k, v in node["by_players"].items() if _count(k) is not None}
                 return ValueDecl(name, "by_players", table, d.span, source)
             if "expr" in node:
                 return ValueDecl(name, "expr", node["expr"], _vspan(node, "expr", d.span), source)

@@ -247,26 +247,46 @@ def _parser() -> Lark:
                 cache=True)
 
 
+# How a hint names what the grammar expected; terminals written as plain strings show as themselves.
 _EXPECTED_NAMES = {
     "NAME": "a name",
     "INT": "a number",
     "STRING": "a quoted string",
     "PIECE_ID": "a $piece id",
-    "LPAR": "'('",
-    "RPAR": "')'",
-    "LSQB": "'['",
-    "RSQB": "']'",
-    "COMMA": "','",
-    "DOT": "'.'",
+    "ASSIGN_OP": "'=', '+=' or '-='",
+    "COMP_OP": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/' or '%'",
+    "SCOPE": "'action', 'turn', 'round' or 'game'",
+    "END_WHAT": "'turn' or 'round'",
     "$END": "the end of the text",
 }
 
 
 def _describe_expected(expected: set[str]) -> str:
-    names = sorted(_EXPECTED_NAMES.get(e, repr(e.lower()) if e.isupper() else e) for e in expected)
-    if len(names) > 8:
-        names = [*names[:8], "..."]
-    return ", ".join(names)
+    terminals = {t.name: t for t in _parser().terminals}
+    names = set()
+    for name in expected:
+        if name in _EXPECTED_NAMES:
+            names.add(_EXPECTED_NAMES[name])
+        elif name in terminals and terminals[name].pattern.type == "str":
+            names.add(repr(terminals[name].pattern.value))
+    ordered = sorted(names)
+    if len(ordered) > 8:
+        ordered = [*ordered[:8], "..."]
+    return ", ".join(ordered) or "something else"
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        _parser().parse(text, start="expr")
+    except (LarkError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    return text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1
 
 
 @lru_cache(maxsize=65536)
@@ -275,19 +295,23 @@ def parse(text: str, start: str) -> s.Node:
     try:
         return _parser().parse(text, start=start)
     except UnexpectedToken as err:
-        got = "end of text" if err.token.type == "$END" else f"'{err.token}'"
         hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
-        raise ParseError(f"unexpected {got} in {_what(start)}", (err.line or 1, err.column or 1), hint) from None
+        if start == "effect" and _is_expression(text):
+            hint = f"this is a condition, not an effect; to insist on it write: require {text.strip()}"
+        if err.token.type == "$END":
+            raise ParseError(f"{_what(start)} ends too early", _end_of(text), hint) from None
+        pos = (err.line or 1, err.column or 1)
+        raise ParseError(f"unexpected '{err.token}' in {_what(start)}", pos, hint) from None
     except UnexpectedCharacters as err:
         char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
         raise ParseError(f"unexpected character '{char}' in {_what(start)}", (err.line, err.column)) from None
     except UnexpectedEOF as err:
-        line = text.count("\n") + 1
-        col = len(text.rsplit("\n", 1)[-1]) + 1
         hint = f"expected {_describe_expected(set(err.expected))}"
-        raise ParseError(f"{_what(start)} ends too early", (line, col), hint) from None
+        raise ParseError(f"{_what(start)} ends too early", _end_of(text), hint) from None
     except UnexpectedInput as err:  # any other lark input error
         raise ParseError(f"cannot parse {_what(start)}", (getattr(err, "line", 1), getattr(err, "column", 1))) from None
+    except ValueError:  # int() of a number with thousands of digits
+        raise ParseError(f"a number in this {_what(start)} is too long", (1, 1)) from None
     except (LarkError, RecursionError):
         raise ParseError(f"cannot parse {_what(start)}", (1, 1)) from None
 

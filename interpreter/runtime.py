@@ -80,7 +80,7 @@ def me(f: Frame) -> Player:
 
 def player_at(f: Frame, seat: int) -> Player:
     players = f.g.players
-    if seat > len(players):
+    if not 1 <= seat <= len(players):
         raise runtime_type_error(f"there is no player p{seat} in a {len(players)}-player game", f)
     return players[seat - 1]
 

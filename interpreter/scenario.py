@@ -144,7 +144,7 @@ class ScenarioRunner:
             missing = [p for p in ids if p not in st.pieces]
             if missing:
                 raise BoardrulesError("E401", f"cannot link unknown piece(s) {missing}", lspan)
-            group = st.pieces[ids[0]].group or f"group_{ids[0]}"
+            group = st.pieces[ids[0]].group or st.new_group()
             for pid in ids:
                 st.set_group(pid, group)
         for marker, pos in (spec.get("markers", {}) or {}).items():

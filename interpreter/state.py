@@ -163,6 +163,12 @@ class State:
         self._log("group", pid, rec.group)
         rec.group = group
 
+    def new_group(self) -> str:
+        """A name for a new set of linked pieces, never used before in this game."""
+        n = self.vars.get("groups", 0) + 1
+        self.set_var("groups", n)
+        return f"group_{n}"
+
     def new_id(self, kind: str) -> str:
         n = self.id_counters.get(kind, 0)
         while True:

@@ -38,7 +38,7 @@ def test_broken_pack_reports_every_problem_with_places(capsys: pytest.CaptureFix
     assert ("tests/packs/broken/broken.yaml", "15", "15", "E201") in found  # wrong type in YAML
     assert ("tests/packs/broken/broken.yaml", "22", "25", "E401") in found  # misspelt name
     assert ("tests/packs/broken/broken.yaml", "28", "32", "E402") in found  # wrong type in an expression
-    assert ("tests/packs/broken/broken.yaml", "34", "14", "E301") in found  # grammar error
+    assert ("tests/packs/broken/broken.yaml", "34", "16", "E301") in found  # grammar error
     assert any(f[0].endswith("unreadable.yaml") and f[3] == "E101" for f in found)  # YAML syntax error
     assert "hint: did you mean 'time'?" in out
     # The source line and a caret under the column follow each diagnostic.

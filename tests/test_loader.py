@@ -9,11 +9,12 @@ import pickle
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from boardrules import loader
 from boardrules.diagnostics import Diagnostic, Diagnostics, Span
 from boardrules.loader import YList, YMap, YStr, key_span_at, load_yaml, load_yaml_text, span_at
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 F = "rules/x.yaml"
 

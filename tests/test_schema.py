@@ -217,7 +217,7 @@ zones:
   queue: {ordered: true, capacity: 5}
   field: {slots: 6, slot_capacity: 2}
   market: {}
-  barn: {per: player, capacity: {expr: "2 + me.coin"}}
+  barn: {per: player, capacity: storage}
   shelf: {slots: start_workers, capacity: goal, note: one row}
 tracks:
   ring:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from boardrules.diagnostics import Diagnostic, Diagnostics, Span
 from boardrules.loader import load_yaml_text
 from boardrules.resources import grammar_dir

@@ -1,0 +1,75 @@
+"""Shared helpers: build rule sets from inline module YAML, and the linked harvest test pack."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from boardrules.diagnostics import Diagnostics
+from boardrules.pack import discover, link, load_modules
+from boardrules.rules import Rules
+
+HARVEST = Path(__file__).parent / "packs" / "harvest"
+
+
+def write_modules(directory: Path, *texts: str) -> list[Path]:
+    """Write each module text (dedented) to its own file in `directory`; the files, in order."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, text in enumerate(texts):
+        path = directory / f"m{i}.yaml"
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def link_texts(directory: Path, *texts: str, roots: list[str] | None = None) -> tuple[Rules, Diagnostics]:
+    """Load and link inline modules; `roots` defaults to the module id of the last text."""
+    diags = Diagnostics()
+    modules = load_modules(write_modules(directory, *texts), diags)
+    if roots is None:
+        roots = [list(modules)[-1]] if modules else []
+    return link(modules, roots, diags), diags
+
+
+def build_rules(directory: Path, *texts: str, roots: list[str] | None = None) -> Rules:
+    """Link inline modules and insist that nothing at all was reported."""
+    rules, diags = link_texts(directory, *texts, roots=roots)
+    assert diags.items == [], [f"{d.code} {d.message} @ {d.span}" for d in diags.items]
+    return rules
+
+
+def harvest_link(root: str = "harvest.plus") -> Rules:
+    diags = Diagnostics()
+    (pack,) = discover([HARVEST], diags)
+    modules = load_modules(pack.module_files, diags)
+    rules = link(modules, [root], diags)
+    assert not diags.has_errors, [f"{d.code} {d.message}" for d in diags.items]
+    return rules
+
+
+@pytest.fixture(scope="session")
+def harvest_rules() -> Rules:
+    return harvest_link("harvest.plus")
+
+
+@pytest.fixture
+def build(tmp_path: Path):
+    """build(*module_texts, roots=None) -> Rules, with no diagnostics allowed."""
+
+    def _build(*texts: str, roots: list[str] | None = None) -> Rules:
+        return build_rules(tmp_path, *texts, roots=roots)
+
+    return _build
+
+
+@pytest.fixture
+def link_diags(tmp_path: Path):
+    """link_diags(*module_texts, roots=None) -> (Rules, Diagnostics)."""
+
+    def _link(*texts: str, roots: list[str] | None = None) -> tuple[Rules, Diagnostics]:
+        return link_texts(tmp_path, *texts, roots=roots)
+
+    return _link
