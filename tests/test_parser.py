@@ -401,13 +401,10 @@ def test_errors_carry_a_hint_of_what_was_expected() -> None:
     assert error("a # b", "expr").hint is None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: 'unexpected end of text' points at the last token, not the end of the "
-                   "text: parse('1 coins or', 'cost') gives pos (1, 9); LALR raises UnexpectedToken($END), so the "
-                   "UnexpectedEOF branch that computes the end position never runs")
 @pytest.mark.parametrize(("text", "start"), [("1 coins or", "cost"), ("move a to", "effect"), ("a + ", "expr")])
 def test_end_of_text_error_points_past_the_text(text: str, start: str) -> None:
     err = error(text, start)
-    assert err.message.startswith("unexpected end of text")
+    assert err.message.endswith("ends too early")
     assert err.pos == (1, len(text) + 1)
 
 
