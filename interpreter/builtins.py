@@ -21,6 +21,10 @@ class Spec:
     max_args: int
     impl: Callable[..., Any]
     result: Callable[[list[str]], str]
+    # What each argument must be, checked at link time (the last entry covers any further arguments):
+    # "list" (a list or a zone), "number", "numbers" (a number or a list), "zone", "player", "marker", "track",
+    # "symbol", or "any".
+    args: tuple[str, ...] = ("any",)
 
 
 def _const(t: str) -> Callable[[list[str]], str]:
@@ -195,26 +199,26 @@ def _keys(f: Frame, family: Any) -> list[str]:
 
 
 FUNCTIONS: dict[str, Spec] = {
-    "count": Spec(1, 1, _count, _const("int")),
-    "sum": Spec(1, 1, _sum, _const("int")),
-    "min": Spec(1, 16, _min, _const("int")),
-    "max": Spec(1, 16, _max, _const("int")),
-    "abs": Spec(1, 1, _abs, _const("int")),
-    "first": Spec(1, 1, _first, _first_elem),
-    "last": Spec(1, 1, _last, _first_elem),
-    "any": Spec(1, 1, _any, _const("bool")),
-    "all": Spec(1, 1, _all, _const("bool")),
-    "clockwise": Spec(1, 1, _clockwise, _const("list:player")),
-    "next_player": Spec(1, 1, _next_player, _const("player")),
-    "slot": Spec(2, 2, _slot, _const("list:piece")),
-    "occupied": Spec(1, 1, _occupied, _const("list:int")),
-    "free_slots": Spec(1, 1, _free_slots, _const("list:int")),
-    "capacity": Spec(1, 1, _capacity, _const("int")),
-    "position": Spec(1, 1, _position, _const("int")),
-    "passed": Spec(1, 1, _passed, _const("list:symbol")),
-    "icons": Spec(2, 2, _icons, _const("list:symbol")),
-    "adjacent": Spec(2, 2, _adjacent, _const("list:piece")),
-    "pieces": Spec(1, 1, _pieces, _const("list:piece")),
-    "owner": Spec(1, 1, _owner, _const("player")),
-    "keys": Spec(1, 1, _keys, _const("list:symbol")),
+    "count": Spec(1, 1, _count, _const("int"), ("list",)),
+    "sum": Spec(1, 1, _sum, _const("int"), ("list",)),
+    "min": Spec(1, 16, _min, _const("int"), ("numbers", "number")),
+    "max": Spec(1, 16, _max, _const("int"), ("numbers", "number")),
+    "abs": Spec(1, 1, _abs, _const("int"), ("number",)),
+    "first": Spec(1, 1, _first, _first_elem, ("list",)),
+    "last": Spec(1, 1, _last, _first_elem, ("list",)),
+    "any": Spec(1, 1, _any, _const("bool"), ("list",)),
+    "all": Spec(1, 1, _all, _const("bool"), ("list",)),
+    "clockwise": Spec(1, 1, _clockwise, _const("list:player"), ("player",)),
+    "next_player": Spec(1, 1, _next_player, _const("player"), ("player",)),
+    "slot": Spec(2, 2, _slot, _const("list:piece"), ("zone", "number")),
+    "occupied": Spec(1, 1, _occupied, _const("list:int"), ("zone",)),
+    "free_slots": Spec(1, 1, _free_slots, _const("list:int"), ("zone",)),
+    "capacity": Spec(1, 1, _capacity, _const("int"), ("zone",)),
+    "position": Spec(1, 1, _position, _const("int"), ("marker",)),
+    "passed": Spec(1, 1, _passed, _const("list:symbol"), ("marker",)),
+    "icons": Spec(2, 2, _icons, _const("list:symbol"), ("track", "number")),
+    "adjacent": Spec(2, 2, _adjacent, _const("list:piece"), ("marker", "zone")),
+    "pieces": Spec(1, 1, _pieces, _const("list:piece"), ("symbol",)),
+    "owner": Spec(1, 1, _owner, _const("player"), ("zone",)),
+    "keys": Spec(1, 1, _keys, _const("list:symbol"), ("any",)),
 }

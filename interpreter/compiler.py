@@ -33,6 +33,15 @@ NUMERIC = {"int", "any"}
 _TYPE_WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player",
                "piece": "a piece", "zone": "a zone", "none": "none"}
 
+# Static types each kind of built-in argument accepts ("any" and list:<T> are handled where they are checked).
+_ACCEPTS = {
+    "list": {"zone"}, "numbers": {"int"}, "number": {"int"}, "zone": {"zone"}, "player": {"player"},
+    "marker": {"marker"}, "track": {"track"}, "symbol": {"symbol"}, "any": None,
+}
+_ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numbers", "number": "a number",
+              "zone": "a zone", "player": "a player", "marker": "a track marker", "track": "a track",
+              "symbol": "a symbol", "any": "anything"}
+
 # What generated code may call: runtime helpers and the built-in functions.
 _BASE_NS: dict[str, Any] = {
     "_me": rt.me, "_player_at": rt.player_at, "_piece_ref": rt.piece_ref, "_pid": rt.player_id, "_prop": rt.prop,
@@ -358,6 +367,13 @@ class ExprCompiler:
         if not spec.min_args <= len(compiled) <= spec.max_args:
             want = str(spec.min_args) if spec.min_args == spec.max_args else f"{spec.min_args} to {spec.max_args}"
             raise CompileError("E405", f"'{node.fn}' takes {want} argument(s), got {len(compiled)}", node.pos)
+        for i, (arg, (_, t)) in enumerate(zip(node.args, compiled, strict=True)):
+            want = spec.args[min(i, len(spec.args) - 1)]
+            accepted = _ACCEPTS[want]
+            listy = want in ("list", "numbers") and t.startswith("list:")
+            if accepted is not None and t != "any" and t not in accepted and not listy:
+                raise CompileError("E402", f"argument {i + 1} of '{node.fn}' should be {_ARG_WORDS[want]}, "
+                                   f"but it is {_TYPE_WORDS.get(t, t)}", arg.pos)
         args = "".join(f", {c[0]}" for c in compiled)
         return f"_b_{node.fn}(f{args})", spec.result([c[1] for c in compiled])
 

@@ -22,10 +22,6 @@ class Span:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
 
-    def shifted(self, line_offset: int, col: int) -> Span:
-        """A span inside this one's text: `line_offset` lines further down, at column `col`."""
-        return Span(self.file, self.line + line_offset, col)
-
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:

@@ -9,7 +9,7 @@ from . import effects as e
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .diagnostics import Diagnostics, Span, did_you_mean
-from .loader import YList, YMap, YStr
+from .loader import YMap, YStr
 from .parser import ParseError, parse
 from .rules import Rules
 from .runtime import elem_type
@@ -320,7 +320,12 @@ class Builder:
             if name != "id" and name not in self.rules.kinds[n.kind]:
                 hint = did_you_mean(name, self.rules.kinds[n.kind])
                 raise _Reported(CompileError("E401", f"'{n.kind}' has no property '{name}'", expr.pos, hint), t)
-            props.append((name, self._expr(expr, scope, t)))
+            fn, vt = self._typed(expr, scope, t)
+            ptype = "symbol" if name == "id" else self.rules.kinds[n.kind][name]
+            if not _assignable(ptype, vt):
+                msg = f"property '{name}' is {ptype}, but the value is {vt}"
+                raise _Reported(CompileError("E402", msg, expr.pos), t)
+            props.append((name, fn))
         count = self._expr(n.count, scope, t) if n.count else None
         zone, zt = self._typed(n.zone, scope, t)
         if zt not in ("zone", "any"):
@@ -407,10 +412,7 @@ def _family_name(node: s.Node) -> str:
 
 
 def _assignable(ptype: str, vt: str) -> bool:
-    if vt in ("any", "none") or ptype == vt:
+    if vt in ("any", "none") or ptype in ("any", vt):
         return True
-    return ptype == "symbol" and vt in ("symbol",)
+    return ptype.startswith("list") and vt.startswith("list")
 
-
-def is_yaml_list(value: object) -> bool:
-    return isinstance(value, YList | list)

@@ -50,6 +50,17 @@ class Decl:
     replaced_by: str | None = None
 
 
+def _fits(default: Any, ptype: str) -> bool:
+    """Whether a property's declared default suits its type (none and unknown suit every type)."""
+    if default is None or (isinstance(default, dict) and "unknown" in default):
+        return True
+    return {
+        "int": isinstance(default, int) and not isinstance(default, bool),
+        "bool": isinstance(default, bool),
+        "symbol": isinstance(default, str),
+    }.get(ptype, ptype == "any")
+
+
 def _count(value: Any) -> int | None:
     """A whole number written as a YAML int or ASCII digits; None for anything else (the schema reports it)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -225,7 +236,11 @@ class Linker:
                 else:
                     rules.properties[prop] = ptype
                 default = spec.get("default") if isinstance(spec, dict) else None
-                if isinstance(default, dict) and "unknown" in default:
+                if not _fits(default, ptype):
+                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {default!r}",
+                                     _vspan(spec, "default", d.span))
+                    default = None
+                elif isinstance(default, dict) and "unknown" in default:
                     default = Unknown(f"{name}.{prop}", str(default["unknown"]))
                     rules.unknowns.append((f"{name}.{prop}", default.note, _vspan(spec, "default", d.span)))
                 rules.prop_defaults[(name, prop)] = default

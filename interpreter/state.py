@@ -270,9 +270,6 @@ class State:
         return (((x * 0x2545F4914F6CDD1D) & _MASK64) >> 11) % n
 
     # ------------------------------------------------------------ reading
-    def pieces_in(self, zone: str) -> list[str]:
-        return self.zones[zone].contents
-
     def group_of(self, pid: str) -> list[str]:
         group = self.pieces[pid].group
         if group is None:
