@@ -76,3 +76,15 @@ def test_wheel_carries_grammar_schemas_and_packs_and_runs_outside_the_repo(tmp_p
                           capture_output=True, text=True, timeout=300)
     assert test.returncode == 0, test.stdout[-3000:] + test.stderr
     assert re.search(r"^\d+ passed, 0 failed$", test.stdout, re.M)
+
+
+def test_shipped_yaml_points_editors_at_the_right_schema() -> None:
+    files = [*(ROOT / "rules").rglob("*.yaml"), *(ROOT / "examples").rglob("*.yaml")]
+    assert len(files) > 100
+    for path in files:
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        match = re.fullmatch(r"# yaml-language-server: \$schema=(\S+)", first)
+        assert match, f"{path.relative_to(ROOT)} does not start with the yaml-language-server line"
+        kind = "scenario" if "scenarios" in path.parts else "module"
+        target = (path.parent / match.group(1)).resolve()
+        assert target == (ROOT / "grammar" / f"{kind}.schema.json").resolve(), path
