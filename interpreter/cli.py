@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from .diagnostics import Diagnostics, render_json, render_text
-from .pack import check_pack, discover, load_modules
+from .pack import check_pack, discover, display, load_modules
 from .resources import grammar_dir, rules_dir
 from .scenario import ScenarioRunner
 
@@ -62,6 +62,12 @@ def cmd_test(args: argparse.Namespace) -> int:
                 print(f"FAIL {result.file}: {result.title}")
                 for failure in result.failures:
                     print("  " + failure.replace("\n", "\n  "))
+        if args.coverage:
+            missed = runner.uncovered()
+            total = len(runner.rules_for(list(runner.modules))[0].rule_names())
+            print(f"coverage {display(pack.root)}: {total - len(missed)} of {total} rules run by a scenario")
+            for name in missed:
+                print(f"  never run: {name}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
@@ -84,6 +90,8 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
     test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
+    test.add_argument("--coverage", action="store_true",
+                      help="list the rules (actions, triggers, procedures, setup, scoring) no scenario ran")
     test.set_defaults(run=cmd_test)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")

@@ -33,6 +33,7 @@ class Game(Choices, Payments):
         self.step_budget = STEP_BUDGET
         self.stack: list[tuple[str, Span | None]] = []
         self.history: list[int] = []
+        self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
         self.log: list[dict[str, Any]] = []  # every action taken, with its answers: enough to replay the game
         self._open: tuple[str | None, str, dict[str, Any], list[Any]] | None = None
         self._pending: Decision | None = None
@@ -82,7 +83,12 @@ class Game(Choices, Payments):
 
     def setup(self) -> None:
         """Run the setup rules, as one transaction."""
-        self._transaction(lambda: [self._run_step(step.body, None, step.span) for step in self.rules.setup])
+        def run_setup() -> None:
+            for step in self.rules.setup:
+                self.covered.add(f"setup.{step.name}")
+                self._run_step(step.body, None, step.span)
+
+        self._transaction(run_setup)
         self.history.clear()
 
     # ---------------------------------------------------------------- transactions
@@ -137,6 +143,7 @@ class Game(Choices, Payments):
         self.decider = recorder
 
         def work() -> None:
+            self.covered.add(f"actions.{a.name}")
             self.state.cause = a.span
             self.state.clear_usage("action")
             f = Frame(self, me, variables)
@@ -305,6 +312,8 @@ class Game(Choices, Payments):
         )
 
     def enter(self, name: str, span: Span | None) -> None:
+        """A trigger, procedure or scoring rule (`section.name`) starts running."""
+        self.covered.add(name)
         self.stack.append((name, span))
         if len(self.stack) > MAX_DEPTH:
             raise self.loop_error(span)
@@ -412,7 +421,7 @@ class Game(Choices, Payments):
                 self.emit(d["event"], tuple(decode(a) for a in d["args"]), self.player(d["me"]))
         names = [p for p, _ in self.rules.events[event]]
         for trig in self.rules.triggers.get(event, ()):
-            self.enter(trig.name, trig.span)
+            self.enter(f"triggers.{trig.name}", trig.span)
             try:
                 st.cause = trig.span
                 f = Frame(self, me, dict(zip(names, args, strict=True)))
@@ -424,7 +433,7 @@ class Game(Choices, Payments):
     def score(self) -> None:
         for p in self.players:
             for rule in self.rules.scoring:
-                self.enter(rule.name, rule.span)
+                self.enter(f"scoring.{rule.name}", rule.span)
                 try:
                     self._run_step(rule.body, p, rule.span)
                 finally:

@@ -219,7 +219,7 @@ def run_defer(n: e.DeferE, f: Frame) -> None:
 def run_call(n: e.CallE, f: Frame) -> None:
     proc = f.g.rules.procedures[n.proc]
     inner = Frame(f.g, f.me, {name: fn(f) for (name, _), fn in zip(proc.params, n.args, strict=True)})
-    f.g.enter(n.proc, n.span)
+    f.g.enter(f"procedures.{n.proc}", n.span)
     try:
         run_body(proc.body, inner)
     finally:

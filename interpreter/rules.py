@@ -120,6 +120,13 @@ class Rules:
     scoring: list[StepDef] = field(default_factory=list)
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
 
+    def rule_names(self) -> list[str]:
+        """Every runnable rule as section.name: what coverage is measured against."""
+        names = [f"setup.{s.name}" for s in self.setup] + [f"actions.{a}" for a in self.actions]
+        names += [f"triggers.{t.name}" for ts in self.triggers.values() for t in ts]
+        names += [f"procedures.{p}" for p in self.procedures] + [f"scoring.{s.name}" for s in self.scoring]
+        return names
+
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance"]

@@ -36,6 +36,7 @@ class Result:
 class ScenarioRunner:
     def __init__(self, modules: dict[str, Module]) -> None:
         self.modules = modules
+        self.covered: set[str] = set()  # rules any scenario of this runner ran
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
 
     def rules_for(self, roots: list[str]) -> tuple[Rules, list[Diagnostic]]:
@@ -57,11 +58,19 @@ class ScenarioRunner:
         if diags.has_errors or not isinstance(doc, dict):
             result.failures.append(render_text(diags.sorted()) or "not a scenario file")
             return result
+        self._game: Game | None = None
         try:
             self._run(doc, result, name)
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
+        if self._game is not None:
+            self.covered |= self._game.covered
         return result
+
+    def uncovered(self) -> list[str]:
+        """Rules of the pack (all its modules together) that no scenario run so far has reached."""
+        rules, _ = self.rules_for(list(self.modules))
+        return [name for name in rules.rule_names() if name not in self.covered]
 
     # ---------------------------------------------------------------- one scenario
     def _run(self, doc: dict, result: Result, file: str) -> None:
@@ -70,6 +79,7 @@ class ScenarioRunner:
             result.failures.append("the modules do not link:\n" + render_text(errors))
             return
         game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)))
+        self._game = game
         if doc.get("setup", True):
             game.setup()
         if "state" in doc:

@@ -126,3 +126,11 @@ def test_no_traceback_on_bad_files(tmp_path: Path, text: bytes) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     assert re.search(r"bad\.yaml:\d+:\d+: error E\d{3}:", proc.stdout)
+
+
+def test_every_rule_of_the_shipped_packs_is_run_by_some_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "test", "--coverage")
+    assert code == 0
+    assert "never run:" not in out, out
+    assert re.search(r"coverage \S*village: (\d+) of \1 rules run by a scenario", out)
+    assert re.search(r"coverage \S*lisboa: (\d+) of \1 rules run by a scenario", out)
