@@ -40,13 +40,13 @@ class Builder:
             s.Pay: self._pay,
             s.Move: self._move,
             s.Create: self._create,
-            s.Remove: lambda n, sc, t: e.RemoveE(t.at(n.pos), self._expr(n.what, sc, t)),
-            s.Link: lambda n, sc, t: e.LinkE(t.at(n.pos), self._expr(n.a, sc, t), self._expr(n.b, sc, t)),
-            s.Unlink: lambda n, sc, t: e.UnlinkE(t.at(n.pos), self._expr(n.what, sc, t)),
+            s.Remove: lambda n, sc, t: e.RemoveE(t.at(n.pos), self._as(n.what, sc, t, _PIECES, "what is removed")),
+            s.Link: self._link,
+            s.Unlink: lambda n, sc, t: e.UnlinkE(t.at(n.pos), self._as(n.what, sc, t, _PIECES, "what is unlinked")),
             s.Choose: self._choose,
             s.Roll: self._roll,
             s.Draw: self._draw,
-            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._expr(n.zone, sc, t)),
+            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._as(n.zone, sc, t, {"zone"}, "what is shuffled")),
             s.Refill: self._refill,
             s.Advance: self._advance,
             s.Place: self._place,
@@ -96,6 +96,15 @@ class Builder:
             return self.exprs.compile(node, scope)
         except CompileError as err:
             raise _Reported(err, text) from None
+
+    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[str], what: str) -> Any:
+        """Compile an expression whose static type must be one of `wanted` (or not known until run time)."""
+        fn, t = self._typed(node, scope, text)
+        if t != "any" and t not in wanted:
+            words = " or ".join(sorted(_WORDS.get(w, w) for w in wanted))
+            raise _Reported(CompileError("E402", f"{what} should be {words}, but it is {_WORDS.get(t, t)}", node.pos),
+                            text)
+        return fn
 
     def _lookup(self, table: dict[str, Any], name: str, what: str, pos: s.Pos, text: Text) -> None:
         if name not in table:
@@ -305,12 +314,16 @@ class Builder:
             alternatives.append(tuple(terms))
         return e.CostC(t.at(cost.pos), tuple(alternatives), label or t.text)
 
+    def _link(self, n: s.Link, scope: Scope, t: Text) -> e.Effect:
+        a, b = (self._as(x, scope, t, _PIECE, "a linked thing") for x in (n.a, n.b))
+        return e.LinkE(t.at(n.pos), a, b)
+
     def _move(self, n: s.Move, scope: Scope, t: Text) -> e.Effect:
         to, tt = self._typed(n.to, scope, t)
         if tt not in ("zone", "any"):
             raise _Reported(CompileError("E402", f"pieces move to a zone, but this is {tt}", n.to.pos), t)
-        what = self._expr(n.what, scope, t)
-        at = self._expr(n.at, scope, t) if n.at else None
+        what = self._as(n.what, scope, t, _PIECES, "what is moved")
+        at = self._as(n.at, scope, t, _NUMBER, "the slot") if n.at else None
         return e.MoveE(t.at(n.pos), what, to, at)
 
     def _create(self, n: s.Create, scope: Scope, t: Text) -> e.Effect:
@@ -337,9 +350,12 @@ class Builder:
 
     def _choose(self, n: s.Choose, scope: Scope, t: Text) -> e.Effect:
         options, ot = self._typed(n.options, scope, t)
+        if ot != "any" and ot != "zone" and not ot.startswith("list:"):
+            msg = f"a choice is made from a list or a zone, but this is {_WORDS.get(ot, ot)}"
+            raise _Reported(CompileError("E402", msg, n.options.pos), t)
         by = self._expr(n.by, scope, t) if n.by else None
         count = self._expr(n.count, scope, t) if n.count else None
-        scope.names[n.var] = ot if n.count else elem_type(ot)
+        scope.names[n.var] = f"list:{elem_type(ot)}" if n.count else elem_type(ot)
         return e.ChooseE(t.at(n.pos), n.var, options, by, n.optional, count, t.text)
 
     def _roll(self, n: s.Roll, scope: Scope, t: Text) -> e.Effect:
@@ -362,11 +378,11 @@ class Builder:
 
     def _advance(self, n: s.Advance, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)
-        return e.AdvanceE(t.at(n.pos), n.marker, self._expr(n.by, scope, t))
+        return e.AdvanceE(t.at(n.pos), n.marker, self._as(n.by, scope, t, _NUMBER, "the number of spaces"))
 
     def _place(self, n: s.Place, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)
-        return e.PlaceE(t.at(n.pos), n.marker, self._expr(n.at, scope, t))
+        return e.PlaceE(t.at(n.pos), n.marker, self._as(n.at, scope, t, _NUMBER, "the space"))
 
     def _event_args(self, event: str, args: tuple[s.Node, ...], pos: s.Pos, scope: Scope, t: Text) -> tuple:
         self._lookup(self.rules.events, event, "event", pos, t)
@@ -396,6 +412,13 @@ class Builder:
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None
         return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
+
+
+_PIECE = {"piece"}
+_PIECES = {"piece", "list:piece", "list:any", "zone"}
+_NUMBER = {"int"}
+_WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player", "piece": "a piece",
+          "list:piece": "a list of pieces", "list:any": "a list", "zone": "a zone", "none": "none"}
 
 
 class _Reported(Exception):
