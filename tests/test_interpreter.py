@@ -737,13 +737,13 @@ def test_trigger_loop_is_e507_and_names_the_trigger(game: Game) -> None:
 def test_two_triggers_in_a_loop_are_both_named(game: Game) -> None:
     d = refused(game, "p1", "tick")
     assert d.code == "E507"
-    assert "on_tick -> on_tock" in d.message
+    assert "triggers.on_tick -> triggers.on_tock" in d.message
 
 
 def test_step_budget_is_e507(game: Game) -> None:
     d = refused(game, "p1", "busy")
     assert d.code == "E507"
-    assert d.message == "step budget of 10000 exceeded; rules running: grind"
+    assert d.message == "step budget of 10000 exceeded; rules running: triggers.grind"
 
 
 def test_defer_until_turn_end(game: Game) -> None:
