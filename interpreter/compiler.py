@@ -44,7 +44,8 @@ _ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numb
 
 # What generated code may call: runtime helpers and the built-in functions.
 _BASE_NS: dict[str, Any] = {
-    "_me": rt.me, "_player_at": rt.player_at, "_piece_ref": rt.piece_ref, "_pid": rt.player_id, "_prop": rt.prop,
+    "_me": rt.me, "_player_at": rt.player_at, "_piece_ref": rt.piece_ref, "_pid": rt.player_id, "_seat": rt.seat,
+    "_prop": rt.prop,
     "_key": rt.key_of, "_arith": rt.arith, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
     "_range": rt.int_range, "_sort": rt.sort_pairs, "_truth": rt.known_truth, "_as_list": rt.as_list,
     "_attr": rt.attr, "_item": rt.family_item, "_known": rt.check_known, "Zone": Zone, "Ref": Ref,
@@ -178,6 +179,10 @@ class ExprCompiler:
             return "len(f.g.players)", "int"
         if name == "chance":
             return "'chance'", "chance"
+        if name == "turn_player":
+            return "f.g.player(f.g.state.vars['turn_player'])", "player"
+        if name == "turn_number":
+            return "f.g.state.vars['turn']", "int"
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
             return f"_player_at(f, {int(name[1:])})", "player"
         if name in r.values:
@@ -214,7 +219,7 @@ class ExprCompiler:
             if name in r.zones and r.zones[name].per == "player":
                 return f"Zone(_pid({obj}, f) + {'.' + name!r})", "zone"
             if name == "seat":
-                return f"({obj}).seat", "int"
+                return f"_seat({obj}, f)", "int"
             candidates = [*r.player_counter_names(), *r.player_zone_names(), "seat"]
             raise CompileError(
                 "E401", f"a player has no counter or zone '{name}'", node.pos, did_you_mean(name, candidates)

@@ -257,6 +257,8 @@ class Game(Choices, Payments):
         self.emit("turn_end", (me,), me)
         self.state.clear_usage("turn")
         self.state.set_var("turn", self.state.vars["turn"] + 1)
+        if me is not None:  # play passes clockwise
+            self.state.set_var("turn_player", self.players[me.seat % len(self.players)].id)
 
     def end_round(self) -> None:
         self._transaction(lambda: self.state.clear_usage("round"))

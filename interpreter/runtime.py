@@ -59,6 +59,13 @@ def player_id(p: Any, f: Frame) -> str:
     raise runtime_type_error(f"expected a player, got {p!r}", f)
 
 
+def seat(p: Any, f: Frame) -> int:
+    if type(p) is Player:
+        return p.seat
+    check_known(p, f)
+    raise runtime_type_error(f"expected a player, got {p!r}", f)
+
+
 def prop(f: Frame, p: Any, name: str) -> Any:
     if type(p) is not Piece:
         check_known(p, f)

@@ -114,3 +114,12 @@ def test_scenario_links(tmp_path: Path) -> None:
     )
     result = ScenarioRunner(load_modules([module], Diagnostics())).run_file(scenario)
     assert result.passed, result.failures
+
+
+def test_turn_context_is_readable_and_passes_clockwise(tmp_path: Path) -> None:
+    rules = build_rules(tmp_path, BASE + "actions:\n  note: {do: ['me.coins = turn_number * 10 + turn_player.seat']}\n")
+    g = Game(rules, 3)
+    g.state.set_var("turn_player", "p3")
+    g.end_turn("p3")
+    g.act("p1", "note")
+    assert g.state.counters["p1.coins"] == 21  # turn 2, and after p3 comes p1
