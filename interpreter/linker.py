@@ -220,6 +220,9 @@ class Linker:
             elif isinstance(initial, str) and initial not in rules.values:
                 self.diags.error("E401", f"unknown value '{initial}'", _vspan(n, "initial", d.span),
                                  did_you_mean(initial, rules.values))
+            elif isinstance(initial, str) and rules.values[initial].kind == "expr":
+                self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
+                                 _vspan(n, "initial", d.span), "use a number or a player-count table")
             low = n.get("min", 0)
             low = low if isinstance(low, int) and not isinstance(low, bool) else 0
             high = n.get("max")
