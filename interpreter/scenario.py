@@ -58,13 +58,9 @@ class ScenarioRunner:
         if diags.has_errors or not isinstance(doc, dict):
             result.failures.append(render_text(diags.sorted()) or "not a scenario file")
             return result
-        self._game: Game | None = None
-        try:
-            self._run(doc, result, name)
-        except BoardrulesError as err:
-            result.failures.append(render_text([err.diagnostic]))
-        if self._game is not None:
-            self.covered |= self._game.covered
+        game = self._run(doc, result, name)
+        if game is not None:
+            self.covered |= game.covered
         return result
 
     def uncovered(self) -> list[str]:
@@ -73,13 +69,26 @@ class ScenarioRunner:
         return [name for name in rules.rule_names() if name not in self.covered]
 
     # ---------------------------------------------------------------- one scenario
-    def _run(self, doc: dict, result: Result, file: str) -> None:
+    def _run(self, doc: dict, result: Result, file: str) -> Game | None:
+        """Play one scenario, adding its failures to `result`; the game played, for coverage."""
         rules, errors = self.rules_for([str(m) for m in doc.get("modules", [])])
         if errors:
             result.failures.append("the modules do not link:\n" + render_text(errors))
-            return
-        game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)))
-        self._game = game
+            return None
+        try:
+            game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)))
+        except BoardrulesError as err:
+            result.failures.append(render_text([err.diagnostic]))
+            return None
+        try:
+            self._play(game, doc, result, file)
+        except BoardrulesError as err:
+            result.failures.append(render_text([err.diagnostic]))
+        except Exception as exc:  # one broken scenario must not stop the others, nor print a traceback
+            result.failures.append(f"{file}: internal error while running this scenario: {exc!r}")
+        return game
+
+    def _play(self, game: Game, doc: dict, result: Result, file: str) -> None:
         if doc.get("setup", True):
             game.setup()
         if "state" in doc:
