@@ -464,3 +464,44 @@ def test_randomly_shaped_modules_give_diagnostics_only(text: str) -> None:
 
 def test_harvest_pack_is_where_the_fixture_expects(tmp_path: Path) -> None:
     assert (HARVEST / "base.yaml").is_file() and (HARVEST / "plus.yaml").is_file()
+
+
+# ---- (e) scenario files, however broken, give failures, never exceptions --------------------------------------
+
+SCENARIO_TEXTS = sorted((HARVEST / "scenarios").glob("*.yaml"))
+
+
+@st.composite
+def mutated_scenario(draw: Any) -> str:
+    text = SCENARIO_TEXTS[draw(st.integers(0, len(SCENARIO_TEXTS) - 1))].read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        choice = draw(st.integers(0, 3))
+        if choice == 0:
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+        elif choice == 1:
+            lines[i] += draw(st.sampled_from([" x", ": 3", "[", "$zz", " -1", ", none", "]"]))
+        elif choice == 2:
+            extra = ["  - {action: nope}", "  p9.coins: 1", "expect: 3", "  - end_turn: p1"]
+            lines.insert(i, draw(st.sampled_from(extra)))
+        else:
+            del lines[i]
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def harvest_runner() -> Any:
+    from boardrules.pack import load_modules
+    from boardrules.scenario import ScenarioRunner
+
+    return ScenarioRunner(load_modules(sorted(HARVEST.glob("*.yaml")), Diagnostics()))
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=mutated_scenario())
+def test_broken_scenarios_fail_cleanly(harvest_runner: Any, tmp_path_factory: Any, text: str) -> None:
+    path = tmp_path_factory.mktemp("scenario") / "s.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = harvest_runner.run_file(path)  # must not raise
+    assert all(isinstance(f, str) and f for f in result.failures)
