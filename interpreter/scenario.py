@@ -209,7 +209,7 @@ class ScenarioRunner:
             result.failures.append(render_text(builder.diags.sorted()))
             return
         try:
-            actual = fn(Frame(game, None))
+            actual, reads = _evaluate_reading(game, fn)
         except BoardrulesError as err:
             result.failures.append(f"{span}: expect {key}: " + err.diagnostic.message)
             return
@@ -219,7 +219,7 @@ class ScenarioRunner:
         got = _normal(plain(actual))
         want = _normal(wanted)
         if got != want:
-            cause = _provenance(game, key)
+            cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
             result.failures.append(f"{span}: expect {key}\n    expected: {want!r}\n    actual:   {got!r}{by}")
 
@@ -241,20 +241,73 @@ def _item_span(items: Any, index: int, file: str) -> Span:
     return Span(file, 1, 1)
 
 
-def _provenance(game: Game, key: str) -> Span | None:
-    """The rule that last wrote what an expectation reads (a counter, a piece's place or property)."""
+class _Reads(dict):
+    """A stand-in for one of the state's tables that notes every key looked up."""
+
+    def __init__(self, table: dict) -> None:
+        super().__init__(table)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: Any) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+
+_TABLES = ("counters", "pieces", "zones", "markers")
+
+
+def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
+    """Evaluate an expectation, noting which counters, pieces, zones and markers it looked at."""
+    st = game.state
+    originals = {name: getattr(st, name) for name in _TABLES}
+    spies = {name: _Reads(table) for name, table in originals.items()}
+    for name, spy in spies.items():
+        setattr(st, name, spy)
+    try:
+        return fn(Frame(game, None)), {name: spy.read for name, spy in spies.items()}
+    finally:
+        for name, table in originals.items():
+            setattr(st, name, table)
+
+
+def _property_read(game: Game, key: str) -> tuple[str, str] | None:
+    """(piece id, property) when the expectation is just `$id.property`."""
     try:
         node = parse(key, "expr")
     except ParseError:
         return None
-    wanted: set[tuple] = set()
-    if isinstance(node, s.Attr) and isinstance(node.obj, s.PieceRef):
-        pid = node.obj.id
-        wanted = {("move", pid), ("prop", pid), ("create", pid)}
-    else:
-        counter = key.replace(" ", "")
-        wanted = {("counter", counter)}
-    for entry in reversed(game.state.journal):
-        if entry.undo[:2] in wanted and entry.cause is not None:
+    if isinstance(node, s.Attr) and isinstance(node.obj, s.PieceRef) and node.name in game.rules.properties:
+        return node.obj.id, node.name
+    return None
+
+
+def _provenance(game: Game, reads: dict[str, set[str]], prop: tuple[str, str] | None) -> Span | None:
+    """The rule that last changed something an expectation read: a counter, a piece, a zone's contents, a marker."""
+    st = game.state
+    for entry in reversed(st.journal):
+        op, *args = entry.undo
+        if entry.cause is None:
+            continue
+        if prop is not None:
+            hit = (op == "prop" and tuple(args[:2]) == prop) or (op == "create" and args[0] == prop[0])
+        elif op == "counter":
+            hit = args[0] in reads["counters"]
+        elif op == "marker":
+            hit = args[0] in reads["markers"]
+        elif op in ("move", "create", "prop", "group", "remove"):
+            pid = args[0]
+            zones = {st.pieces[pid].zone} if pid in st.pieces else set()
+            if op == "move":
+                zones.add(args[1])
+            elif op == "remove":
+                zones.add(args[1].zone)
+            hit = pid in reads["pieces"] or bool(zones & reads["zones"])
+        else:
+            hit = False
+        if hit:
             return entry.cause
     return None

@@ -134,3 +134,20 @@ def test_every_rule_of_the_shipped_packs_is_run_by_some_scenario(capsys: pytest.
     assert "never run:" not in out, out
     assert re.search(r"coverage \S*village: (\d+) of \1 rules run by a scenario", out)
     assert re.search(r"coverage \S*lisboa: (\d+) of \1 rules run by a scenario", out)
+
+
+def test_a_failed_expectation_names_the_rule_behind_any_value_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    harvest = ROOT / "tests" / "packs" / "harvest"
+    pack = tmp_path / "harvest"
+    (pack / "scenarios").mkdir(parents=True)
+    for module in harvest.glob("*.yaml"):
+        (pack / module.name).write_text(module.read_text())
+    text = (harvest / "scenarios" / "move_list.yaml").read_text().replace("count(p1.farm): 2", "count(p1.farm): 3")
+    (pack / "scenarios" / "wrong.yaml").write_text(text)
+    code, out = run(capsys, "test", str(pack))
+    assert code == 1
+    line = next(n for n, t in enumerate((pack / "base.yaml").read_text().splitlines(), 1) if "move home to" in t)
+    assert "expect count(p1.farm)\n      expected: 3\n      actual:   2\n      last changed by the rule at " in out
+    assert f"base.yaml:{line}:" in out
