@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .decisions import Decider, Decision
+from .decisions import Decider, Decision, WrongChooser
 from .diagnostics import BoardrulesError
 from .interpreter import Frame
 from .runtime import runtime_type_error
@@ -25,6 +25,10 @@ class Choices:
             answer = self.decider.decide(decision)
         except LookupError:
             raise BoardrulesError("E506", f"no answer scripted for: {decision.describe()}", decision.rule) from None
+        except WrongChooser as wrong:
+            raise BoardrulesError(
+                "E505", f"the answer is for {wrong.expected}, but {decision.describe()}", decision.rule
+            ) from None
         return answer
 
     def _match(self, decision: Decision, answer: Any) -> Any:

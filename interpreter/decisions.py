@@ -30,6 +30,21 @@ class Decision:
         return f"{self.chooser} chooses {what}{opts} for '{self.prompt}'{where}"
 
 
+@dataclass(frozen=True)
+class WhoAnswers:
+    """A scripted answer that also says which player must be the one asked ({p2: bakery} in a scenario)."""
+
+    player: str
+    value: object
+
+
+class WrongChooser(Exception):
+    def __init__(self, decision: Decision, expected: str) -> None:
+        super().__init__(expected)
+        self.decision = decision
+        self.expected = expected
+
+
 class Decider(Protocol):
     def decide(self, decision: Decision) -> object:
         """Answer a player's decision with one of its options (plain or runtime form)."""
@@ -50,7 +65,12 @@ class ScriptedDecider:
         self.asked.append(decision)
         if not self.answers:
             raise LookupError(decision)
-        return self.answers.pop(0)
+        answer = self.answers.pop(0)
+        if isinstance(answer, WhoAnswers):
+            if answer.player != decision.chooser:
+                raise WrongChooser(decision, answer.player)
+            return answer.value
+        return answer
 
     def chance(self, decision: Decision) -> object | None:
         return self.rolls.pop(0) if self.rolls else None

@@ -8,7 +8,7 @@ from typing import Any
 
 from . import syntax as s
 from .compiler import Scope
-from .decisions import ScriptedDecider
+from .decisions import ScriptedDecider, WhoAnswers
 from .diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
 from .effect_builder import Builder, Text
 from .game import Game
@@ -106,7 +106,7 @@ class ScenarioRunner:
         if "end_round" in step:
             game.end_round()
             return True
-        answers = [game.from_plain(a) for a in step.get("answers", []) or []]
+        answers = [_answer(game, a) for a in step.get("answers", []) or []]
         rolls = [game.from_plain(r) for r in step.get("rolls", []) or []]
         decider = ScriptedDecider(answers, rolls)
         expected_error = step.get("expect_error")
@@ -222,6 +222,13 @@ class ScenarioRunner:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
             result.failures.append(f"{span}: expect {key}\n    expected: {want!r}\n    actual:   {got!r}{by}")
+
+
+def _answer(game: Game, raw: Any) -> Any:
+    if isinstance(raw, dict) and len(raw) == 1:
+        (player, value), = raw.items()
+        return WhoAnswers(str(player), game.from_plain(value))
+    return game.from_plain(raw)
 
 
 def _normal(value: Any) -> Any:
