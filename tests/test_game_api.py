@@ -80,3 +80,16 @@ def test_scripted_rolls_are_logged_so_replay_matches(rules: Rules) -> None:
     game.act("p1", "stroll", decider=ScriptedDecider(rolls=[6]))
     assert game.log[-1]["chance"] == [6]
     assert Game.replay(rules, 2, 9, game.log).state.dumps() == game.state.dumps()
+
+
+def test_an_answer_can_say_who_must_be_asked(rules: Rules) -> None:
+    from boardrules.decisions import WhoAnswers
+
+    game = sale_game(rules)
+    before = game.state.dumps()
+    with pytest.raises(BoardrulesError) as err:
+        game.act("p1", "sell", decider=ScriptedDecider([WhoAnswers("p2", "$c2"), "fame"]))
+    assert err.value.code == "E505" and "the answer is for p2, but p1 chooses" in err.value.diagnostic.message
+    assert game.state.dumps() == before
+    game.act("p1", "sell", decider=ScriptedDecider([WhoAnswers("p1", "$c2"), WhoAnswers("p1", "fame")]))
+    assert game.state.counters["p1.points"] == 2
