@@ -41,8 +41,9 @@ class Payments:
     def _keys(self, counter: str) -> tuple[str, ...]:
         return self.rules.counters[counter].keys or ()
 
-    def _have(self, key: str) -> int:
-        v = self.state.counters.get(key, 0)
+    def _have(self, key: str, f: Frame) -> int:
+        """What the payer holds; a counter the source leaves unknown cannot pay for anything (E601)."""
+        v = check_known(self.state.counters.get(key, 0), f)
         return v if type(v) is int else 0
 
     def _alternative_payable(self, alt: tuple[CostTermC, ...], f: Frame) -> bool:
@@ -58,10 +59,10 @@ class Payments:
                 k = f"{base}[{plain(key)}]"
                 fixed[k] = fixed.get(k, 0) + amount
         low = {k: self._floor(k) for k in fixed}
-        if any(self._have(k) - n < low[k] for k, n in fixed.items()):
+        if any(self._have(k, f) - n < low[k] for k, n in fixed.items()):
             return False
         for term, amount, base, key in flexible:
-            rest = [self._have(f"{base}[{k}]") - fixed.get(f"{base}[{k}]", 0) - self._floor(f"{base}[{k}]")
+            rest = [self._have(f"{base}[{k}]", f) - fixed.get(f"{base}[{k}]", 0) - self._floor(f"{base}[{k}]")
                     for k in self._keys(term.counter)]
             if key == "any" and not any(r >= amount for r in rest):
                 return False
@@ -100,19 +101,19 @@ class Payments:
                 self.set_counter(base, term.counter, self.state.counters[base] - amount, "E502")
             elif key == "any":
                 keys = [k for k in self._keys(term.counter)
-                        if self._have(f"{base}[{k}]") - amount >= self._floor(f"{base}[{k}]")]
+                        if self._have(f"{base}[{k}]", f) - amount >= self._floor(f"{base}[{k}]")]
                 k = self.choose(self._payer(f), f"pay {amount} {term.counter} of any kind", keys, (), False, False)
-                self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]") - amount, "E502")
+                self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]", f) - amount, "E502")
             elif key == "different":
                 keys = [k for k in self._keys(term.counter)
-                        if self._have(f"{base}[{k}]") - 1 >= self._floor(f"{base}[{k}]")]
+                        if self._have(f"{base}[{k}]", f) - 1 >= self._floor(f"{base}[{k}]")]
                 chosen = self.choose(self._payer(f), f"pay {amount} different {term.counter}", keys, (amount,),
                                      False, True)
                 for k in chosen:
-                    self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]") - 1, "E502")
+                    self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]", f) - 1, "E502")
             else:
                 k = f"{base}[{plain(key)}]"
-                self.set_counter(k, term.counter, self._have(k) - amount, "E502")
+                self.set_counter(k, term.counter, self._have(k, f) - amount, "E502")
 
     def _holdings(self, cost: CostC, f: Frame) -> str:
         shown = []
@@ -121,7 +122,7 @@ class Payments:
                 _, base, _ = self._term_needs(term, f)
                 keys = self._keys(term.counter)
                 if keys:
-                    shown.append(f"{term.counter} " + ", ".join(f"{k}={self._have(f'{base}[{k}]')}" for k in keys))
+                    shown.append(f"{term.counter} " + ", ".join(f"{k}={self._have(f'{base}[{k}]', f)}" for k in keys))
                 else:
-                    shown.append(f"{term.counter}={self._have(base)}")
+                    shown.append(f"{term.counter}={self._have(base, f)}")
         return "; ".join(dict.fromkeys(shown))
