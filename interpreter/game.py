@@ -78,6 +78,8 @@ class Game(Choices, Payments):
             v = self.rules.values.get(raw)
             if v is not None and v.kind == "unknown":
                 return Unknown(raw, v.data)
+            if v is not None and v.kind == "by_players" and players not in v.data:
+                return Unknown(raw, f"the table has no entry for {players} players")
             return self.rules.resolve_int(raw, players) or 0
         return raw if isinstance(raw, int) else 0
 
