@@ -189,7 +189,7 @@ class ExprCompiler:
             v = r.values[name]
             if v.kind == "const" and isinstance(v.data, int | str | bool):
                 return repr(v.data if not isinstance(v.data, str) else str(v.data)), r.value_type(name)
-            return f"{gen.const(r.value_reader(name, self))}(f)", r.value_type(name)
+            return f"{gen.const(r.value_reader(name))}(f)", r.value_type(name)
         if name in r.counters and r.counters[name].per == "game":
             if r.counters[name].keys is not None:
                 return gen.const(Ref("family", name)), "family"

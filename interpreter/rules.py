@@ -10,7 +10,7 @@ from .effects import Body, CostC
 from .values import Unknown
 
 if TYPE_CHECKING:
-    from .compiler import ExprCompiler, Fn
+    from .compiler import Fn
 
 
 @dataclass
@@ -158,7 +158,7 @@ class Rules:
             return "list:any"
         return "symbol"
 
-    def value_reader(self, name: str, compiler: ExprCompiler) -> Fn:
+    def value_reader(self, name: str) -> Fn:
         v = self.values[name]
         if v.kind == "const":
             data = v.data

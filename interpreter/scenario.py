@@ -10,7 +10,7 @@ from . import syntax as s
 from .compiler import Scope
 from .decisions import ScriptedDecider, WhoAnswers
 from .diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
-from .effect_builder import Builder, Text
+from .effect_builder import Builder
 from .game import Game
 from .interpreter import Frame, run_body
 from .linker import Module
@@ -175,10 +175,10 @@ class ScenarioRunner:
             st.set_var("turn_player", str(turn["player"]))
 
     def _set_counter(self, game: Game, builder: Builder, key: str, value: Any, span: Span) -> None:
-        text = Text(f"{key} = {value if not isinstance(value, bool) else int(value)}", span)
+        line = f"{key} = {value if not isinstance(value, bool) else int(value)}"
         diags = Diagnostics()
         builder.diags = diags
-        effect = builder.item(text.text, span, Scope({}, False))
+        effect = builder.item(line, span, Scope({}, False))
         if effect is None or diags.has_errors:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
