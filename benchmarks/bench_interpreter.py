@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 from boardrules.diagnostics import Diagnostics
-from boardrules.game import Game
-from boardrules.pack import check_pack, discover, link, load_modules
-from boardrules.parser import parse
+from boardrules.engine.game import Game
+from boardrules.language.pack import check_pack, discover, link, load_modules
+from boardrules.language.parser import parse
 from boardrules.resources import rules_dir
 
 HERE = Path(__file__).resolve().parent

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from boardrules.diagnostics import Diagnostics
-from boardrules.pack import discover, link, load_modules
-from boardrules.rules import Rules
+from boardrules.engine.rules import Rules
+from boardrules.language.pack import discover, link, load_modules
 
 HARVEST = Path(__file__).parent / "packs" / "harvest"
 

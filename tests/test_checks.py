@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from conftest import build_rules, link_texts, write_modules
 
-from boardrules.decisions import ScriptedDecider
 from boardrules.diagnostics import BoardrulesError, Diagnostics
-from boardrules.game import Game
-from boardrules.pack import load_modules
-from boardrules.scenario import ScenarioRunner
+from boardrules.engine.decisions import ScriptedDecider
+from boardrules.engine.game import Game
+from boardrules.language.pack import load_modules
+from boardrules.tools.scenario import ScenarioRunner
 
 BASE = """
 module: t.base

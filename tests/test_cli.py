@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from boardrules.cli import main
+from boardrules.tools.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 BROKEN = ROOT / "tests" / "packs" / "broken"

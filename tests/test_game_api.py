@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from boardrules.decisions import ScriptedDecider
 from boardrules.diagnostics import BoardrulesError, Diagnostics
-from boardrules.game import Game
-from boardrules.pack import link, load_modules
-from boardrules.rules import Rules
-from boardrules.values import Piece
+from boardrules.engine.decisions import ScriptedDecider
+from boardrules.engine.game import Game
+from boardrules.engine.rules import Rules
+from boardrules.engine.values import Piece
+from boardrules.language.pack import link, load_modules
 
 HARVEST = Path(__file__).parent / "packs" / "harvest"
 
@@ -83,7 +83,7 @@ def test_scripted_rolls_are_logged_so_replay_matches(rules: Rules) -> None:
 
 
 def test_an_answer_can_say_who_must_be_asked(rules: Rules) -> None:
-    from boardrules.decisions import WhoAnswers
+    from boardrules.engine.decisions import WhoAnswers
 
     game = sale_game(rules)
     before = game.state.dumps()

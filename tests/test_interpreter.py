@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from conftest import build_rules, link_texts
 
-from boardrules.decisions import ScriptedDecider
 from boardrules.diagnostics import BoardrulesError, Diagnostic
-from boardrules.game import Game
-from boardrules.rules import Rules
-from boardrules.state import State
-from boardrules.values import Piece, Player, Unknown
+from boardrules.engine.decisions import ScriptedDecider
+from boardrules.engine.game import Game
+from boardrules.engine.rules import Rules
+from boardrules.engine.state import State
+from boardrules.engine.values import Piece, Player, Unknown
 
 MAIN = """
 module: t.base

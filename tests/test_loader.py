@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boardrules import loader
 from boardrules.diagnostics import Diagnostic, Diagnostics, Span
-from boardrules.loader import YList, YMap, YStr, key_span_at, load_yaml, load_yaml_text, span_at
+from boardrules.language import loader
+from boardrules.language.loader import YList, YMap, YStr, key_span_at, load_yaml, load_yaml_text, span_at
 
 F = "rules/x.yaml"
 

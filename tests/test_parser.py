@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from boardrules import syntax as s
-from boardrules.parser import START_SYMBOLS, ParseError, parse
+from boardrules.language import syntax as s
+from boardrules.language.parser import START_SYMBOLS, ParseError, parse
 
 
 def N(col: int, name: str) -> s.Name:

@@ -15,17 +15,17 @@ from conftest import HARVEST
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from boardrules.decisions import ScriptedDecider
 from boardrules.diagnostics import BoardrulesError, Diagnostics, Span
-from boardrules.game import Game
-from boardrules.linker import Module
-from boardrules.loader import load_yaml_text
-from boardrules.pack import link
-from boardrules.parser import START_SYMBOLS, ParseError, parse
-from boardrules.rules import Rules
-from boardrules.state import State, ZoneRec
-from boardrules.validate import load_schema, validate
-from boardrules.values import Piece, Player, Ref, Unknown, Zone
+from boardrules.engine.decisions import ScriptedDecider
+from boardrules.engine.game import Game
+from boardrules.engine.rules import Rules
+from boardrules.engine.state import State, ZoneRec
+from boardrules.engine.values import Piece, Player, Ref, Unknown, Zone
+from boardrules.language.linker import Module
+from boardrules.language.loader import load_yaml_text
+from boardrules.language.pack import link
+from boardrules.language.parser import START_SYMBOLS, ParseError, parse
+from boardrules.language.validate import load_schema, validate
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -492,8 +492,8 @@ def mutated_scenario(draw: Any) -> str:
 
 @pytest.fixture(scope="module")
 def harvest_runner() -> Any:
-    from boardrules.pack import load_modules
-    from boardrules.scenario import ScenarioRunner
+    from boardrules.language.pack import load_modules
+    from boardrules.tools.scenario import ScenarioRunner
 
     return ScenarioRunner(load_modules(sorted(HARVEST.glob("*.yaml")), Diagnostics()))
 

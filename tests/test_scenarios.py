@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from boardrules.diagnostics import Diagnostics
-from boardrules.pack import discover, load_modules
-from boardrules.scenario import ScenarioRunner
+from boardrules.language.pack import discover, load_modules
+from boardrules.tools.scenario import ScenarioRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK_DIRS = [ROOT / "rules", ROOT / "examples", ROOT / "tests" / "packs" / "harvest"]

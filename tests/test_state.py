@@ -7,8 +7,8 @@ import json
 import pytest
 
 from boardrules.diagnostics import BoardrulesError, Span
-from boardrules.state import State, ZoneRec
-from boardrules.values import Piece, Player, Ref, Unknown, Zone, encode
+from boardrules.engine.state import State, ZoneRec
+from boardrules.engine.values import Piece, Player, Ref, Unknown, Zone, encode
 
 MASK = (1 << 64) - 1
 

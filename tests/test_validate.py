@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from boardrules.diagnostics import Diagnostic, Diagnostics, Span
-from boardrules.loader import load_yaml_text
+from boardrules.language.loader import load_yaml_text
+from boardrules.language.validate import load_schema, validate
 from boardrules.resources import grammar_dir
-from boardrules.validate import load_schema, validate
 
 F = "pack/thing.yaml"
 

@@ -9,10 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .compiler import Scope
-from .diagnostics import Diagnostics, Span, did_you_mean
-from .effect_builder import Builder, Text
-from .rules import (
+from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.rules import (
     ActionDef,
     CounterDecl,
     ProcDef,
@@ -23,7 +21,9 @@ from .rules import (
     ValueDecl,
     ZoneDecl,
 )
-from .values import Unknown
+from ..engine.values import Unknown
+from .compiler import Scope
+from .effect_builder import Builder, Text
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring")

@@ -6,20 +6,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import syntax as s
-from .compiler import Scope
-from .decisions import ScriptedDecider, WhoAnswers
-from .diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
-from .effect_builder import Builder
-from .game import Game
-from .interpreter import Frame, run_body
-from .linker import Module
-from .loader import load_yaml
-from .pack import display, link
-from .parser import ParseError, parse
-from .rules import Rules
-from .validate import load_schema, validate
-from .values import Piece, Player, UnknownCompared, plain
+from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
+from ..engine.decisions import ScriptedDecider, WhoAnswers
+from ..engine.game import Game
+from ..engine.interpreter import Frame, run_body
+from ..engine.rules import Rules
+from ..engine.values import Piece, Player, UnknownCompared, plain
+from ..language import syntax as s
+from ..language.compiler import Scope
+from ..language.effect_builder import Builder
+from ..language.linker import Module
+from ..language.loader import load_yaml
+from ..language.pack import display, link
+from ..language.parser import ParseError, parse
+from ..language.validate import load_schema, validate
 
 
 @dataclass

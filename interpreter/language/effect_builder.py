@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import effects as e
+from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine import effects as e
+from ..engine.rules import Rules
+from ..engine.runtime import elem_type
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
-from .diagnostics import Diagnostics, Span, did_you_mean
 from .loader import YMap, YStr
 from .parser import ParseError, parse
-from .rules import Rules
-from .runtime import elem_type
 
 BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may")
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .diagnostics import BoardrulesError, Span
+from ..diagnostics import BoardrulesError, Span
 from .effects import Body, CostC
 from .values import Unknown
 
 if TYPE_CHECKING:
-    from .compiler import Fn
+    from ..language.compiler import Fn
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .diagnostics import BoardrulesError
+from ..diagnostics import BoardrulesError
 from .effects import CostC, CostTermC
 from .interpreter import Frame
 from .runtime import check_known, runtime_type_error

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .diagnostics import Span
+from ..diagnostics import Span
 
 Fn = Callable[[Any], Any]
 Body = tuple["Effect", ...]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..diagnostics import BoardrulesError
 from .decisions import Decider, Decision, WrongChooser
-from .diagnostics import BoardrulesError
 from .interpreter import Frame
 from .runtime import runtime_type_error
 from .values import Player, plain

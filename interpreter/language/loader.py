@@ -30,7 +30,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
-from .diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics, Span
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64

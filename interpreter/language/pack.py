@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics, Span
+from ..engine.rules import Rules
 from .linker import Linker, Module
 from .loader import load_yaml
-from .rules import Rules
 from .validate import load_schema, validate
 
 SCENARIO_DIR = "scenarios"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..diagnostics import BoardrulesError
 from . import effects as e
-from .diagnostics import BoardrulesError
 from .runtime import as_list, check_known, runtime_type_error
 from .values import Piece, Player, Zone, encode, plain
 

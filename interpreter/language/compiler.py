@@ -15,16 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import runtime as rt
+from ..diagnostics import Span, did_you_mean, source_line
+from ..engine import runtime as rt
+from ..engine.runtime import elem_type
+from ..engine.values import Ref, Zone
 from . import syntax as s
 from .builtins import FUNCTIONS
-from .diagnostics import Span, did_you_mean, source_line
-from .runtime import elem_type
-from .values import Ref, Zone
 
 if TYPE_CHECKING:
-    from .interpreter import Frame
-    from .rules import Rules
+    from ..engine.interpreter import Frame
+    from ..engine.rules import Rules
 
 Fn = Callable[["Frame"], Any]
 

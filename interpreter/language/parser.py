@@ -8,8 +8,8 @@ from typing import Any
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from ..resources import grammar_dir
 from . import syntax as s
-from .resources import grammar_dir
 
 START_SYMBOLS = ("expr", "effect", "cost", "for_head")
 

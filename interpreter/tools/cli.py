@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from .diagnostics import Diagnostics, render_json, render_text
-from .pack import check_pack, discover, display, load_modules
-from .resources import grammar_dir, rules_dir
+from ..diagnostics import Diagnostics, render_json, render_text
+from ..language.pack import check_pack, discover, display, load_modules
+from ..resources import grammar_dir, rules_dir
 from .scenario import ScenarioRunner
 
 EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .diagnostics import BoardrulesError
+from ..diagnostics import BoardrulesError
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone
 
 if TYPE_CHECKING:

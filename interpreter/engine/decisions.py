@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .diagnostics import Span
+from ..diagnostics import Span
 from .values import plain
 
 

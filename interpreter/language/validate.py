@@ -17,9 +17,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from .diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from ..resources import grammar_dir
 from .loader import key_span_at, span_at
-from .resources import grammar_dir
 
 _CODE = "E201"
 _TYPE_WORDS = {"object": "mapping", "array": "list"}

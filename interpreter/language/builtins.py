@@ -6,13 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .diagnostics import BoardrulesError
-from .runtime import as_list, check_known, elem_type, runtime_type_error
-from .state import UNKNOWN_SIZE
-from .values import Piece, Player, Ref, Zone
+from ..diagnostics import BoardrulesError
+from ..engine.runtime import as_list, check_known, elem_type, runtime_type_error
+from ..engine.state import UNKNOWN_SIZE
+from ..engine.values import Piece, Player, Ref, Zone
 
 if TYPE_CHECKING:
-    from .interpreter import Frame
+    from ..engine.interpreter import Frame
 
 
 @dataclass(frozen=True)

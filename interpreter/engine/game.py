@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..diagnostics import BoardrulesError, Span, did_you_mean
 from .choices import Choices, Prefix, Recorder, StopForAnswer
 from .costs import Payments
 from .decisions import Decider, Decision, FirstOptionDecider, ScriptedDecider
-from .diagnostics import BoardrulesError, Span, did_you_mean
 from .interpreter import Frame, run_body
 from .rules import Rules
 from .runtime import check_known, unknown_error

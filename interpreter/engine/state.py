@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagnostics import BoardrulesError, Span
+from ..diagnostics import BoardrulesError, Span
 from .values import decode, encode
 
 _MASK64 = (1 << 64) - 1
