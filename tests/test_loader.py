@@ -301,8 +301,8 @@ def test_e104_billion_laughs_stops_early() -> None:
         lines.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 9) + "]")
     value, d = only("\n".join(lines) + "\n")
     assert value is None
-    # a=10 nodes, b=91, c=820, d=7381, e=66430: the count passes 100 000 in the first alias-row that could.
-    assert at(d) == ("E104", 6, 8) and "too many nodes" in d.message
+    # a=10 nodes, b=91, c=820, d=7381, e=66430: the count passes 10 000 in the first alias-row that could.
+    assert at(d) == ("E104", 5, 8) and "too many nodes" in d.message
 
 
 def test_e104_node_limit_counts_plain_nodes_too(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -312,8 +312,8 @@ def test_e104_node_limit_counts_plain_nodes_too(monkeypatch: pytest.MonkeyPatch)
     assert value is None and at(d) == ("E104", 1000, 3)
 
 
-def test_node_limit_is_100_000() -> None:
-    assert loader.MAX_NODES == 100_000 and loader.MAX_DEPTH == 64 and loader.MAX_BYTES == 1024 * 1024
+def test_node_limit_is_10_000() -> None:
+    assert loader.MAX_NODES == 10_000 and loader.MAX_DEPTH == 64 and loader.MAX_BYTES == 1024 * 1024
 
 
 def test_e104_file_too_large(tmp_path: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
+from ..internal import internal_error
+from .budget import Budget, Limits
 from .choices import Choices, Prefix, Recorder, StopForAnswer
 from .costs import Payments
 from .decisions import Decider, Decision, FirstOptionDecider, ScriptedDecider
@@ -20,7 +22,8 @@ PARAM_CHECKS = {"int": int, "bool": bool, "symbol": str, "player": Player, "piec
 
 
 class Game(Choices, Payments):
-    def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None) -> None:
+    def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
+                 limits: Limits | None = None) -> None:
         if not rules.players_min <= players <= rules.players_max:
             raise BoardrulesError(
                 "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {players}"
@@ -31,6 +34,7 @@ class Game(Choices, Payments):
         self.decider: Decider = decider or FirstOptionDecider()
         self.steps = 0
         self.step_budget = STEP_BUDGET
+        self.budget = Budget(limits) if limits is not None else Budget()
         self.stack: list[tuple[str, Span | None]] = []
         self.history: list[int] = []
         self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
@@ -88,6 +92,7 @@ class Game(Choices, Payments):
         def run_setup() -> None:
             for step in self.rules.setup:
                 self.covered.add(f"setup.{step.name}")
+                self.budget.rule = f"setup.{step.name}"
                 self._run_step(step.body, None, step.span)
 
         self._transaction(run_setup)
@@ -98,6 +103,7 @@ class Game(Choices, Payments):
         mark = self.state.mark()
         self.steps = 0
         self.stack.clear()
+        self.budget.reset()
         try:
             work()
         except BoardrulesError:
@@ -109,9 +115,9 @@ class Game(Choices, Payments):
         except RecursionError:
             self.state.rollback(mark)
             raise self.loop_error(self.state.cause) from None
-        except Exception as exc:  # a bug must still leave the state as it was, and say where
+        except Exception as exc:  # a bug in boardrules must still leave the state as it was, and say where
             self.state.rollback(mark)
-            raise BoardrulesError("E510", f"internal error while running a rule: {exc!r}", self.state.cause) from exc
+            raise internal_error(exc, self.budget.rule, self.state.cause) from exc
         except BaseException:  # an interrupt, or a decision left open for the caller to answer
             self.state.rollback(mark)
             raise
@@ -146,6 +152,7 @@ class Game(Choices, Payments):
 
         def work() -> None:
             self.covered.add(f"actions.{a.name}")
+            self.budget.rule = f"actions.{a.name}"
             self.state.cause = a.span
             self.state.clear_usage("action")
             f = Frame(self, me, variables)
@@ -282,6 +289,7 @@ class Game(Choices, Payments):
             if (a.by == "player") != (me is not None) or a.params:
                 continue
             f = Frame(self, me, {})
+            self.budget.reset(f"actions.{a.name}")
             try:
                 if a.guard is not None and not check_known(a.guard(f), f):
                     continue
@@ -289,6 +297,8 @@ class Game(Choices, Payments):
                     continue
             except (BoardrulesError, UnknownCompared):
                 continue
+            except Exception as exc:
+                raise internal_error(exc, f"actions.{a.name}", a.span) from exc
             out.append(a.name)
         return out
 
@@ -334,6 +344,7 @@ class Game(Choices, Payments):
 
     def set_counter(self, key: str, counter: str, value: Any, code: str = "E508") -> None:
         if type(value) is int:
+            self.budget.number(value, self.state.cause)
             low, high = self._bounds[counter]
             if low is not None and value < low:
                 raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
@@ -455,6 +466,8 @@ class Game(Choices, Payments):
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
         spaces, circular = self.track_spaces(marker)
+        self.budget.spend(steps if circular else min(steps, spaces), f"advancing {marker} by {steps}",
+                          self.state.cause)
         pos = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):

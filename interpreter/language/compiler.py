@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span, did_you_mean, source_line
 from ..engine import runtime as rt
+from ..engine.budget import CODE as BUDGET_CODE
+from ..engine.budget import check_constant
 from ..engine.runtime import elem_type
 from ..engine.values import Ref, Zone
 from . import syntax as s
@@ -77,6 +79,10 @@ class Scope:
         return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live)
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
 def _local(name: str) -> str:
     return f"_v_{name}"
 
@@ -96,6 +102,9 @@ class _Gen:
 class ExprCompiler:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        # Parsing is cached by text, so equal texts (a YAML alias used 50,000 times) give the same node: compile
+        # each (node, scope) once. The node is kept in the value so its id cannot be reused while cached.
+        self._compiled: dict[tuple, tuple[s.Node, tuple[Fn, str] | CompileError]] = {}
         self._dispatch: dict[type, Callable[[Any, Scope, _Gen], tuple[str, str]]] = {
             s.Literal: self._literal,
             s.Name: self._name,
@@ -118,6 +127,19 @@ class ExprCompiler:
 
     # ---------------------------------------------------------------- entry points
     def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, str]:
+        key = (id(node), tuple(scope.names.items()), scope.has_me, scope.py_locals, scope.live_pieces)
+        hit = self._compiled.get(key)
+        if hit is None:
+            try:
+                result: tuple[Fn, str] | CompileError = self._compile(node, scope)
+            except CompileError as err:
+                result = err
+            hit = self._compiled[key] = (node, result)
+        if isinstance(hit[1], CompileError):
+            raise hit[1]
+        return hit[1]
+
+    def _compile(self, node: s.Node, scope: Scope) -> tuple[Fn, str]:
         gen = _Gen()
         try:
             src, t = self._src(node, scope, gen)
@@ -155,6 +177,10 @@ class ExprCompiler:
     # ---------------------------------------------------------------- leaves
     def _literal(self, node: s.Literal, scope: Scope, gen: _Gen) -> tuple[str, str]:
         v = node.value
+        if type(v) is int:
+            over = check_constant("max_int", abs(v), "this number")
+            if over:
+                raise CompileError(BUDGET_CODE, over, node.pos)
         t = "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "none" if v is None else "symbol"
         return repr(v if not isinstance(v, str) else str(v)), t
 
@@ -183,7 +209,10 @@ class ExprCompiler:
             return "f.g.player(f.g.state.vars['turn_player'])", "player"
         if name == "turn_number":
             return "f.g.state.vars['turn']", "int"
-        if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
+        if len(name) >= 2 and name[0] == "p" and name[1:].isascii() and name[1:].isdigit() and name[1] != "0":
+            if len(name) > 4 or int(name[1:]) > r.players_max:
+                raise CompileError("E401", f"there is no player '{_short(name)}': this game is for at most "
+                                   f"{r.players_max} players", node.pos)
             return f"_player_at(f, {int(name[1:])})", "player"
         if name in r.values:
             v = r.values[name]
@@ -290,7 +319,7 @@ class ExprCompiler:
         return "[" + ", ".join(p[0] for p in parts) + "]", t
 
     def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, str]:
-        items, it = self._src(node.iterable, scope, gen)
+        items, it = self._iterable(node.iterable, scope, gen)
         inner = scope.inner(it == "zone", **{node.var: elem_type(it)})
         element, et = self._src(node.element, inner, gen)
         var = _local(node.var)
@@ -300,14 +329,21 @@ class ExprCompiler:
             cond = f" if {csrc}" if ct == "bool" else f" if _truth(f, {csrc})"
         return f"[{element} for {var} in _as_list({items}, f){cond}]", f"list:{et}"
 
+    def _iterable(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, str]:
+        src, t = self._src(node, scope, gen)
+        if t not in ("any", "zone") and not t.startswith("list:"):
+            what = _TYPE_WORDS.get(t, t)
+            raise CompileError("E402", f"only a list or a zone can be gone through, but this is {what}", node.pos)
+        return src, t
+
     def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, str]:
-        items, it = self._src(node.items, scope, gen)
+        items, it = self._iterable(node.items, scope, gen)
         csrc, ct = self._src(node.cond, scope.inner(it == "zone", it=elem_type(it)), gen)
         cond = csrc if ct == "bool" else f"_truth(f, {csrc})"
         return f"[_v_it for _v_it in _as_list({items}, f) if {cond}]", f"list:{elem_type(it)}"
 
     def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, str]:
-        items, it = self._src(node.items, scope, gen)
+        items, it = self._iterable(node.items, scope, gen)
         key = self._src(node.key, scope.inner(it == "zone", it=elem_type(it)), gen)[0]
         pairs = f"[({key}, _v_it) for _v_it in _as_list({items}, f)]"
         return f"_sort(f, {pairs}, {node.descending!r})", f"list:{elem_type(it)}"
@@ -356,6 +392,11 @@ class ExprCompiler:
     def _range(self, node: s.Range, scope: Scope, gen: _Gen) -> tuple[str, str]:
         low = self._expect(node.low, scope, gen, NUMERIC, "the start of a range")
         high = self._expect(node.high, scope, gen, NUMERIC, "the end of a range")
+        ends = (node.low, node.high)
+        if all(isinstance(x, s.Literal) and type(x.value) is int for x in ends):
+            over = check_constant("range_size", node.high.value - node.low.value + 1, "the size of this range")
+            if over:
+                raise CompileError(BUDGET_CODE, over, node.pos)
         return f"_range(f, {low}, {high})", "list:int"
 
     # ---------------------------------------------------------------- function calls

@@ -7,6 +7,8 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
+from ..engine.budget import CODE as BUDGET_CODE
+from ..engine.budget import check_constant
 from ..engine.rules import Rules
 from ..engine.runtime import elem_type
 from . import syntax as s
@@ -106,6 +108,13 @@ class Builder:
                             text)
         return fn
 
+    def _bounded(self, value: object, limit: str, what: str, span: Span) -> None:
+        """A constant that already exceeds a work limit is reported at check time (E511), not at play."""
+        if type(value) is int:
+            over = check_constant(limit, value, what)
+            if over:
+                self.error(BUDGET_CODE, over, span)
+
     def _lookup(self, table: dict[str, Any], name: str, what: str, pos: s.Pos, text: Text) -> None:
         if name not in table:
             raise _Reported(CompileError("E401", f"unknown {what} '{name}'", pos, did_you_mean(name, table)), text)
@@ -171,6 +180,7 @@ class Builder:
             return e.ForE(span, head.var, items, body)
         if kind == "repeat":
             count = self.expression(block["repeat"], here, scope)
+            self._bounded(block["repeat"], "work", "this repeat count", here)
             body = sub("do", scope.child())
             return e.RepeatE(span, count, body) if count else None
         if kind == "match":
@@ -340,6 +350,8 @@ class Builder:
                 raise _Reported(CompileError("E402", msg, expr.pos), t)
             props.append((name, fn))
         count = self._expr(n.count, scope, t) if n.count else None
+        if isinstance(n.count, s.Literal):
+            self._bounded(n.count.value, "pieces", "the number of pieces created", t.at(n.count.pos))
         zone, zt = self._typed(n.zone, scope, t)
         if zt not in ("zone", "any"):
             raise _Reported(CompileError("E402", f"pieces are created in a zone, but this is {zt}", n.zone.pos), t)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.budget import CODE as BUDGET_CODE
+from ..engine.budget import check_constant
 from ..engine.rules import (
     ActionDef,
     CounterDecl,
@@ -273,6 +275,9 @@ class Linker:
         for name, d in self._section(decls, "dice"):
             sides = d.node.get("sides") if isinstance(d.node, dict) else None
             rules.dice[name] = sides if isinstance(sides, int) and sides >= 1 else 6
+            over = check_constant("range_size", rules.dice[name], "the number of sides")
+            if over:
+                self.diags.error(BUDGET_CODE, over, d.span)
         rules.events["turn_end"] = (("player", "player"),)
         for name, d in self._section(decls, "events"):
             rules.events[name] = self._params(d.node)
@@ -381,6 +386,12 @@ class Linker:
         """Sizes written as value names (slots, capacity, spaces) must name numbers fixed before play."""
         sized = [(z.span, z.slots) for z in rules.zones.values()] + [(z.span, z.capacity) for z in rules.zones.values()]
         sized += [(t.span, t.spaces) for t in rules.tracks.values()]
+        counted = [(z.span, z.slots, "zone slots") for z in rules.zones.values()]
+        counted += [(t.span, t.spaces, "track spaces") for t in rules.tracks.values()]
+        for span, raw, what in counted:
+            over = check_constant("range_size", raw, f"the number of {what}") if type(raw) is int else None
+            if over:
+                self.diags.error(BUDGET_CODE, over, span, "rules go through every space, slot and side")
         for span, raw in sized:
             if raw is None or (isinstance(raw, int) and not isinstance(raw, bool)):
                 continue

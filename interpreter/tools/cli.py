@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from ..diagnostics import Diagnostics, render_json, render_text
+from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
 from ..language.pack import check_pack, discover, display, load_modules
 from ..resources import grammar_dir, rules_dir
 from .scenario import ScenarioRunner
@@ -41,7 +43,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     diags = Diagnostics()
     packs = discover(_paths(args.paths), diags)
-    passed = failed = 0
+    passed = failed = internal = 0
     for d in diags.sorted():
         print(render_text([d]))
         failed += 1
@@ -59,6 +61,7 @@ def cmd_test(args: argparse.Namespace) -> int:
                     print(f"PASS {result.file}: {result.title}")
             else:
                 failed += 1
+                internal += result.internal
                 print(f"FAIL {result.file}: {result.title}")
                 for failure in result.failures:
                     print("  " + failure.replace("\n", "\n  "))
@@ -69,7 +72,7 @@ def cmd_test(args: argparse.Namespace) -> int:
             for name in missed:
                 print(f"  never run: {name}")
     print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return EXIT_INTERNAL if internal else 1 if failed else 0
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -102,14 +105,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`boardrules check | head -1`): stop quietly, and keep Python from complaining
+        # again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except Exception as exc:  # the last guard: a bug in boardrules is reported, never a traceback
-        print(f"boardrules: internal error: {exc!r} (please report it with the input that caused it)", file=sys.stderr)
-        return 2
+        print(f"boardrules: error {INTERNAL}: internal error while running '{args.command}': {describe(exc)}\n"
+              f"  hint: {REPORT}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

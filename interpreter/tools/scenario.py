@@ -12,6 +12,7 @@ from ..engine.game import Game
 from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
 from ..engine.values import Piece, Player, UnknownCompared, plain
+from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder
@@ -27,6 +28,7 @@ class Result:
     file: str
     title: str
     failures: list[str] = field(default_factory=list)
+    internal: bool = False  # boardrules itself failed (E900), not the rules
 
     @property
     def passed(self) -> bool:
@@ -85,7 +87,9 @@ class ScenarioRunner:
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
         except Exception as exc:  # one broken scenario must not stop the others, nor print a traceback
-            result.failures.append(f"{file}: internal error while running this scenario: {exc!r}")
+            err = internal_error(exc, f"the scenario {file}", game.state.cause)
+            result.failures.append(render_text([err.diagnostic]))
+        result.internal = any(f"error {INTERNAL}:" in failure for failure in result.failures)
         return game
 
     def _play(self, game: Game, doc: dict, result: Result, file: str) -> None:
