@@ -12,8 +12,8 @@ import pytest
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine import effects as e
 from boardrules.engine.budget import Limits
-from boardrules.engine.game import Game
 from boardrules.engine.interpreter import RUNNERS
+from boardrules.game import Game
 
 HEAD = """
 module: t

@@ -11,9 +11,9 @@ import pytest
 
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine.decisions import FirstOptionDecider
-from boardrules.engine.game import Game
 from boardrules.engine.rules import Rules
 from boardrules.engine.state import State
+from boardrules.game import Game
 
 MODES = ("before_journal", "after_journal", "inside_place")
 
@@ -65,7 +65,10 @@ def played_actions(rules: Rules) -> list[tuple[str, str]]:
     game.setup()
     start = saved(game)
     out = []
-    for action in game.legal_actions("p1"):
+    for move in game.legal_actions("p1"):
+        if move["params"]:
+            continue
+        action = move["action"]
         try:
             game.act("p1", action)
         except BoardrulesError:
