@@ -109,3 +109,13 @@ def test_a_bug_in_a_runner_is_e900_not_a_rule_error(game: Game, monkeypatch: pyt
     assert d.code == "E900" and "actions.squares" in d.message and "ZeroDivisionError" in d.message
     assert "report" in (d.hint or "")
     assert game.state.dumps() == before
+
+
+def test_generated_code_sees_only_a_minimal_set_of_builtins(build: Any) -> None:
+    from boardrules.language import compiler
+
+    assert set(compiler._BUILTINS) == {"len"}
+    fn = compiler.ExprCompiler._function("__builtins__", compiler._Gen())
+    assert fn(None) == {"len": len}
+    with pytest.raises(NameError):
+        compiler.ExprCompiler._function("open('/etc/passwd')", compiler._Gen())(None)

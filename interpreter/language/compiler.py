@@ -55,6 +55,11 @@ _BASE_NS: dict[str, Any] = {
 }
 
 
+# The only Python built-ins generated code may name. Without this, eval() would hand it all of them (open,
+# __import__, ...): nothing YAML-controlled reaches the source unescaped, and this keeps it so if that ever broke.
+_BUILTINS: dict[str, Any] = {"len": len}
+
+
 class CompileError(Exception):
     def __init__(self, code: str, message: str, pos: s.Pos, hint: str | None = None):
         super().__init__(message)
@@ -159,7 +164,7 @@ class ExprCompiler:
 
     @staticmethod
     def _function(src: str, gen: _Gen) -> Fn:
-        namespace = {**_BASE_NS, **gen.ns}
+        namespace = {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
         return eval(compile(f"lambda f: {src}", "<rule expression>", "eval"), namespace)
 
     def _src(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, str]:

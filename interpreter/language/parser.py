@@ -8,10 +8,10 @@ from typing import Any
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..resources import grammar_dir
 from . import syntax as s
+from . import tables
 
-START_SYMBOLS = ("expr", "effect", "cost", "for_head")
+START_SYMBOLS = tables.START_SYMBOLS
 
 
 class ParseError(Exception):
@@ -243,11 +243,9 @@ class _ToSyntax(Transformer):
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    text = (grammar_dir() / "rules.lark").read_text(encoding="utf-8")
-    # One tree-less LALR parser for all start symbols: the transformer runs during parsing. cache=True keeps the
-    # LALR tables on disk between runs.
-    return Lark(text, parser="lalr", start=list(START_SYMBOLS), transformer=_ToSyntax(), maybe_placeholders=True,
-                cache=True)
+    # One tree-less LALR parser for all start symbols: the transformer runs during parsing. Its tables come
+    # inside the package (tables.py); nothing is read from or written to a shared cache.
+    return tables.load(tables.grammar_text(), _ToSyntax())
 
 
 # How a hint names what the grammar expected; terminals written as plain strings show as themselves.
