@@ -50,7 +50,7 @@ def test_auto_chance_reaches_the_first_move_and_lists_exact_moves() -> None:
     labels = [o.label for o in pending.options]
     # 2 tokens: buy 1 or 2; buy_large costs 2 and needs 3 in the market; leave needs 5 points
     assert labels == ["buy(n=1)", "buy(n=2)", "buy_large(size=large)", "give_up"]
-    assert [o.value for o in pending.options][0] == {"action": "buy", "params": {"n": 1}}
+    assert pending.options[0].value == {"action": "buy", "params": {"n": 1}}
     assert game.legal_actions("p2") == []  # not p2's turn
 
 
