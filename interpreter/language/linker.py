@@ -101,16 +101,19 @@ class Linker:
 
     # ---------------------------------------------------------------- module order
     def order(self, modules: dict[str, Module], roots: list[str]) -> list[Module]:
+        """Modules with each after what it requires (depth first, without recursion: a chain of a thousand
+        modules must not reach Python's recursion limit)."""
         ordered: list[Module] = []
         state: dict[str, str] = {}
 
-        def visit(mid: str, via: Module | None, chain: list[str]) -> None:
+        def enter(mid: str, via: Module | None, chain: list[str]) -> Module | None:
+            """Mark `mid` as being visited and return it, or report why it cannot be (None)."""
             if state.get(mid) == "done":
-                return
+                return None
             if state.get(mid) == "visiting":
                 cycle = " -> ".join([*chain[chain.index(mid):], mid])
                 self.diags.error("E404", f"modules require each other in a cycle: {cycle}", via.span if via else None)
-                return
+                return None
             m = modules.get(mid)
             if m is None:
                 span = via.span if via else None
@@ -119,15 +122,29 @@ class Linker:
                     if isinstance(reqs, list) and mid in reqs:
                         span = reqs.item_spans[reqs.index(mid)] if hasattr(reqs, "item_spans") else span
                 self.diags.error("E404", f"unknown module '{mid}'", span, did_you_mean(mid, modules))
-                return
+                return None
             state[mid] = "visiting"
-            for req in m.requires:
-                visit(req, m, [*chain, mid])
-            state[mid] = "done"
-            ordered.append(m)
+            return m
 
         for root in roots:
-            visit(root, None, [])
+            first = enter(root, None, [])
+            if first is None:
+                continue
+            chain = [root]
+            stack = [(first, iter(first.requires))]
+            while stack:
+                m, pending = stack[-1]
+                req = next(pending, None)
+                if req is None:
+                    stack.pop()
+                    chain.pop()
+                    state[m.id] = "done"
+                    ordered.append(m)
+                    continue
+                nxt = enter(req, m, chain)
+                if nxt is not None:
+                    chain.append(req)
+                    stack.append((nxt, iter(nxt.requires)))
         return ordered
 
     # ---------------------------------------------------------------- linking

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from .options import OPTION_SPAN
 from .validate import load_schema, validate
 
 SCENARIO_DIR = "scenarios"
+LINK_ALONE_MAX = 64  # packs with more modules link alone only those no other module requires
 
 
 @dataclass
@@ -26,9 +28,14 @@ class Pack:
 def display(path: Path) -> str:
     """Paths in diagnostics: relative to the working directory when possible, so they are short and clickable."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(_real(path).relative_to(_real(Path.cwd())))
     except ValueError:
         return str(path)
+
+
+def _real(path: Path) -> Path:
+    """Path.resolve raises on a loop of symbolic links; realpath gives up quietly (the loader then reports it)."""
+    return Path(os.path.realpath(path))
 
 
 def _is_scenario(path: Path) -> bool:
@@ -40,11 +47,13 @@ def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
     packs: dict[Path, Pack] = {}
 
     def pack_for(root: Path) -> Pack:
-        return packs.setdefault(root.resolve(), Pack(root))
+        return packs.setdefault(_real(root), Pack(root))
 
     for path in paths:
         if not path.exists():
-            diags.error("E105", f"no such file or directory: {path}", Span(str(path), 1, 1))
+            looping = path.is_symlink()
+            reason = "a loop of symbolic links" if looping else "no such file or directory"
+            diags.error("E105", f"{reason}: {path}", Span(str(path), 1, 1))
             continue
         if path.is_file():
             root = path.parent
@@ -134,7 +143,13 @@ def game_modules(modules: dict[str, Module], diags: Diagnostics, root: Path) -> 
 def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
     """Load, validate and link every module of a pack: each with what it requires, then all together."""
     modules = load_modules(pack.module_files, diags)
-    for mid in modules:
+    alone = list(modules)
+    if len(alone) > LINK_ALONE_MAX:
+        # Linking each module with its requires costs the square of a long chain of requires; in a large pack
+        # only the modules nothing requires are linked alone (the others are linked inside them).
+        required = {r for m in modules.values() for r in m.requires}
+        alone = [mid for mid in modules if mid not in required]
+    for mid in alone:
         rules = link(modules, [mid], diags)
         for name, note, span in rules.unknowns:
             diags.warning("W601", f"'{name}' is unknown: {note}", span,

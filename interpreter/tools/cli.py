@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..diagnostics import Diagnostics, render_json, render_text
+from ..diagnostics import MAX_SHOWN, Diagnostics, render_json, render_text
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
 from ..language.pack import check_pack, discover, display, load_modules
 from ..resources import grammar_dir, rules_dir
@@ -34,7 +34,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(render_json(items))
     else:
         if items:
-            print(render_text(items))
+            print(render_text(items, MAX_SHOWN))
         modules = sum(len(p.module_files) for p in packs)
         print(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), {warnings} warning(s)")
     return 1 if errors else 0
