@@ -53,7 +53,16 @@ def cmd_test(args: argparse.Namespace) -> int:
         if not pack.scenario_files:
             continue
         module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
-        modules = load_modules(module_files, Diagnostics())
+        loaded = Diagnostics()
+        modules = load_modules(module_files, loaded)
+        if loaded.has_errors:
+            # Scenarios of rules that are not valid prove nothing: report the rules, run none of them.
+            errors = [d for d in loaded.sorted() if d.severity == "error"]
+            print(f"FAIL {display(pack.root)}: its modules have errors, so its {len(pack.scenario_files)} "
+                  "scenario(s) were not run")
+            print("  " + render_text(errors, MAX_SHOWN).replace("\n", "\n  "))
+            failed += len(pack.scenario_files)
+            continue
         runner = ScenarioRunner(modules)
         for path in pack.scenario_files:
             result = runner.run_file(path)

@@ -21,6 +21,7 @@ from ..language.loader import load_yaml
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.validate import load_schema, validate
+from .scenario_state import check_state
 
 
 @dataclass
@@ -100,6 +101,11 @@ class ScenarioRunner:
         if doc.get("setup", True):
             game.setup()
         if "state" in doc:
+            base = getattr(doc, "value_spans", {}).get("state", Span(file, 1, 1))
+            problems = check_state(game, doc["state"], base)
+            if problems:
+                result.failures.append(render_text(problems))
+                return
             self._override(game, doc["state"], doc, file)
         for i, step in enumerate(doc.get("steps", []) or [], 1):
             span = _item_span(doc.get("steps"), i - 1, file)
