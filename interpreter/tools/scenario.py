@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,8 @@ class ScenarioRunner:
         try:
             game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)), flow=bool(doc.get("flow", False)))
         except BoardrulesError as err:
-            result.failures.append(render_text([err.diagnostic]))
+            where = getattr(doc, "value_spans", {}).get("players", Span(file, 1, 1))
+            result.failures.append(render_text([_placed(err.diagnostic, where)]))
             return None
         try:
             self._play(game, doc, result, file)
@@ -134,11 +136,12 @@ class ScenarioRunner:
                 game.act(step.get("player"), str(step["action"]), dict(step.get("params", {}) or {}), decider)
         except BoardrulesError as err:
             if expected_error is None:
-                result.failures.append(f"{where} failed:\n" + render_text([err.diagnostic]))
+                result.failures.append(f"{where} failed:\n" + render_text([_placed(err.diagnostic, span)]))
                 return False
             if err.code != expected_error:
                 result.failures.append(
-                    f"{where}: expected error {expected_error}, got {err.code}:\n" + render_text([err.diagnostic])
+                    f"{where}: expected error {expected_error}, got {err.code}:\n"
+                    + render_text([_placed(err.diagnostic, span)])
                 )
                 return False
             if game.state.dumps() != before:
@@ -236,6 +239,11 @@ class ScenarioRunner:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
             result.failures.append(f"{span}: expect {key}\n    expected: {want!r}\n    actual:   {got!r}{by}")
+
+
+def _placed(d: Diagnostic, span: Span) -> Diagnostic:
+    """A diagnostic the engine could not place (an unknown action) is shown at the scenario step that caused it."""
+    return d if d.span is not None else dataclasses.replace(d, span=span)
 
 
 def _answer(game: Game, raw: Any) -> Any:
