@@ -1,4 +1,4 @@
-"""The work budget: an action that would run without bound stops with E511, naming the rule and the limit, and
+"""The work budget: an action that would run without bound stops with E513, naming the rule and the limit, and
 changes nothing; constants that already exceed a limit are reported by `check`; boardrules' own failures are
 E900, never a rule's code."""
 
@@ -61,7 +61,7 @@ def test_unbounded_work_stops_with_e511_and_changes_nothing(game: Game, action: 
     with pytest.raises(BoardrulesError) as info:
         game.act("p1", action)
     assert time.perf_counter() - start < 3
-    assert info.value.code == "E511", info.value.diagnostic
+    assert info.value.code == "E513", info.value.diagnostic
     message = info.value.diagnostic.message
     assert f"actions.{action}" in message and "the limit '" in message
     assert info.value.diagnostic.span is not None
@@ -75,7 +75,7 @@ def test_limits_are_configurable_per_game(build: Any) -> None:
     small.setup()
     with pytest.raises(BoardrulesError) as info:
         small.act("p1", "loop")
-    assert info.value.code == "E511" and "'work' is 10 " in info.value.diagnostic.message
+    assert info.value.code == "E513" and "'work' is 10 " in info.value.diagnostic.message
     roomy = Game(rules, 2, 1)
     roomy.setup()
     roomy.act("p1", "loop")
@@ -89,12 +89,12 @@ def test_a_die_with_too_many_sides_and_constant_bounds_are_found_by_check(link_d
     )
     _, diags = link_diags(text)
     found = sorted((d.code, d.span.line) for d in diags.items)
-    assert [code for code, _ in found] == ["E511"] * 4, found
+    assert [code for code, _ in found] == ["E513"] * 4, found
 
 
 def test_a_number_too_large_to_keep_is_refused_where_it_is_written(link_diags: Any) -> None:
     _, diags = link_diags(HEAD.replace("initial: 2", "initial: 0x" + "f" * 4000) + "  a: {title: A, do: []}\n")
-    assert [d.code for d in diags.items] == ["E511"]
+    assert [d.code for d in diags.items] == ["E513"]
 
 
 def test_a_bug_in_a_runner_is_e900_not_a_rule_error(game: Game, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -675,7 +675,7 @@ def test_numbers_that_cannot_be_saved_are_refused_where_they_are_made() -> None:
                     lambda: st.create_piece("z", "worker", "meadow", None, {"age": 10**4500})):
         with pytest.raises(BoardrulesError) as info:
             attempt()
-        assert info.value.code == "E511"
+        assert info.value.code == "E513"
     assert exact(st) == before
     json.loads(st.dumps())
 

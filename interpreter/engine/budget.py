@@ -4,7 +4,7 @@ The step budget (E507) counts effect lines; it cannot see a loop whose body is e
 huge range. This budget counts the work itself, charged before it is done: loop iterations and comprehension
 elements (everything that iterates goes through `as_list` or `int_range`), pieces created, track steps, and
 the size of every range. Numbers are bounded too, so no rule can build an integer that takes seconds to
-multiply or that cannot be saved. Going over any limit stops the action with E511, naming the rule and the
+multiply or that cannot be saved. Going over any limit stops the action with E513, naming the rule and the
 limit, and the transaction leaves the state as it was.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..diagnostics import BoardrulesError, Span
 
-CODE = "E511"
+CODE = "E513"
 
 
 @dataclass(frozen=True, slots=True)

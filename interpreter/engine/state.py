@@ -181,7 +181,7 @@ class State:
 
     def _savable(self, value: Any) -> None:
         if type(value) is int and not -_SAVABLE < value < _SAVABLE:
-            raise BoardrulesError("E511", f"a number of {value.bit_length()} bits cannot be saved", self.cause,
+            raise BoardrulesError("E513", f"a number of {value.bit_length()} bits cannot be saved", self.cause,
                                   "numbers are bounded (see SECURITY.md)")
 
     def set_group(self, pid: str, group: str | None) -> None:

@@ -110,7 +110,7 @@ class Builder:
         return fn
 
     def _bounded(self, value: object, limit: str, what: str, span: Span) -> None:
-        """A constant that already exceeds a work limit is reported at check time (E511), not at play."""
+        """A constant that already exceeds a work limit is reported at check time (E513), not at play."""
         if type(value) is int:
             over = check_constant(limit, value, what)
             if over:
