@@ -119,3 +119,18 @@ def test_generated_code_sees_only_a_minimal_set_of_builtins(build: Any) -> None:
     assert fn(None) == {"len": len}
     with pytest.raises(NameError):
         compiler.ExprCompiler._function("open('/etc/passwd')", compiler._Gen())(None)
+
+
+def test_check_exits_3_when_boardrules_itself_fails(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: Any) -> None:
+    from boardrules.language import loader
+    from boardrules.tools.cli import main
+
+    def broken(self: object) -> object:
+        raise RuntimeError("planted")
+
+    (tmp_path / "m.yaml").write_text("module: m\n", encoding="utf-8")
+    monkeypatch.setattr(loader._Builder, "run", broken)
+    assert main(["check", str(tmp_path)]) == 3
+    out = capsys.readouterr().out
+    assert "error E900: internal error while reading YAML: RuntimeError: planted" in out and "report" in out

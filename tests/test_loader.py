@@ -387,13 +387,13 @@ def test_all_problems_of_a_file_are_reported() -> None:
     assert value == {"a": 1}
 
 
-def test_an_internal_failure_becomes_e101(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_internal_failure_is_e900_not_a_yaml_error(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(self: object) -> object:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(loader._Builder, "run", broken)
     value, d = only("a: 1\n")
-    assert value is None and at(d) == ("E101", 1, 1) and "boom" in d.message
+    assert value is None and at(d) == ("E900", 1, 1) and "boom" in d.message
 
 
 # ---- never raises ------------------------------------------------------------------------------------------

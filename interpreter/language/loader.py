@@ -32,6 +32,7 @@ from yaml.resolver import Resolver
 
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
+from ..internal import INTERNAL, REPORT, describe
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -155,7 +156,7 @@ def _build(text: str, display: str, loader: type) -> tuple[object | None, Diagno
     try:
         value = _Builder(text, display, local, loader).run()
     except Exception as exc:  # a bug here must still come out as a diagnostic, not a traceback
-        local.error("E101", f"cannot read YAML: {type(exc).__name__}: {exc}", Span(display, 1, 1))
+        local.error(INTERNAL, f"internal error while reading YAML: {describe(exc)}", Span(display, 1, 1), REPORT)
         value = None
     return value, local
 

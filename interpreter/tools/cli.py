@@ -39,6 +39,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(render_text(items, MAX_SHOWN))
         modules = sum(len(p.module_files) for p in packs)
         print(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), {warnings} warning(s)")
+    if any(d.code == INTERNAL for d in items):
+        return EXIT_INTERNAL
     return 1 if errors else 0
 
 
