@@ -6,7 +6,6 @@ Everything a program needs is here; `docs/embedding.md` documents it. The rules 
 
 from __future__ import annotations
 
-import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,7 +114,6 @@ class Game:
         game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
                    search_budget=search_budget)
         game.setup()
-        gc.freeze()  # the linked rules live as long as the game: keep the collector from rescanning them
         return game
 
     def setup(self) -> None:
@@ -264,7 +262,10 @@ class Game:
         self._pending = None
         if activity.kind != "setup":
             self._history.append((mark, len(self._log)))
-        self._log.append(_log_entry(activity, recorder))
+        entry = _log_entry(activity, recorder)
+        if activity.kind == "setup":  # how the game was played, so a replay needs only the log
+            entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
+        self._log.append(entry)
         self._trim()
 
     # ---------------------------------------------------------------- conveniences: whole actions at once
@@ -439,10 +440,12 @@ class Game:
 
     @classmethod
     def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]], *, flow: bool | None = None,
-               chance: str = "auto", undo_depth: int | None = UNDO_DEPTH) -> Game:
-        """A new game with this seed, set up and played through a log (`game.log`)."""
-        if flow is None:
-            flow = any(e.get("kind") == "move" for e in log)
+               chance: str | None = None, undo_depth: int | None = UNDO_DEPTH) -> Game:
+        """A new game with this seed, set up and played through a log (`game.log`); how the game was played
+        (with its flow or not, chance stepped or not) is read from the log unless given."""
+        setup = log[0] if log and log[0].get("kind") == "setup" else {}
+        flow = bool(setup.get("flow", False)) if flow is None else flow
+        chance = str(setup.get("chance_mode", "auto")) if chance is None else chance
         game = cls(rules, players, seed, flow=flow, chance=chance, undo_depth=undo_depth)
         entries = list(log)
         first = entries.pop(0) if entries and entries[0].get("kind") == "setup" else None
@@ -531,8 +534,10 @@ def _frozen(value: Any) -> Any:
 def _entry_dict(entry: tuple[Any, ...]) -> dict[str, Any]:
     if entry[0] == "reseed":
         return {"kind": "reseed", "seed": entry[1]}
-    kind, player, action, params, answers, chance = entry
+    kind, player, action, params, answers, chance = entry[:6]
     out: dict[str, Any] = {"kind": kind}
+    if len(entry) > 6:
+        out.update(entry[6])
     if player is not None:
         out["player"] = player
     if action is not None:
