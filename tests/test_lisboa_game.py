@@ -94,3 +94,10 @@ def test_a_saved_game_continues_the_same_way() -> None:
     play_randomly(game, random.Random(70))
     play_randomly(back, random.Random(70))
     assert back.state.dumps() == game.state.dumps() and back.returns() == game.returns()
+
+
+def test_options_override_the_stand_ins() -> None:
+    game = Game.new(LISBOA, 2, seed=1, options={"clergy_wigs": 2, "start_reis": 9})
+    tiles = [p for p in game.state.pieces.values() if p.kind == "clergy_tile"]
+    assert len(tiles) == 8 and {t.props["wigs"] for t in tiles} == {2}
+    assert game.state.counters["p1.reis"] == 9
