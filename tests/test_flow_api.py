@@ -179,3 +179,12 @@ def test_undo_depth_bounds_the_journal() -> None:
     game = Game.new(RELAY, 4, seed=8, options=OPTIONS, undo_depth=3)
     play_randomly(game, random.Random(8))
     assert len(game._history) <= 3
+
+
+def test_a_parameter_outside_its_declared_values_is_refused() -> None:
+    game = Game.new(RELAY, 2, seed=1, options=OPTIONS, chance="auto")
+    before = game.state.dumps()
+    with pytest.raises(BoardrulesError) as err:
+        game.act("p1", "buy", {"n": 3})
+    assert err.value.code == "E509" and "not one of [1, 2]" in err.value.diagnostic.message
+    assert game.state.dumps() == before
