@@ -428,10 +428,9 @@ class Game:
                           chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
         if data.get("open"):
             entry = data["open"]
-            game._start(Activity(entry["kind"], entry.get("player"), entry.get("action"),
-                                 {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}))
-            for a in entry.get("answers", []):
-                game.apply(game.pending().option(a).id)  # type: ignore[union-attr]
+            params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+            game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params), entry,
+                                  finish=False)
         saved = json.dumps(data["state"], sort_keys=True)
         if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
@@ -472,8 +471,9 @@ class Game:
                     game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
         return game
 
-    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any]) -> None:
-        """Answer by plain value, without the legality search: the log was legal when it was played."""
+    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any], finish: bool = True) -> None:
+        """Answer by plain value, without the legality search: the log was legal when it was played.
+        With `finish`, the entry must complete the activity; without, it is left open at its next decision."""
         self._open = activity
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
@@ -486,7 +486,7 @@ class Game:
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
-        if self._open is not None:
+        if finish and self._open is not None:
             raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
 
     # ---------------------------------------------------------------- memory
