@@ -172,7 +172,10 @@ class Game:
             if moves:
                 self._pending_answers = {i: m for m, i in moves}
                 options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
-                self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
+                phase = flow.current_phase(self._m)
+                span = phase.span if phase is not None else None
+                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span))
                 break
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
         return self._pending
