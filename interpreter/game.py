@@ -163,7 +163,7 @@ class Game:
                 if result.outcome == "stop":
                     self._pending = self._decision(result.decision)  # type: ignore[arg-type]
                     break
-                self._commit()  # the open activity finishes with what it has (an undo took an answer back)
+                self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
@@ -252,13 +252,6 @@ class Game:
         finally:
             m.decider = saved
         self._finish(activity, mark, None)
-
-    def _commit(self) -> None:
-        activity = self._open
-        assert activity is not None
-        self._advance()
-        if self._open is activity and self._pending is None:
-            raise BoardrulesError("E509", "the open decision cannot be finished")
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
