@@ -90,6 +90,7 @@ class Game:
         self._open: Activity | None = None
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -159,9 +160,12 @@ class Game:
         """The one decision the game waits for now, or None (the game is over, or free play awaits an action)."""
         while self._pending is None:
             if self._open is not None:
-                result = probe(self._m, self._open, self.chance == "step")
-                if result.outcome == "stop":
-                    self._pending = self._decision(result.decision)  # type: ignore[arg-type]
+                waiting = self._waiting
+                if waiting is None:
+                    result = probe(self._m, self._open, self.chance == "step")
+                    waiting = result.decision if result.outcome == "stop" else None
+                if waiting is not None:
+                    self._pending = self._decision(waiting)
                     break
                 self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
@@ -237,6 +241,7 @@ class Game:
     def _advance(self) -> None:
         """Run the open activity as far as its answers go; commit it when it finishes."""
         self._pending = None
+        self._waiting = None
         activity = self._open
         assert activity is not None
         m = self._m
@@ -244,7 +249,8 @@ class Game:
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
             mark = m.transaction(activity.work(m))
-        except StopForAnswer:
+        except StopForAnswer as stop:
+            self._waiting = stop.decision  # what pending() shows next, without running the activity again
             return
         except BoardrulesError:
             self._open = None
@@ -324,7 +330,7 @@ class Game:
                 self._open.answers.pop()
             else:
                 self._open = None
-            self._pending = None
+            self._pending = self._waiting = None
             return True
         if not self._history:
             return False
