@@ -6,7 +6,6 @@ Everything a program needs is here; `docs/embedding.md` documents it. The rules 
 
 from __future__ import annotations
 
-import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +92,7 @@ class Game:
         self._open: Activity | None = None
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -117,7 +117,6 @@ class Game:
         game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
                    search_budget=search_budget)
         game.setup()
-        gc.freeze()  # the linked rules live as long as the game: keep the collector from rescanning them
         return game
 
     def setup(self) -> None:
@@ -163,11 +162,14 @@ class Game:
         """The one decision the game waits for now, or None (the game is over, or free play awaits an action)."""
         while self._pending is None:
             if self._open is not None:
-                result = probe(self._m, self._open, self.chance == "step")
-                if result.outcome == "stop":
-                    self._pending = self._decision(result.decision)  # type: ignore[arg-type]
+                waiting = self._waiting
+                if waiting is None:
+                    result = probe(self._m, self._open, self.chance == "step")
+                    waiting = result.decision if result.outcome == "stop" else None
+                if waiting is not None:
+                    self._pending = self._decision(waiting)
                     break
-                self._commit()  # the open activity finishes with what it has (an undo took an answer back)
+                self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
@@ -176,7 +178,10 @@ class Game:
             if moves:
                 self._pending_answers = {i: m for m, i in moves}
                 options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
-                self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
+                phase = flow.current_phase(self._m)
+                span = phase.span if phase is not None else None
+                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span))
                 break
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
         return self._pending
@@ -238,6 +243,7 @@ class Game:
     def _advance(self) -> None:
         """Run the open activity as far as its answers go; commit it when it finishes."""
         self._pending = None
+        self._waiting = None
         activity = self._open
         assert activity is not None
         m = self._m
@@ -245,7 +251,8 @@ class Game:
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
             mark = m.transaction(activity.work(m))
-        except StopForAnswer:
+        except StopForAnswer as stop:
+            self._waiting = stop.decision  # what pending() shows next, without running the activity again
             return
         except BoardrulesError:
             self._open = None
@@ -254,19 +261,15 @@ class Game:
             m.decider = saved
         self._finish(activity, mark, None)
 
-    def _commit(self) -> None:
-        activity = self._open
-        assert activity is not None
-        self._advance()
-        if self._open is activity and self._pending is None:
-            raise BoardrulesError("E509", "the open decision cannot be finished")
-
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
         self._pending = None
         if activity.kind != "setup":
             self._history.append((mark, len(self._log)))
-        self._log.append(_log_entry(activity, recorder))
+        entry = _log_entry(activity, recorder)
+        if activity.kind == "setup":  # how the game was played, so a replay needs only the log
+            entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
+        self._log.append(entry)
         self._trim()
 
     # ---------------------------------------------------------------- conveniences: whole actions at once
@@ -329,7 +332,7 @@ class Game:
                 self._open.answers.pop()
             else:
                 self._open = None
-            self._pending = None
+            self._pending = self._waiting = None
             return True
         if not self._history:
             return False
@@ -429,10 +432,9 @@ class Game:
                           chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
         if data.get("open"):
             entry = data["open"]
-            game._start(Activity(entry["kind"], entry.get("player"), entry.get("action"),
-                                 {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}))
-            for a in entry.get("answers", []):
-                game.apply(game.pending().option(a).id)  # type: ignore[union-attr]
+            params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+            game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params), entry,
+                                  finish=False)
         saved = json.dumps(data["state"], sort_keys=True)
         if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
@@ -441,10 +443,12 @@ class Game:
 
     @classmethod
     def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]], *, flow: bool | None = None,
-               chance: str = "auto", undo_depth: int | None = UNDO_DEPTH) -> Game:
-        """A new game with this seed, set up and played through a log (`game.log`)."""
-        if flow is None:
-            flow = any(e.get("kind") == "move" for e in log)
+               chance: str | None = None, undo_depth: int | None = UNDO_DEPTH) -> Game:
+        """A new game with this seed, set up and played through a log (`game.log`); how the game was played
+        (with its flow or not, chance stepped or not) is read from the log unless given."""
+        setup = log[0] if log and log[0].get("kind") == "setup" else {}
+        flow = bool(setup.get("flow", False)) if flow is None else flow
+        chance = str(setup.get("chance_mode", "auto")) if chance is None else chance
         game = cls(rules, players, seed, flow=flow, chance=chance, undo_depth=undo_depth)
         entries = list(log)
         first = entries.pop(0) if entries and entries[0].get("kind") == "setup" else None
@@ -471,8 +475,9 @@ class Game:
                     game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
         return game
 
-    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any]) -> None:
-        """Answer by plain value, without the legality search: the log was legal when it was played."""
+    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any], finish: bool = True) -> None:
+        """Answer by plain value, without the legality search: the log was legal when it was played.
+        With `finish`, the entry must complete the activity; without, it is left open at its next decision."""
         self._open = activity
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
@@ -485,7 +490,7 @@ class Game:
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
-        if self._open is not None:
+        if finish and self._open is not None:
             raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
 
     # ---------------------------------------------------------------- memory
@@ -533,8 +538,10 @@ def _frozen(value: Any) -> Any:
 def _entry_dict(entry: tuple[Any, ...]) -> dict[str, Any]:
     if entry[0] == "reseed":
         return {"kind": "reseed", "seed": entry[1]}
-    kind, player, action, params, answers, chance = entry
+    kind, player, action, params, answers, chance = entry[:6]
     out: dict[str, Any] = {"kind": kind}
+    if len(entry) > 6:
+        out.update(entry[6])
     if player is not None:
         out["player"] = player
     if action is not None:

@@ -114,9 +114,9 @@ def test_a_bug_in_a_runner_is_e900_not_a_rule_error(game: Game, monkeypatch: pyt
 def test_generated_code_sees_only_a_minimal_set_of_builtins(build: Any) -> None:
     from boardrules.language import compiler
 
-    assert set(compiler._BUILTINS) == {"len"}
+    assert set(compiler._BUILTINS) == {"bool", "len"}
     fn = compiler.ExprCompiler._function("__builtins__", compiler._Gen())
-    assert fn(None) == {"len": len}
+    assert fn(None) == {"bool": bool, "len": len}
     with pytest.raises(NameError):
         compiler.ExprCompiler._function("open('/etc/passwd')", compiler._Gen())(None)
 
@@ -134,3 +134,41 @@ def test_check_exits_3_when_boardrules_itself_fails(tmp_path: Any, monkeypatch: 
     assert main(["check", str(tmp_path)]) == 3
     out = capsys.readouterr().out
     assert "error E900: internal error while reading YAML: RuntimeError: planted" in out and "report" in out
+
+
+def test_generated_code_names_nothing_outside_its_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every global name any expression of the shipped packs loads is a helper, a constant or an allowed built-in,
+    so a missing built-in shows here, not as E900 in the middle of a game."""
+    import dis
+    import types
+    from pathlib import Path
+
+    from boardrules.diagnostics import Diagnostics
+    from boardrules.language import compiler
+    from boardrules.language.pack import check_pack, discover
+    from boardrules.tools.cli import main
+
+    missing: set[str] = set()
+    original = compiler.ExprCompiler._function
+
+    def checked(src: str, gen: Any) -> Any:
+        fn = original(src, gen)
+        names = {**compiler._BASE_NS, **gen.ns, **compiler._BUILTINS}
+        codes = [fn.__code__]
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+            missing.update(i.argval for i in dis.get_instructions(code)
+                           if i.opname == "LOAD_GLOBAL" and i.argval not in names)
+        return fn
+
+    monkeypatch.setattr(compiler.ExprCompiler, "_function", staticmethod(checked))
+    root = Path(__file__).resolve().parents[1]
+    diags = Diagnostics()
+    paths = [root / "rules", root / "tests" / "packs" / "harvest", root / "tests" / "hostile" / "runtime",
+             root / "examples"]
+    for pack in discover(paths, diags):
+        if pack.module_files:
+            check_pack(pack, diags)
+    main(["test", *map(str, paths)])  # scenario expectations are compiled too
+    assert missing == set()

@@ -57,7 +57,7 @@ _BASE_NS: dict[str, Any] = {
 
 # The only Python built-ins generated code may name. Without this, eval() would hand it all of them (open,
 # __import__, ...): nothing YAML-controlled reaches the source unescaped, and this keeps it so if that ever broke.
-_BUILTINS: dict[str, Any] = {"len": len}
+_BUILTINS: dict[str, Any] = {"bool": bool, "len": len}
 
 
 class CompileError(Exception):
