@@ -172,3 +172,19 @@ def test_generated_code_names_nothing_outside_its_namespace(monkeypatch: pytest.
             check_pack(pack, diags)
     main(["test", *map(str, paths)])  # scenario expectations are compiled too
     assert missing == set()
+
+
+def test_a_bug_found_while_listing_legal_moves_is_reported_not_hidden(harvest_rules: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    game = Game(harvest_rules, 2, 1)
+    game.setup()
+    before = game.state.dumps()
+
+    def broken(node: Any, f: Any) -> None:
+        raise KeyError("planted")
+
+    monkeypatch.setitem(RUNNERS, e.SetCounterE, broken)
+    with pytest.raises(BoardrulesError) as info:
+        game.legal_actions("p1")
+    assert info.value.code == "E900"
+    assert game.state.dumps() == before
