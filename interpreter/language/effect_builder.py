@@ -136,6 +136,14 @@ class Builder:
                 out.append(built)
         return tuple(out)
 
+    def statement(self, node: s.Node, scope: Scope, text: Text) -> e.Effect | None:
+        """An effect from a statement node built in code (a scenario's counter override), not parsed from text."""
+        try:
+            return self._statements[type(node)](node, scope, text)
+        except _Reported as rep:
+            self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            return None
+
     def item(self, item: object, span: Span, scope: Scope) -> e.Effect | None:
         if isinstance(item, dict):
             return self.block(item, span, scope)

@@ -16,7 +16,7 @@ from ..game import Game
 from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
 from ..language.compiler import Scope
-from ..language.effect_builder import Builder
+from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
 from ..language.loader import load_yaml
 from ..language.pack import display, link
@@ -192,10 +192,13 @@ class ScenarioRunner:
             st.set_var("turn_player", str(turn["player"]))
 
     def _set_counter(self, game: Game, builder: Builder, key: str, value: Any, span: Span) -> None:
-        line = f"{key} = {value if not isinstance(value, bool) else int(value)}"
+        # The key was checked to be a counter reference (scenario_state.py); it is parsed as an expression and
+        # assigned to, never pasted into an effect line.
+        target = parse(key, "expr")
+        assign = s.Assign((1, 1), target, "=", s.Literal((1, 1), int(value)))
         diags = Diagnostics()
         builder.diags = diags
-        effect = builder.item(line, span, Scope({}, False))
+        effect = builder.statement(assign, Scope({}, False), Text(key, span))
         if effect is None or diags.has_errors:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
