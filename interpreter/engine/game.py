@@ -63,7 +63,11 @@ class Game(Choices, Payments):
                     st.init_counter(f"{owner}{c.name}" + (f"[{key}]" if key is not None else ""), initial)
         for t in r.tracks.values():
             for marker, start in t.markers.items():
-                st.add_marker(marker, t.name, int(start))
+                if marker in r.player_markers:
+                    for p in self.players:
+                        st.add_marker(f"{p.id}.{marker}", t.name, int(start))
+                else:
+                    st.add_marker(marker, t.name, int(start))
 
     def _size(self, raw: Any, players: int) -> int | str | None:
         v = self.rules.values.get(raw) if isinstance(raw, str) else None
@@ -398,6 +402,8 @@ class Game(Choices, Payments):
                 return Zone(f"{obj.id}.{name}")
             if name == "seat":
                 return obj.seat
+            if name in r.player_markers:
+                return Ref("marker", f"{obj.id}.{name}")
         if type(obj) is Zone and name == "owner":
             return self.zone_owner(obj)
         if type(obj) is Ref and obj.kind == "marker" and name == "position":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError
 from . import effects as e
 from .runtime import as_list, check_known, runtime_type_error
-from .values import Piece, Player, Zone, encode, plain
+from .values import Piece, Player, Ref, Zone, encode, plain
 
 if TYPE_CHECKING:
     from .game import Game
@@ -193,12 +193,19 @@ def run_refill(n: e.RefillE, f: Frame) -> None:
         state.move_piece(src[0], zone.key, None)
 
 
+def _marker(value: Any, f: Frame) -> str:
+    if type(value) is not Ref or value.kind != "marker":
+        check_known(value, f)
+        raise runtime_type_error(f"expected a track marker, got {value!r}", f)
+    return value.name
+
+
 def run_advance(n: e.AdvanceE, f: Frame) -> None:
-    f.g.advance(n.marker, _int(n.by(f), f, "the number of spaces"))
+    f.g.advance(_marker(n.marker(f), f), _int(n.by(f), f, "the number of spaces"))
 
 
 def run_place(n: e.PlaceE, f: Frame) -> None:
-    f.g.place(n.marker, _int(n.at(f), f, "the space"))
+    f.g.place(_marker(n.marker(f), f), _int(n.at(f), f, "the space"))
 
 
 def run_emit(n: e.EmitE, f: Frame) -> None:
@@ -294,6 +301,46 @@ def run_may(n: e.MayE, f: Frame) -> None:
         run_body(n.body, f)
 
 
+def run_while(n: e.WhileE, f: Frame) -> None:
+    g = f.g
+    while check_known(n.cond(f), f):
+        # Each turn of the loop costs a step, so a loop whose body does nothing still meets the budget (E507).
+        g.steps += 1
+        if g.steps > g.step_budget:
+            raise g.loop_error(n.span)
+        run_body(n.body, f)
+
+
+def run_step(n: e.StepE, f: Frame) -> None:
+    run_body(n.body, f)
+
+
+_PROCEED = "\0proceed"  # not a name the language can write: the bodies `proceed` runs, innermost last
+
+
+def run_wrap(n: e.WrapE, f: Frame) -> None:
+    run_body(n.before, f)
+    if n.instead is None:
+        run_body(n.inner, f)
+    else:
+        stack = f.vars.setdefault(_PROCEED, [])
+        stack.append(n.inner)
+        try:
+            run_body(n.instead, f)
+        finally:
+            stack.pop()
+    run_body(n.after, f)
+
+
+def run_proceed(n: e.ProceedE, f: Frame) -> None:
+    stack = f.vars.get(_PROCEED)
+    inner = stack.pop()  # the linker allows proceed only inside an instead hook, so there is one
+    try:
+        run_body(inner, f)
+    finally:
+        stack.append(inner)
+
+
 RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
     e.LetE: run_let,
     e.SetCounterE: run_set_counter,
@@ -325,4 +372,8 @@ RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
     e.MatchE: run_match,
     e.OneOfE: run_one_of,
     e.MayE: run_may,
+    e.WhileE: run_while,
+    e.StepE: run_step,
+    e.WrapE: run_wrap,
+    e.ProceedE: run_proceed,
 }

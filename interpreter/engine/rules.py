@@ -110,6 +110,7 @@ class Rules:
     zones: dict[str, ZoneDecl] = field(default_factory=dict)
     tracks: dict[str, TrackDecl] = field(default_factory=dict)
     markers: dict[str, str] = field(default_factory=dict)  # marker -> track
+    player_markers: set[str] = field(default_factory=set)  # markers each player has one of (me.pawn)
     dice: dict[str, int] = field(default_factory=dict)
     events: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     costs: dict[str, CostC] = field(default_factory=dict)
@@ -130,7 +131,8 @@ class Rules:
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number"]
-        names += list(self.values) + list(self.markers) + list(self.tracks) + list(self.dice)
+        names += list(self.values) + [m for m in self.markers if m not in self.player_markers]
+        names += list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)
         names += [n for n, c in self.counters.items() if c.per == "game"]
         names += [n for n, z in self.zones.items() if z.per == "game"]

@@ -22,6 +22,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown
+from . import hooks
 from .compiler import Scope
 from .effect_builder import Builder, Text
 
@@ -178,7 +179,7 @@ class Linker:
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max
         self._declare(rules, decls)
-        self._build(rules, decls)
+        self._build(rules, decls, hooks.collect(ordered, closure, decls, self.diags))
         return rules
 
     @staticmethod
@@ -265,7 +266,11 @@ class Linker:
                     icons[number] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
                     rules.symbols.update(icons[number])
             markers = n.get("markers", {})
-            markers = {str(k): _count(v) or 1 for k, v in markers.items()} if isinstance(markers, dict) else {}
+            markers = markers if isinstance(markers, dict) else {}
+            for k, v in markers.items():
+                if isinstance(v, dict) and v.get("per") == "player":  # each player has one: me.pawn
+                    rules.player_markers.add(str(k))
+            markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
             rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
                                            d.span)
             for marker in markers:
@@ -300,8 +305,9 @@ class Linker:
         return tuple((str(k), PARAM_TYPES.get(str(v), "any")) for k, v in params.items())
 
     # ---------------------------------------------------------------- rules
-    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
+    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl], wraps: dict[str, list] | None = None) -> None:
         b = Builder(rules, self.diags)
+        b.hooks = wraps or {}
         for name, v in rules.values.items():
             if v.kind == "unknown":
                 rules.unknowns.append((name, v.data, v.span))
@@ -325,11 +331,12 @@ class Linker:
         for name, d in procs:
             params = rules.procedures[name].params
             scope = Scope(dict(params), True)
-            rules.procedures[name].body = b.body(self._do(d), _vspan(d.node, "do", d.span), scope)
+            rules.procedures[name].body = self._rule_body(b, f"procedures.{name}", self._do(d), d, scope)
         for name, d in self._section(decls, "setup"):
-            body = b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, False))
+            body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
             rules.setup.append(StepDef(name, body, d.span))
         for name, d in self._section(decls, "actions"):
+            b.rule = f"actions.{name}"
             rules.actions[name] = self._action(b, name, d)
         for name, d in self._section(decls, "triggers"):
             n = d.node if isinstance(d.node, dict) else {}
@@ -340,12 +347,19 @@ class Linker:
                 continue
             scope = Scope(dict(rules.events[event]), True)
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
-            body = b.body(self._do(d), _vspan(n, "do", d.span), scope)
+            body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
             rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
         for name, d in self._section(decls, "scoring"):
-            rules.scoring.append(StepDef(name, b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, True)),
+            rules.scoring.append(StepDef(name, self._rule_body(b, f"scoring.{name}", self._do(d), d, Scope({}, True)),
                                          d.span))
+        hooks.report_unused(b, self.diags)
         self._check_counts(rules)
+
+    @staticmethod
+    def _rule_body(b: Builder, rule: str, items: Any, d: Decl, scope: Scope) -> Any:
+        """A rule's `do:`, with the hooks of every module that wraps it."""
+        b.rule = rule
+        return hooks.wrap_body(b, rule, b.body(items, _vspan(d.node, "do", d.span), scope), scope)
 
     @staticmethod
     def _do(d: Decl) -> Any:
@@ -366,7 +380,7 @@ class Linker:
                     cost = b.cost(parsed, scope, text)
                 except Exception as err:
                     self._report(b, err)
-        body = b.body(n.get("do", []), _vspan(n, "do", d.span), scope)
+        body = self._rule_body(b, f"actions.{name}", n.get("do", []), d, scope)
         return ActionDef(name, str(n.get("title", name)), by, params, guard,
                          str(n["allowed_if"]) if "allowed_if" in n else None, cost, body, d.span, n.get("source"))
 
