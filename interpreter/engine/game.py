@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
+from . import watch
 from .choices import Choices, Prefix, Recorder, StopForAnswer
 from .costs import Payments
 from .decisions import Decider, Decision, FirstOptionDecider, ScriptedDecider
@@ -343,9 +344,14 @@ class Game(Choices, Payments):
                 raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
                                       self.state.cause)
             if high is not None and value > high:
-                raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
-                                      self.state.cause)
+                if self.rules.counters[counter].overflow == "refuse":
+                    raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
+                                          self.state.cause)
+                value = watch.overflow(self, key, counter, value, high)
+        old = self.state.counters.get(key)
         self.state.set_counter(key, value)
+        if counter in self.rules.watchers:
+            watch.changed(self, counter, key, old, value)
 
     def family_key(self, family: Any, key: Any) -> str:
         if type(family) is not Ref or family.kind != "family":

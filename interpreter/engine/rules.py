@@ -22,6 +22,8 @@ class CounterDecl:
     min: int | None
     max: int | None
     span: Span
+    overflow: str = "refuse"  # above max: refuse (E508), discard (stop at max), carry (the excess to carry_to)
+    carry_to: str | None = None
 
 
 @dataclass
@@ -79,6 +81,19 @@ class TriggerDef:
 
 
 @dataclass
+class WatchDef:
+    """A trigger on a counter's changes (`on: {change: c}`), optionally only when it reaches or passes marks."""
+
+    name: str
+    counter: str
+    crosses: Fn | None  # -> one mark
+    every: Fn | None  # -> each multiple of it is a mark
+    guard: Fn | None
+    body: Body
+    span: Span
+
+
+@dataclass
 class ProcDef:
     name: str
     params: tuple[tuple[str, str], ...]
@@ -118,6 +133,8 @@ class Rules:
     setup: list[StepDef] = field(default_factory=list)
     actions: dict[str, ActionDef] = field(default_factory=dict)
     triggers: dict[str, list[TriggerDef]] = field(default_factory=dict)
+    watchers: dict[str, list[WatchDef]] = field(default_factory=dict)  # counter -> triggers on its changes
+    substitutes: list[Any] = field(default_factory=list)  # payment substitutions (engine.substitution)
     scoring: list[StepDef] = field(default_factory=list)
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
 
@@ -125,6 +142,7 @@ class Rules:
         """Every runnable rule as section.name: what coverage is measured against."""
         names = [f"setup.{s.name}" for s in self.setup] + [f"actions.{a}" for a in self.actions]
         names += [f"triggers.{t.name}" for ts in self.triggers.values() for t in ts]
+        names += [f"triggers.{w.name}" for ws in self.watchers.values() for w in ws]
         names += [f"procedures.{p}" for p in self.procedures] + [f"scoring.{s.name}" for s in self.scoring]
         return names
 

@@ -22,12 +22,12 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown
-from . import hooks
+from . import extend, hooks, substitutes, watch
 from .compiler import Scope
 from .effect_builder import Builder, Text
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
-             "setup", "actions", "triggers", "scoring")
+             "setup", "actions", "triggers", "scoring", "substitutes")
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 PARAM_TYPES = {
     "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list:any"
@@ -172,6 +172,7 @@ class Linker:
                                      "make one module require the other, so the order is explicit")
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
+        extend.apply(ordered, closure, decls, self.diags)
         rules = Rules(modules=[m.id for m in ordered])
         for m in ordered:
             players = m.doc.get("players")
@@ -228,7 +229,10 @@ class Linker:
             low = low if isinstance(low, int) and not isinstance(low, bool) else 0
             high = n.get("max")
             high = high if isinstance(high, int | str) and not isinstance(high, bool) else None
-            rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span)
+            rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
+                                               str(n.get("overflow", "refuse")), n.get("carry_to"))
+        for name, d in self._section(decls, "counters"):
+            watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "pieces"):
             props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
             kind: dict[str, str] = {}
@@ -324,6 +328,8 @@ class Linker:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
                     self._report(b, err)
+        for name, d in self._section(decls, "substitutes"):
+            substitutes.build(b, rules, name, d)
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
         procs = self._section(decls, "procedures")
         for name, d in procs:
@@ -340,6 +346,9 @@ class Linker:
             rules.actions[name] = self._action(b, name, d)
         for name, d in self._section(decls, "triggers"):
             n = d.node if isinstance(d.node, dict) else {}
+            if isinstance(n.get("on"), dict):  # {change: counter}: runs when the counter changes
+                watch.build(b, rules, name, d, n, self._rule_body)
+                continue
             event = str(n.get("on", ""))
             if event not in rules.events:
                 self.diags.error("E401", f"unknown event '{event}'", _vspan(n, "on", d.span),

@@ -183,7 +183,11 @@ class ScenarioRunner:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
         game.state.cause = span
-        run_body((effect,), Frame(game, None))
+        game.quiet_counters = True  # a scenario's starting state is not a change: no counter triggers run
+        try:
+            run_body((effect,), Frame(game, None))
+        finally:
+            game.quiet_counters = False
 
     def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
         kind = str(spec["kind"])

@@ -1,0 +1,59 @@
+"""What happens when a counter changes: overflow above its max, and the triggers that watch it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .interpreter import Frame, run_body
+from .runtime import check_known
+
+if TYPE_CHECKING:
+    from .game import Game
+
+_MAX_MARKS = 1000  # `every` on a huge jump still runs a bounded number of times (the step budget bounds the rest)
+
+
+def overflow(g: Game, key: str, counter: str, value: int, high: int) -> int:
+    """The value a counter keeps above its max (discard or carry), after carrying the excess on."""
+    c = g.rules.counters[counter]
+    if c.overflow == "carry" and c.carry_to is not None:
+        owner, _, rest = key.rpartition(".") if "." in key.split("[", 1)[0] else ("", "", key)
+        target = g.rules.counters[c.carry_to]
+        cell = (f"{owner}." if target.per == "player" else "") + c.carry_to
+        if target.keys is not None and "[" in rest:
+            cell += "[" + rest.split("[", 1)[1]
+        old = check_known(g.state.counters[cell], Frame(g, None))
+        g.set_counter(cell, c.carry_to, old + value - high)
+    return high
+
+
+def changed(g: Game, counter: str, key: str, old: Any, new: Any) -> None:
+    """Run the triggers on a counter's change (and on each mark it reaches or passes going up)."""
+    if type(old) is not int or type(new) is not int or old == new or getattr(g, "quiet_counters", False):
+        return
+    head, _, cell_key = key.partition("[")
+    owner = g.player(head.split(".", 1)[0]) if "." in head else None
+    variables = {"key": cell_key[:-1] if cell_key else None, "old": old, "new": new}
+    for w in g.rules.watchers[counter]:
+        g.enter(f"triggers.{w.name}", w.span)
+        try:
+            g.state.cause = w.span
+            f = Frame(g, owner, dict(variables))
+            marks: list[int | None] = [None]
+            if w.crosses is not None:
+                mark = check_known(w.crosses(f), f)
+                marks = [mark] if type(mark) is int and old < mark <= new else []
+            elif w.every is not None:
+                step = check_known(w.every(f), f)
+                if type(step) is int and step > 0:
+                    first = (old // step + 1) * step
+                    marks = list(range(first, new + 1, step))[:_MAX_MARKS]
+                else:
+                    marks = []
+            for mark in marks:
+                if mark is not None:
+                    f.vars["mark"] = mark
+                if w.guard is None or check_known(w.guard(f), f):
+                    run_body(w.body, f)
+        finally:
+            g.leave()

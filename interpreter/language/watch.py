@@ -1,0 +1,57 @@
+"""Triggers on counters (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters' overflow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.rules import CounterDecl, Rules, WatchDef
+from .compiler import Scope
+from .effect_builder import Builder
+
+OVERFLOWS = ("refuse", "discard", "carry")
+
+
+def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Callable[..., Any]) -> None:
+    on = n["on"]
+    spans = getattr(n, "value_spans", {})
+    here = spans.get("on", d.span)
+    counter = str(on.get("change", ""))
+    if counter not in rules.counters:
+        b.error("E401", f"unknown counter '{counter}'", here, did_you_mean(counter, rules.counters))
+        return
+    c = rules.counters[counter]
+    names = {"key": "symbol" if c.keys is not None else "none", "old": "int", "new": "int"}
+    # `me` is the counter's owner (none for a game counter).
+    scope = Scope(dict(names), True)
+    crosses = b.expression(on["crosses"], here, scope) if "crosses" in on else None
+    every = b.expression(on["every"], here, scope) if "every" in on else None
+    if "crosses" in on and "every" in on:
+        b.error("E201", "a counter trigger takes crosses or every, not both", here)
+    if crosses or every:
+        scope = Scope({**names, "mark": "int"}, True)
+    guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
+    body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
+    rules.watchers.setdefault(counter, []).append(WatchDef(name, counter, crosses, every, guard, body, d.span))
+
+
+def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics) -> None:
+    if c.overflow not in OVERFLOWS:
+        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {c.overflow!r}", span)
+        return
+    if c.overflow != "carry":
+        if c.carry_to is not None:
+            diags.error("E402", f"carry_to needs overflow: carry (counter '{c.name}' has {c.overflow})", span)
+        return
+    if c.max is None:
+        diags.error("E402", f"counter '{c.name}' overflows only above a max, and it has none", span)
+    target = rules.counters.get(str(c.carry_to))
+    if target is None:
+        diags.error("E401", f"unknown counter '{c.carry_to}'", span, did_you_mean(str(c.carry_to), rules.counters))
+    elif target.name == c.name:
+        diags.error("E402", f"counter '{c.name}' cannot carry its excess to itself", span)
+    elif target.per == "player" and c.per == "game":
+        diags.error("E402", f"the excess of game counter '{c.name}' has no owner to go to in '{target.name}'", span)
+    elif target.keys is not None and (c.keys is None or not set(c.keys) <= set(target.keys)):
+        diags.error("E402", f"'{target.name}' is keyed: the excess of '{c.name}' needs keys it also has", span)
