@@ -8,7 +8,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..engine.runtime import elem_type
+from ..engine.runtime import arith, elem_type
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .loader import YMap, YStr
@@ -265,6 +265,8 @@ class Builder:
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
         target = n.target
         r = self.rules
+        if isinstance(target, s.Name) and target.id in scope.names:
+            return self._set_local(n, target.id, value, vt, scope, t)
         if isinstance(target, s.Name):
             c = r.counters.get(target.id)
             if c is None or c.per != "game" or c.keys is not None:
@@ -312,6 +314,24 @@ class Builder:
                     raise _Reported(CompileError("E402", msg, n.value.pos), t)
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
+
+    def _set_local(self, n: s.Assign, name: str, value: Any, vt: str, scope: Scope, t: Text) -> e.Effect:
+        """`x = EXPR`, `x += EXPR` on a local name: changes the binding where it was made (an enclosing block's
+        too), which is how a loop counts or a `while` learns to stop."""
+        old = scope.names[name]
+        if n.op != "=" and old not in ("int", "any"):
+            raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but '{name}' is {old}", n.target.pos), t)
+        if n.op == "=" and not _assignable(old, vt) and old != "none":
+            msg = f"'{name}' holds {_WORDS.get(old, old)}, but the value is {_WORDS.get(vt, vt)}"
+            raise _Reported(CompileError("E402", msg, n.value.pos), t)
+        if n.op == "=":
+            return e.LetE(t.at(n.pos), name, value)
+        sign = n.op[0]
+
+        def update(f: Any) -> Any:
+            return arith(f, sign, f.vars[name], value(f))
+
+        return e.LetE(t.at(n.pos), name, update)
 
     def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: str, n: s.Assign, t: Text):
         if vt not in ("int", "any"):
