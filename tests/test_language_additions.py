@@ -9,7 +9,7 @@ from conftest import build_rules, link_texts
 
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine.decisions import ScriptedDecider
-from boardrules.engine.game import Game
+from boardrules.game import Game
 
 BASE = """
 module: b

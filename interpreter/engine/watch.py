@@ -8,7 +8,7 @@ from .interpreter import Frame, run_body
 from .runtime import check_known
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .machine import Machine as Game
 
 _MAX_MARKS = 1000  # `every` on a huge jump still runs a bounded number of times (the step budget bounds the rest)
 

@@ -14,7 +14,7 @@ from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .loader import YMap, YStr
 from .parser import ParseError, parse
 
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "while", "step")
+BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 
 
 class Text:
@@ -69,6 +69,7 @@ class Builder:
             s.End: lambda n, sc, t: e.EndE(t.at(n.pos), n.what),
             s.Score: lambda n, sc, t: e.ScoreE(t.at(n.pos)),
             s.Proceed: self._proceed,
+            s.PassTurn: lambda n, sc, t: e.PassE(t.at(n.pos)),
         }
 
     # ---------------------------------------------------------------- helpers
@@ -224,6 +225,12 @@ class Builder:
                     opt = opt["do"]
                 options.append((str(label), guard, self.body(opt, ospan, scope.child())))
             return e.OneOfE(span, by, tuple(options))
+        if kind == "as":
+            who = self.expression(block["as"], here, scope)
+            inner = scope.child()
+            inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
+            body = sub("do", inner)
+            return e.AsE(span, who, body) if who else None
         # may
         spec = block["may"]
         if isinstance(spec, list):
@@ -267,6 +274,11 @@ class Builder:
         r = self.rules
         if isinstance(target, s.Name) and target.id in scope.names:
             return self._set_local(n, target.id, value, vt, scope, t)
+        if isinstance(target, s.Name) and target.id == "start_player" and "start_player" not in r.counters:
+            if n.op != "=" or vt not in ("player", "any"):
+                raise _Reported(CompileError("E402", "start_player is set to a player: start_player = EXPR",
+                                             n.value.pos), t)
+            return e.SetStartPlayerE(t.at(n.pos), value)
         if isinstance(target, s.Name):
             c = r.counters.get(target.id)
             if c is None or c.per != "game" or c.keys is not None:
@@ -477,7 +489,8 @@ class Builder:
         if len(n.args) != len(params):
             msg = f"procedure '{n.proc}' takes {len(params)} argument(s), got {len(n.args)}"
             raise _Reported(CompileError("E405", msg, n.pos), t)
-        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args))
+        as_player = self._as(n.as_player, scope, t, {"player"}, "the player it runs for") if n.as_player else None
+        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args), as_player)
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None
