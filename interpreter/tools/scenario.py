@@ -131,11 +131,13 @@ class ScenarioRunner:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
             return True
+        left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
         if expected_error is not None:
-            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded")
+            # Answers left over usually say why the error never came: the rule that should fail never asked.
+            unused = f"; answers or rolls never asked for: {left}" if left else ""
+            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded{unused}")
             return False
-        if decider.answers or decider.rolls:
-            left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
+        if left:
             result.failures.append(f"{where}: answers or rolls never asked for: {left}")
             return False
         return True
