@@ -190,7 +190,7 @@ class Rules:
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",
-                 "start_player"]
+                 "start_player", "game_over"]
         names += list(self.values) + [m for m in self.markers if m not in self.player_markers]
         names += list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)
