@@ -121,6 +121,17 @@ def test_wrap_refusals(tmp_path: Path) -> None:
     assert ("E402", "proceed runs the wrapped rule, so it belongs in a wrap's instead hook") in got
 
 
+def test_hooks_see_the_rules_parameters_but_not_its_locals(tmp_path: Path) -> None:
+    base = BASE + "  take:\n    title: Take\n    params: {n: int}\n    do: ['let k = n * 2', 'me.pts += k']\n"
+    x = module("x", "wrap:\n  actions.take: {before: ['me.coins += n']}\n")
+    game = Game(build_rules(tmp_path, base, x), 1)
+    game.act("p1", "take", {"n": 2})
+    assert (game.state.counters["p1.coins"], game.state.counters["p1.pts"]) == (7, 4)
+    y = module("y", "wrap:\n  actions.take: {after: ['me.coins += k']}\n")
+    _, diags = link_texts(tmp_path / "2", base, y)
+    assert [c for c, _ in codes(diags)] == ["E401"]
+
+
 def test_two_unrelated_modules_may_not_both_wrap_one_step_when_one_replaces_it(tmp_path: Path) -> None:
     x = module("x", "wrap:\n  actions.act: {instead: [proceed]}\n")
     y = module("y", "wrap:\n  actions.act: {before: ['me.pts += 1']}\n")
@@ -190,9 +201,10 @@ def test_a_trigger_loop_on_a_counter_is_stopped(tmp_path: Path) -> None:
 
 
 def test_player_markers_need_an_owner(tmp_path: Path) -> None:
-    x = module("x", "actions:\n  go: {title: Go, do: ['advance runner by 1', 'advance me.runner by 1']}\n")
+    x = module("x", "actions:\n  go: {title: Go, do: ['advance runner by 1', 'advance me.runner by 1',"
+               " 'me.pts += position(runner)']}\n")
     _, diags = link_texts(tmp_path, BASE, x)
-    assert codes(diags) == [("E402", "each player has a marker 'runner': say whose (me.runner, p.runner)")]
+    assert codes(diags) == [("E402", "each player has a marker 'runner': say whose (me.runner, p.runner)")] * 2
     rules = build_rules(tmp_path / "ok", BASE)
     game = Game(rules, 3)
     assert [game.state.markers[f"p{i}.runner"].pos for i in (1, 2, 3)] == [2, 2, 2]

@@ -210,6 +210,8 @@ class ExprCompiler:
             return f"f.g.state.counters[{name!r}]", "int"
         if name in r.zones and r.zones[name].per == "game":
             return gen.const(Zone(name)), "zone"
+        if name in r.player_markers:
+            raise CompileError("E402", f"each player has a marker '{name}': say whose (me.{name}, p.{name})", node.pos)
         for table, kind in ((r.markers, "marker"), (r.tracks, "track"), (r.dice, "die")):
             if name in table:
                 return gen.const(Ref(kind, name)), kind

@@ -381,7 +381,8 @@ class Linker:
     def _rule_body(b: Builder, rule: str, items: Any, d: Decl, scope: Scope) -> Any:
         """A rule's `do:`, with the hooks of every module that wraps it."""
         b.rule = rule
-        return hooks.wrap_body(b, rule, b.body(items, _vspan(d.node, "do", d.span), scope), scope)
+        outside = scope.child()  # hooks see the rule's parameters, not the names its body binds
+        return hooks.wrap_body(b, rule, b.body(items, _vspan(d.node, "do", d.span), scope), outside)
 
     @staticmethod
     def _do(d: Decl) -> Any:
