@@ -389,7 +389,7 @@ class Machine(Choices, Payments):
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
         spaces, circular = self.track_spaces(marker)
-        pos = self.state.markers[marker].pos
+        pos = start = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):
             if circular:
@@ -400,9 +400,14 @@ class Machine(Choices, Payments):
                 break
             entered.append(pos)
         self.state.set_marker(marker, pos, entered)
+        if self.rules.watchers:
+            watch.moved(self, marker, start, entered)
 
     def place(self, marker: str, at: int) -> None:
         spaces, _ = self.track_spaces(marker)
         if not 1 <= at <= spaces:
             raise BoardrulesError("E510", f"space {at} is not on the track (1..{spaces})", self.state.cause)
+        start = self.state.markers[marker].pos
         self.state.set_marker(marker, at, [])
+        if self.rules.watchers:
+            watch.moved(self, marker, start, [])

@@ -34,23 +34,46 @@ def changed(g: Game, counter: str, key: str, old: Any, new: Any) -> None:
     head, _, cell_key = key.partition("[")
     owner = g.player(head.split(".", 1)[0]) if "." in head else None
     variables = {"key": cell_key[:-1] if cell_key else None, "old": old, "new": new}
-    for w in g.rules.watchers[counter]:
+
+    def marks(step: int | None, mark: int | None) -> list[int]:
+        if step is not None:
+            return list(range((old // step + 1) * step, new + 1, step))[:_MAX_MARKS]
+        return [mark] if mark is not None and old < mark <= new else []
+
+    _run(g, g.rules.watchers[counter], owner, variables, marks)
+
+
+def moved(g: Game, marker: str, old: int, entered: list[int]) -> None:
+    """Run the triggers on a marker's move: `crosses`/`every` count the spaces it entered (reached or passed)."""
+    name = marker.rsplit(".", 1)[-1]
+    watchers = g.rules.watchers.get(f"marker {name}")
+    new = g.state.markers[marker].pos
+    if not watchers or (old == new and not entered) or getattr(g, "quiet_counters", False):
+        return
+    owner = g.player(marker.split(".", 1)[0]) if "." in marker else None
+
+    def marks(step: int | None, mark: int | None) -> list[int]:
+        if step is not None:
+            return [space for space in entered if space % step == 0]
+        return [mark] if mark in entered else []
+
+    _run(g, watchers, owner, {"key": None, "old": old, "new": new}, marks)
+
+
+def _run(g: Game, watchers: list[Any], owner: Any, variables: dict[str, Any], marks: Any) -> None:
+    for w in watchers:
         g.enter(f"triggers.{w.name}", w.span)
         try:
             g.state.cause = w.span
             f = Frame(g, owner, dict(variables))
-            marks: list[int | None] = [None]
+            found: list[int | None] = [None]
             if w.crosses is not None:
                 mark = check_known(w.crosses(f), f)
-                marks = [mark] if type(mark) is int and old < mark <= new else []
+                found = list(marks(None, mark if type(mark) is int else None))
             elif w.every is not None:
                 step = check_known(w.every(f), f)
-                if type(step) is int and step > 0:
-                    first = (old // step + 1) * step
-                    marks = list(range(first, new + 1, step))[:_MAX_MARKS]
-                else:
-                    marks = []
-            for mark in marks:
+                found = list(marks(step, None)) if type(step) is int and step > 0 else []
+            for mark in found:
                 if mark is not None:
                     f.vars["mark"] = mark
                 if w.guard is None or check_known(w.guard(f), f):

@@ -1,4 +1,5 @@
-"""Triggers on counters (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters' overflow."""
+"""Triggers on counters and markers (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters'
+overflow."""
 
 from __future__ import annotations
 
@@ -18,11 +19,17 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     spans = getattr(n, "value_spans", {})
     here = spans.get("on", d.span)
     counter = str(on.get("change", ""))
-    if counter not in rules.counters:
-        b.error("E401", f"unknown counter '{counter}'", here, did_you_mean(counter, rules.counters))
+    if counter in rules.markers:  # a marker: old and new are spaces; thresholds count the spaces it entered
+        names = {"key": "none", "old": "int", "new": "int"}
+        watched = f"marker {counter}"
+    elif counter in rules.counters:
+        c = rules.counters[counter]
+        names = {"key": "symbol" if c.keys is not None else "none", "old": "int", "new": "int"}
+        watched = counter
+    else:
+        b.error("E401", f"unknown counter or marker '{counter}'", here,
+                did_you_mean(counter, [*rules.counters, *rules.markers]))
         return
-    c = rules.counters[counter]
-    names = {"key": "symbol" if c.keys is not None else "none", "old": "int", "new": "int"}
     # `me` is the counter's owner (none for a game counter).
     scope = Scope(dict(names), True)
     crosses = b.expression(on["crosses"], here, scope) if "crosses" in on else None
@@ -33,7 +40,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
         scope = Scope({**names, "mark": "int"}, True)
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
-    rules.watchers.setdefault(counter, []).append(WatchDef(name, counter, crosses, every, guard, body, d.span))
+    rules.watchers.setdefault(watched, []).append(WatchDef(name, counter, crosses, every, guard, body, d.span))
 
 
 def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics) -> None:
