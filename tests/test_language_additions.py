@@ -175,7 +175,8 @@ def test_counter_trigger_and_overflow_refusals(tmp_path: Path) -> None:
     x = module("x", "counters:\n  a: {per: game, max: 3, overflow: carry, carry_to: coins}\n"
                "  c: {per: player, overflow: carry, carry_to: coins}\n"
                "  d: {per: player, max: 1, overflow: carry, carry_to: gems}\n"
-               "triggers:\n  t: {on: {change: nope}, do: []}\n  u: {on: {change: pts, crosses: 3, every: 2}, do: []}\n")
+               "triggers:\n  t: {on: {change: nope}, do: []}\n  u: {on: {change: pts, crosses: 3, every: 2}, do: []}\n"
+               "  v: {on: {change: pts, crosses: me}, do: []}\n")
     _, diags = link_texts(tmp_path, BASE, x)
     got = codes(diags)
     assert ("E402", "the excess of game counter 'a' has no owner to go to in 'coins'") in got
@@ -183,6 +184,7 @@ def test_counter_trigger_and_overflow_refusals(tmp_path: Path) -> None:
     assert ("E402", "'gems' is keyed: the excess of 'd' needs keys it also has") in got
     assert ("E401", "unknown counter or marker 'nope'") in got
     assert ("E201", "a counter trigger takes crosses or every, not both") in got
+    assert ("E402", "a threshold is a number, but this is player") in got
 
 
 def test_a_trigger_loop_on_a_counter_is_stopped(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ from .effect_builder import Builder, Text
 
 
 def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
-    n = d.node if isinstance(d.node, dict) else {}
+    if not isinstance(d.node, dict):
+        return  # the schema reports it
+    n = d.node
     spans = getattr(n, "value_spans", {})
     pay_text = Text(n.get("pay", ""), spans.get("pay", d.span))
     pay = b.parse(pay_text, "cost")

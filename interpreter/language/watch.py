@@ -8,8 +8,8 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import CounterDecl, Rules, WatchDef
-from .compiler import Scope
-from .effect_builder import Builder
+from .compiler import CompileError, Scope
+from .effect_builder import Builder, Text
 
 OVERFLOWS = ("refuse", "discard", "carry")
 
@@ -32,8 +32,8 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
         return
     # `me` is the counter's owner (none for a game counter).
     scope = Scope(dict(names), True)
-    crosses = b.expression(on["crosses"], here, scope) if "crosses" in on else None
-    every = b.expression(on["every"], here, scope) if "every" in on else None
+    crosses = _number(b, on["crosses"], here, scope) if "crosses" in on else None
+    every = _number(b, on["every"], here, scope) if "every" in on else None
     if "crosses" in on and "every" in on:
         b.error("E201", "a counter trigger takes crosses or every, not both", here)
     if crosses or every:
@@ -41,6 +41,23 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     rules.watchers.setdefault(watched, []).append(WatchDef(name, counter, crosses, every, guard, body, d.span))
+
+
+def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
+    """A threshold: an expression whose type must be a number (or known only in play)."""
+    text = Text(value, span)
+    node = b.parse(text, "expr")
+    if node is None:
+        return None
+    try:
+        fn, t = b.exprs.compile(node, scope)
+    except CompileError as err:
+        b.error(err.code, err.message, text.at(err.pos), err.hint)
+        return None
+    if t not in ("int", "any"):
+        b.error("E402", f"a threshold is a number, but this is {t}", text.at(node.pos))
+        return None
+    return fn
 
 
 def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics) -> None:
