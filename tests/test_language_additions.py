@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import build_rules, link_texts
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine.decisions import ScriptedDecider
@@ -240,3 +243,40 @@ def test_can_pay_needs_a_payer_and_a_known_cost(tmp_path: Path) -> None:
         ("E401", "'me' is not available here: write can_pay(COST by PLAYER)"),
         ("E401", "unknown counter 'nope'"),
     ]
+
+
+# ---------------------------------------------------------------- properties
+
+WATCHED = BASE + """
+  set_pts:
+    title: Set
+    params: {n: int}
+    do: ["me.pts = n"]
+  add_cap:
+    title: Add
+    params: {n: int}
+    do: ["me.cap += n"]
+"""
+
+
+def _watched_game(tmp_path: Path) -> Game:
+    x = module("x", "extend:\n  counters.cap: {overflow: discard}\n"
+               "triggers:\n  m: {on: {change: pts, every: 4}, do: ['me.coins += 1']}\n")
+    return Game(build_rules(tmp_path, WATCHED, x), 1)
+
+
+@settings(max_examples=40, deadline=None)
+@given(values=st.lists(st.integers(0, 40), max_size=12), adds=st.lists(st.integers(0, 5), max_size=8))
+def test_every_runs_once_per_multiple_passed_going_up_and_discard_keeps_max(
+        tmp_path_factory: pytest.TempPathFactory, values: list[int], adds: list[int]) -> None:
+    game = _watched_game(tmp_path_factory.mktemp("w"))
+    old, marks, cap = 0, 0, 0
+    for n in values:
+        game.act("p1", "set_pts", {"n": n})
+        marks += max(0, n // 4 - old // 4)
+        old = n
+    for n in adds:
+        game.act("p1", "add_cap", {"n": n})
+        cap = min(3, cap + n)
+    assert game.state.counters["p1.coins"] == 5 + marks
+    assert game.state.counters["p1.cap"] == cap
