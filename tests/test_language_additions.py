@@ -135,6 +135,22 @@ def test_hooks_see_the_rules_parameters_but_not_its_locals(tmp_path: Path) -> No
     assert [c for c, _ in codes(diags)] == ["E401"]
 
 
+def test_setup_steps_scoring_rules_and_triggers_can_be_wrapped(tmp_path: Path) -> None:
+    base = BASE + ("setup:\n  deal: {do: [{for: p in players, do: [p.pts += 1]}]}\n"
+                   "scoring:\n  tally: {do: ['me.coins += me.pts']}\n"
+                   "events:\n  ping: {params: {n: int}}\n"
+                   "triggers:\n  echo: {on: ping, do: ['me.pts += n']}\n")
+    base = base.replace("  buy:\n", "  shout:\n    title: Shout\n    do: ['emit ping(3)', score]\n  buy:\n")
+    x = module("x", "wrap:\n  setup.deal: {after: [{for: p in players, do: [p.pts += 10]}]}\n"
+               "  scoring.tally: {instead: [proceed, proceed]}\n  triggers.echo: {before: ['me.pts += n * 100']}\n")
+    game = Game(build_rules(tmp_path, base, x), 1)
+    game.setup()
+    assert game.state.counters["p1.pts"] == 11
+    game.act("p1", "shout")
+    assert game.state.counters["p1.pts"] == 11 + 303
+    assert game.state.counters["p1.coins"] == 5 + 2 * 314
+
+
 def test_two_unrelated_modules_may_not_both_wrap_one_step_when_one_replaces_it(tmp_path: Path) -> None:
     x = module("x", "wrap:\n  actions.act: {instead: [proceed]}\n")
     y = module("y", "wrap:\n  actions.act: {before: ['me.pts += 1']}\n")
