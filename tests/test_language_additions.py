@@ -206,6 +206,21 @@ def test_counter_trigger_and_overflow_refusals(tmp_path: Path) -> None:
     assert ("E402", "a threshold is a number, but this is player") in got
 
 
+def test_zone_overflow_refusals(tmp_path: Path) -> None:
+    x = module("x", "zones:\n  a: {overflow: discard}\n  c: {capacity: 1, overflow: carry, carry_to: hand}\n"
+               "  d: {capacity: 1, overflow: carry, carry_to: d}\n  e: {capacity: 1, carry_to: pile}\n"
+               "extend:\n  zones.pile: {capacity: 5}\n  zones.hand: {overflow: discard}\n")
+    _, diags = link_texts(tmp_path, BASE, x)
+    assert codes(diags) == [
+        ("E407", "zones.pile already has capacity 2 (from b); x gives 5"),
+        ("E402", "zone 'hand' overflows only beyond a capacity, and it has none"),
+        ("E402", "zone 'a' overflows only beyond a capacity, and it has none"),
+        ("E402", "the overflow of game zone 'c' has no owner to go to in 'hand'"),
+        ("E402", "zone 'd' cannot carry its overflow to itself"),
+        ("E402", "carry_to needs overflow: carry (zone 'e' has refuse)"),
+    ]
+
+
 def test_a_trigger_loop_on_a_counter_is_stopped(tmp_path: Path) -> None:
     x = module("x", "triggers:\n  again: {on: {change: pts}, do: ['me.pts += 1']}\n")
     game = Game(build_rules(tmp_path, BASE, x), 1)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
 from . import effects as e
+from . import overflow
 from .runtime import as_list, check_known, runtime_type_error
 from .values import Piece, Player, Ref, Zone, encode, plain
 
@@ -115,7 +116,12 @@ def run_move(n: e.MoveE, f: Frame) -> None:
         for pid in state.group_of(piece.id):
             if pid not in moved:
                 moved.add(pid)
-                state.move_piece(pid, zone.key, at)
+                dest = overflow.destination(f.g, zone.key, pid)
+                if dest is None:  # a full zone that discards: the piece leaves the game
+                    f.g.unlink(pid)
+                    state.remove_piece(pid)
+                else:
+                    state.move_piece(pid, dest, at if dest == zone.key else None)
 
 
 def run_create(n: e.CreateE, f: Frame) -> None:
@@ -126,11 +132,14 @@ def run_create(n: e.CreateE, f: Frame) -> None:
     created = []
     for _ in range(count):
         props = {name: fn(f) for name, fn in n.props}
+        dest = overflow.destination(f.g, zone.key, None)
+        if dest is None:  # a full zone that discards: the piece is never made
+            continue
         pid = str(props.pop("id")) if "id" in props else state.new_id(n.kind)
-        state.create_piece(pid, n.kind, zone.key, at, props)
+        state.create_piece(pid, n.kind, dest, at if dest == zone.key else None, props)
         created.append(Piece(pid))
     if n.bind:
-        f.vars[n.bind] = created if n.count else created[0]
+        f.vars[n.bind] = created if n.count else (created[0] if created else None)
 
 
 def run_remove(n: e.RemoveE, f: Frame) -> None:

@@ -35,6 +35,8 @@ class ZoneDecl:
     slot_capacity: int
     capacity: Any  # int, value name or None
     span: Span
+    overflow: str = "refuse"  # a piece beyond capacity: refuse (E504), discard (out of the game), carry (carry_to)
+    carry_to: str | None = None
 
 
 @dataclass

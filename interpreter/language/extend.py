@@ -16,6 +16,7 @@ from .loader import YList, YMap
 
 EXTENDABLE = ("sets", "counters", "pieces", "zones")
 _COUNTER_FIELDS = ("min", "max", "overflow", "carry_to")
+_ZONE_FIELDS = ("capacity", "overflow", "carry_to")
 
 
 def _copy_map(node: Any, span: Any) -> YMap:
@@ -113,10 +114,14 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
                 d.node = node
             else:  # zones
                 node = _copy_map(d.node, span)
-                capacity = spec.get("capacity") if isinstance(spec, dict) else None
-                if "capacity" in node and node["capacity"] != capacity:
-                    conflict("capacity", node["capacity"], capacity)
-                else:
-                    node["capacity"] = capacity
-                    origin[(section, name, "capacity")] = m.id
+                spec = spec if isinstance(spec, dict) else {}
+                for key in _ZONE_FIELDS:
+                    if key not in spec:
+                        continue
+                    if key in node and node[key] != spec[key]:
+                        conflict(key, node[key], spec[key])
+                        continue
+                    node[key] = spec[key]
+                    node.value_spans[key] = getattr(spec, "value_spans", {}).get(key, span)
+                    origin[(section, name, key)] = m.id
                 d.node = node

@@ -270,7 +270,10 @@ class Linker:
             rules.zones[name] = ZoneDecl(
                 name, str(n.get("per", "game")), bool(n.get("ordered", False)), n.get("slots"),
                 _count(n.get("slot_capacity")) or 1, n.get("capacity"), d.span,
+                str(n.get("overflow", "refuse")), n.get("carry_to"),
             )
+        for name, d in self._section(decls, "zones"):
+            watch.check_zone_overflow(rules, rules.zones[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "tracks"):
             n = d.node if isinstance(d.node, dict) else {}
             icons: dict[int, tuple[str, ...]] = {}

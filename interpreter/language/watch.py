@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
-from ..engine.rules import CounterDecl, Rules, WatchDef
+from ..engine.rules import CounterDecl, Rules, WatchDef, ZoneDecl
 from .compiler import CompileError, Scope
 from .effect_builder import Builder, Text
 
@@ -79,3 +79,26 @@ def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics)
         diags.error("E402", f"the excess of game counter '{c.name}' has no owner to go to in '{target.name}'", span)
     elif target.keys is not None and (c.keys is None or not set(c.keys) <= set(target.keys)):
         diags.error("E402", f"'{target.name}' is keyed: the excess of '{c.name}' needs keys it also has", span)
+
+
+def check_zone_overflow(rules: Rules, z: ZoneDecl, span: Span, diags: Diagnostics) -> None:
+    if z.overflow not in OVERFLOWS:
+        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {z.overflow!r}", span)
+        return
+    if z.overflow == "refuse":
+        if z.carry_to is not None:
+            diags.error("E402", f"carry_to needs overflow: carry (zone '{z.name}' has refuse)", span)
+        return
+    if z.capacity is None:
+        diags.error("E402", f"zone '{z.name}' overflows only beyond a capacity, and it has none", span)
+    if z.overflow == "discard":
+        if z.carry_to is not None:
+            diags.error("E402", f"carry_to needs overflow: carry (zone '{z.name}' has discard)", span)
+        return
+    target = rules.zones.get(str(z.carry_to))
+    if target is None:
+        diags.error("E401", f"unknown zone '{z.carry_to}'", span, did_you_mean(str(z.carry_to), rules.zones))
+    elif target.name == z.name:
+        diags.error("E402", f"zone '{z.name}' cannot carry its overflow to itself", span)
+    elif target.per == "player" and z.per == "game":
+        diags.error("E402", f"the overflow of game zone '{z.name}' has no owner to go to in '{target.name}'", span)
