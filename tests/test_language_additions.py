@@ -292,22 +292,25 @@ WATCHED = BASE + """
 
 def _watched_game(tmp_path: Path) -> Game:
     x = module("x", "extend:\n  counters.cap: {overflow: discard}\n"
-               "triggers:\n  m: {on: {change: pts, every: 4}, do: ['me.coins += 1']}\n")
+               "triggers:\n  m: {on: {change: pts, every: 4}, do: ['me.coins += 1']}\n"
+               "  d: {on: {change: pts, every: 4, direction: down}, do: ['me.gems[red] += 1']}\n")
     return Game(build_rules(tmp_path, WATCHED, x), 1)
 
 
 @settings(max_examples=40, deadline=None)
 @given(values=st.lists(st.integers(0, 40), max_size=12), adds=st.lists(st.integers(0, 5), max_size=8))
-def test_every_runs_once_per_multiple_passed_going_up_and_discard_keeps_max(
+def test_every_runs_once_per_multiple_passed_and_discard_keeps_max(
         tmp_path_factory: pytest.TempPathFactory, values: list[int], adds: list[int]) -> None:
     game = _watched_game(tmp_path_factory.mktemp("w"))
-    old, marks, cap = 0, 0, 0
+    old, marks, downs, cap = 0, 0, 0, 0
     for n in values:
         game.act("p1", "set_pts", {"n": n})
-        marks += max(0, n // 4 - old // 4)
+        marks += sum(1 for m in range(old + 1, n + 1) if m % 4 == 0)
+        downs += sum(1 for m in range(n, old) if m % 4 == 0)
         old = n
     for n in adds:
         game.act("p1", "add_cap", {"n": n})
         cap = min(3, cap + n)
     assert game.state.counters["p1.coins"] == 5 + marks
+    assert game.state.counters["p1.gems[red]"] == downs
     assert game.state.counters["p1.cap"] == cap

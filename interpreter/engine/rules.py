@@ -95,6 +95,7 @@ class WatchDef:
     guard: Fn | None
     body: Body
     span: Span
+    down: bool = False  # marks are reached going down (a counter's direction: down)
 
 
 @dataclass

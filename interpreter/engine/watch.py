@@ -35,8 +35,12 @@ def changed(g: Game, counter: str, key: str, old: Any, new: Any) -> None:
     owner = g.player(head.split(".", 1)[0]) if "." in head else None
     variables = {"key": cell_key[:-1] if cell_key else None, "old": old, "new": new}
 
-    def marks(step: int | None, mark: int | None) -> list[int]:
-        if step is not None:
+    def marks(step: int | None, mark: int | None, down: bool) -> list[int]:
+        if down:  # reached going down: new <= m < old
+            if step is not None:
+                return list(range(-(-old // step) * step - step, new - 1, -step))[:_MAX_MARKS]
+            return [mark] if mark is not None and new <= mark < old else []
+        if step is not None:  # reached going up: old < m <= new
             return list(range((old // step + 1) * step, new + 1, step))[:_MAX_MARKS]
         return [mark] if mark is not None and old < mark <= new else []
 
@@ -52,7 +56,7 @@ def moved(g: Game, marker: str, old: int, entered: list[int]) -> None:
         return
     owner = g.player(marker.split(".", 1)[0]) if "." in marker else None
 
-    def marks(step: int | None, mark: int | None) -> list[int]:
+    def marks(step: int | None, mark: int | None, _down: bool) -> list[int]:
         if step is not None:
             return [space for space in entered if space % step == 0]
         return [mark] if mark in entered else []
@@ -69,10 +73,10 @@ def _run(g: Game, watchers: list[Any], owner: Any, variables: dict[str, Any], ma
             found: list[int | None] = [None]
             if w.crosses is not None:
                 mark = check_known(w.crosses(f), f)
-                found = list(marks(None, mark if type(mark) is int else None))
+                found = list(marks(None, mark if type(mark) is int else None, w.down))
             elif w.every is not None:
                 step = check_known(w.every(f), f)
-                found = list(marks(step, None)) if type(step) is int and step > 0 else []
+                found = list(marks(step, None, w.down)) if type(step) is int and step > 0 else []
             for mark in found:
                 if mark is not None:
                     f.vars["mark"] = mark

@@ -40,7 +40,13 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
         scope = Scope({**names, "mark": "int"}, True)
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
-    rules.watchers.setdefault(watched, []).append(WatchDef(name, counter, crosses, every, guard, body, d.span))
+    direction = str(on.get("direction", "up"))
+    if direction not in ("up", "down"):
+        b.error("E201", f"direction is up or down, not {direction!r}", here)
+    elif direction == "down" and watched != counter:
+        b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
+    rules.watchers.setdefault(watched, []).append(
+        WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down"))
 
 
 def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
