@@ -11,6 +11,7 @@ from ..engine.rules import Rules
 from ..engine.runtime import arith, elem_type
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
+from .hooks import wrap_body
 from .loader import YMap, YStr
 from .parser import ParseError, parse
 
@@ -191,8 +192,6 @@ class Builder:
             if target in self.steps_seen:
                 self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
             self.steps_seen.add(target)
-            from .hooks import wrap_body
-
             return e.StepE(span, name, wrap_body(self, target, sub("do", scope.child()), scope))
         if kind == "repeat":
             count = self.expression(block["repeat"], here, scope)

@@ -8,7 +8,7 @@ from ..engine.rules import Rules
 from ..engine.substitution import SubstituteDef
 from . import syntax as s
 from .compiler import Scope
-from .effect_builder import Builder, Text
+from .effect_builder import Builder, Text, _Reported
 
 
 def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
@@ -47,11 +47,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
     scope = Scope({}, True)
     try:
         paid = b.cost(instead, scope, with_text)
-    except Exception as err:  # a _Reported carries its diagnostic
-        from .effect_builder import _Reported
-
-        if not isinstance(err, _Reported):
-            raise
+    except _Reported as err:
         b.error(err.err.code, err.err.message, err.text.at(err.err.pos), err.err.hint)
         return
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
