@@ -163,7 +163,7 @@ class Game:
                 if result.outcome == "stop":
                     self._pending = self._decision(result.decision)  # type: ignore[arg-type]
                     break
-                self._commit()  # the open activity finishes with what it has (an undo took an answer back)
+                self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
@@ -172,7 +172,10 @@ class Game:
             if moves:
                 self._pending_answers = {i: m for m, i in moves}
                 options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
-                self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
+                phase = flow.current_phase(self._m)
+                span = phase.span if phase is not None else None
+                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span))
                 break
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
         return self._pending
@@ -249,13 +252,6 @@ class Game:
         finally:
             m.decider = saved
         self._finish(activity, mark, None)
-
-    def _commit(self) -> None:
-        activity = self._open
-        assert activity is not None
-        self._advance()
-        if self._open is activity and self._pending is None:
-            raise BoardrulesError("E509", "the open decision cannot be finished")
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
@@ -428,10 +424,9 @@ class Game:
                           chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
         if data.get("open"):
             entry = data["open"]
-            game._start(Activity(entry["kind"], entry.get("player"), entry.get("action"),
-                                 {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}))
-            for a in entry.get("answers", []):
-                game.apply(game.pending().option(a).id)  # type: ignore[union-attr]
+            params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+            game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params), entry,
+                                  finish=False)
         saved = json.dumps(data["state"], sort_keys=True)
         if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
@@ -472,8 +467,9 @@ class Game:
                     game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
         return game
 
-    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any]) -> None:
-        """Answer by plain value, without the legality search: the log was legal when it was played."""
+    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any], finish: bool = True) -> None:
+        """Answer by plain value, without the legality search: the log was legal when it was played.
+        With `finish`, the entry must complete the activity; without, it is left open at its next decision."""
         self._open = activity
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
@@ -486,7 +482,7 @@ class Game:
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
-        if self._open is not None:
+        if finish and self._open is not None:
             raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
 
     # ---------------------------------------------------------------- memory
