@@ -399,7 +399,8 @@ class Game:
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
         data = {
             "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
-            "fingerprint": self.rules.fingerprint, "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
+            "fingerprint": self.rules.fingerprint, "options": self.rules.options,
+            "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
             "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
