@@ -50,7 +50,9 @@ class Pending:
     source: str | None  # that line of the rule file
 
     def option(self, id_or_value: Any) -> Option:
-        """The option with this id, or whose plain value or label equals the argument."""
+        """The option with this id, or whose plain value or label equals the argument (or the option itself)."""
+        if isinstance(id_or_value, Option):
+            id_or_value = id_or_value.id
         for o in self.options:
             if o.id == id_or_value and type(id_or_value) is int:
                 return o
@@ -90,6 +92,7 @@ class Game:
         self._open: Activity | None = None
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -159,9 +162,12 @@ class Game:
         """The one decision the game waits for now, or None (the game is over, or free play awaits an action)."""
         while self._pending is None:
             if self._open is not None:
-                result = probe(self._m, self._open, self.chance == "step")
-                if result.outcome == "stop":
-                    self._pending = self._decision(result.decision)  # type: ignore[arg-type]
+                waiting = self._waiting
+                if waiting is None:
+                    result = probe(self._m, self._open, self.chance == "step")
+                    waiting = result.decision if result.outcome == "stop" else None
+                if waiting is not None:
+                    self._pending = self._decision(waiting)
                     break
                 self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
@@ -237,6 +243,7 @@ class Game:
     def _advance(self) -> None:
         """Run the open activity as far as its answers go; commit it when it finishes."""
         self._pending = None
+        self._waiting = None
         activity = self._open
         assert activity is not None
         m = self._m
@@ -244,7 +251,8 @@ class Game:
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
             mark = m.transaction(activity.work(m))
-        except StopForAnswer:
+        except StopForAnswer as stop:
+            self._waiting = stop.decision  # what pending() shows next, without running the activity again
             return
         except BoardrulesError:
             self._open = None
@@ -324,7 +332,7 @@ class Game:
                 self._open.answers.pop()
             else:
                 self._open = None
-            self._pending = None
+            self._pending = self._waiting = None
             return True
         if not self._history:
             return False
@@ -390,8 +398,9 @@ class Game:
         """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
         data = {
-            "format": SAVE_FORMAT, "modules": self.rules.modules, "fingerprint": self.rules.fingerprint,
-            "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
+            "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
+            "fingerprint": self.rules.fingerprint, "options": self.rules.options,
+            "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
             "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
@@ -399,8 +408,9 @@ class Game:
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def deserialize(cls, text: str, pack: Rules | str | Path) -> Game:
-        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules).
+    def deserialize(cls, text: str, pack: Rules | str | Path | None = None) -> Game:
+        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules;
+        by default the directory the game was started from).
 
         A save of other modules, of changed rules or one that does not replay to its saved state is refused
         with a diagnostic (E512)."""
@@ -410,6 +420,9 @@ class Game:
             raise BoardrulesError("E512", f"not a saved game: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise BoardrulesError("E512", f"not a saved game of this version (format {SAVE_FORMAT})")
+        pack = pack if pack is not None else data.get("pack")
+        if pack is None:
+            raise BoardrulesError("E512", "the save does not say which pack it is of: pass the pack")
         if isinstance(pack, Rules):
             rules = pack
         else:
