@@ -275,10 +275,12 @@ class Machine(Choices, Payments):
                     raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
                                           self.state.cause)
                 value = watch.overflow(self, key, counter, value, high)
-        old = self.state.counters.get(key)
-        self.state.set_counter(key, value)
         if counter in self.rules.watchers:
+            old = self.state.counters.get(key)
+            self.state.set_counter(key, value)
             watch.changed(self, counter, key, old, value)
+        else:
+            self.state.set_counter(key, value)
 
     def family_key(self, family: Any, key: Any) -> str:
         if type(family) is not Ref or family.kind != "family":
