@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
-from . import watch
+from . import overflow, watch
 from .choices import Choices
 from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
@@ -274,7 +274,7 @@ class Machine(Choices, Payments):
                 if self.rules.counters[counter].overflow == "refuse":
                     raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
                                           self.state.cause)
-                value = watch.overflow(self, key, counter, value, high)
+                value = overflow.counter_value(self, key, counter, value, high)
         if counter in self.rules.watchers:
             old = self.state.counters.get(key)
             self.state.set_counter(key, value)

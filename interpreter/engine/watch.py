@@ -1,4 +1,4 @@
-"""What happens when a counter changes: overflow above its max, and the triggers that watch it."""
+"""The triggers that watch a counter or a marker change (`on: {change: ...}`)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,6 @@ if TYPE_CHECKING:
     from .machine import Machine as Game
 
 _MAX_MARKS = 1000  # `every` on a huge jump still runs a bounded number of times (the step budget bounds the rest)
-
-
-def overflow(g: Game, key: str, counter: str, value: int, high: int) -> int:
-    """The value a counter keeps above its max (discard or carry), after carrying the excess on."""
-    c = g.rules.counters[counter]
-    if c.overflow == "carry" and c.carry_to is not None:
-        owner, _, rest = key.rpartition(".") if "." in key.split("[", 1)[0] else ("", "", key)
-        target = g.rules.counters[c.carry_to]
-        cell = (f"{owner}." if target.per == "player" else "") + c.carry_to
-        if target.keys is not None and "[" in rest:
-            cell += "[" + rest.split("[", 1)[1]
-        old = check_known(g.state.counters[cell], Frame(g, None))
-        g.set_counter(cell, c.carry_to, old + value - high)
-    return high
 
 
 def changed(g: Game, counter: str, key: str, old: Any, new: Any) -> None:
