@@ -199,6 +199,15 @@ class SetStartPlayerE(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class TakeE(Effect):
+    """An action taken inside a rule, by the acting player or another: guard, cost, then its effects."""
+
+    action: str
+    args: tuple[Fn, ...]
+    as_player: Fn | None
+
+
+@dataclass(frozen=True, slots=True)
 class PassE(Effect):
     """The acting player passes: their turn ends and the phase's turns skip them until it ends."""
 

@@ -291,6 +291,12 @@ def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
     f.g.state.set_var("start_player", _acting(n.value(f), f).id)
 
 
+def run_take(n: e.TakeE, f: Frame) -> None:
+    who = _acting(n.as_player(f), f) if n.as_player is not None else _acting(f.me, f)
+    params = f.g.rules.actions[n.action].params
+    f.g.take(n.action, {name: fn(f) for (name, _), fn in zip(params, n.args, strict=True)}, who)
+
+
 def run_as(n: e.AsE, f: Frame) -> None:
     run_body(n.body, Frame(f.g, _acting(n.who(f), f), f.vars))
 
@@ -408,6 +414,7 @@ RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
     e.PassE: run_pass,
     e.SetStartPlayerE: run_set_start_player,
     e.AsE: run_as,
+    e.TakeE: run_take,
     e.IfE: run_if,
     e.ForE: run_for,
     e.RepeatE: run_repeat,

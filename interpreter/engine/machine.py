@@ -161,23 +161,47 @@ class Machine(Choices, Payments):
         def work() -> None:
             if self.state.vars.get("game_over"):
                 raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
-            self.covered.add(f"actions.{a.name}")
-            self.state.cause = a.span
             self.state.clear_usage("action")
-            f = Frame(self, me, dict(variables))
-            for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
-                allowed = as_list(domain(f), f)
-                if variables[pname] not in allowed:
-                    raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {plain(variables[pname])!r}, "
-                                          f"not one of {plain(allowed)}", a.span)
-            if a.guard is not None and not check_known(a.guard(f), f):
-                raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
-            if a.cost is not None:
-                self.state.cause = a.cost.span
-                self.pay(a.cost, f)
-            run_body(a.body, f)
+            self.run_action(a.name, variables, me)
 
         return work
+
+    def run_action(self, name: str, variables: dict[str, Any], me: Player | None) -> None:
+        """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
+        another rule's `take`)."""
+        a = self.rules.actions[name]
+        self.covered.add(f"actions.{a.name}")
+        self.state.cause = a.span
+        f = Frame(self, me, dict(variables))
+        for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
+            allowed = as_list(domain(f), f)
+            if variables[pname] not in allowed:
+                raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {plain(variables[pname])!r}, "
+                                      f"not one of {plain(allowed)}", a.span)
+        if a.guard is not None and not check_known(a.guard(f), f):
+            raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
+        if a.cost is not None:
+            self.state.cause = a.cost.span
+            self.pay(a.cost, f)
+        run_body(a.body, f)
+
+    def take(self, name: str, params: dict[str, Any], me: Player) -> None:
+        """`take ACTION(args) as p`: the action inside the running rule, as part of it."""
+        self.enter(f"actions.{name}", self.state.cause)
+        try:
+            self.run_action(name, params, me)
+        finally:
+            self.leave()
+
+    def can_take(self, name: str, params: dict[str, Any], me: Player) -> bool:
+        """Whether `take` would find a complete legal way now: a dry run inside the running rule, taken back."""
+        from .moves import Activity, Search
+
+        steps, stack, cause = self.steps, list(self.stack), self.state.cause
+        try:
+            return Search(self, chance_steps=False).can_finish(Activity("take", me.id, name, params))
+        finally:
+            self.steps, self.stack, self.state.cause = steps, stack, cause
 
     def params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
                span: Span) -> dict[str, Any]:

@@ -49,6 +49,7 @@ _BASE_NS: dict[str, Any] = {
     "_key": rt.key_of, "_arith": rt.arith, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
     "_range": rt.int_range, "_sort": rt.sort_pairs, "_truth": rt.known_truth, "_as_list": rt.as_list,
     "_can_pay": rt.can_pay,
+    "_can_take": rt.can_take,
     "_attr": rt.attr, "_item": rt.family_item, "_known": rt.check_known, "Zone": Zone, "Ref": Ref,
     **{f"_b_{name}": spec.impl for name, spec in FUNCTIONS.items()},
 }
@@ -119,6 +120,7 @@ class ExprCompiler:
             s.Where: self._where,
             s.SortedBy: self._sorted_by,
             s.CanPay: self._can_pay,
+            s.CanTake: self._can_take,
         }
         # Set by the effect builder: compiles a cost for can_pay (costs are built there, with their own checks).
         self.cost_compiler: Callable[[s.Cost, Scope], Any] | None = None
@@ -386,6 +388,24 @@ class ExprCompiler:
         else:
             raise CompileError("E401", "'me' is not available here: write can_pay(COST by PLAYER)", node.pos)
         return f"_can_pay(f, {gen.const(self.cost_compiler(node.cost, scope))}, {payer})", "bool"
+
+    def _can_take(self, node: s.CanTake, scope: Scope, gen: _Gen) -> tuple[str, str]:
+        action = self.rules.actions.get(node.action)
+        if action is None:
+            raise CompileError("E401", f"unknown action '{node.action}'", node.pos,
+                               did_you_mean(node.action, self.rules.actions))
+        if len(node.args) != len(action.params):
+            raise CompileError("E405", f"action '{node.action}' takes {len(action.params)} argument(s), got "
+                               f"{len(node.args)}", node.pos)
+        args = ", ".join(f"({name!r}, {self._src(a, scope, gen)[0]})"
+                         for (name, _), a in zip(action.params, node.args, strict=True))
+        if node.by is not None:
+            who = self._expect(node.by, scope, gen, {"player"}, "who would take it")
+        elif scope.has_me:
+            who = "f.me"
+        else:
+            raise CompileError("E401", "'me' is not available here: write can(ACTION, ... by PLAYER)", node.pos)
+        return f"_can_take(f, {node.action!r}, ({args}{',' if args else ''}), {who})", "bool"
 
     # ---------------------------------------------------------------- function calls
     def _call(self, node: s.Call, scope: Scope, gen: _Gen) -> tuple[str, str]:

@@ -71,6 +71,7 @@ class Builder:
             s.Score: lambda n, sc, t: e.ScoreE(t.at(n.pos)),
             s.Proceed: self._proceed,
             s.PassTurn: lambda n, sc, t: e.PassE(t.at(n.pos)),
+            s.Take: self._take,
         }
 
     # ---------------------------------------------------------------- helpers
@@ -490,6 +491,15 @@ class Builder:
             raise _Reported(CompileError("E405", msg, n.pos), t)
         as_player = self._as(n.as_player, scope, t, {"player"}, "the player it runs for") if n.as_player else None
         return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args), as_player)
+
+    def _take(self, n: s.Take, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.actions, n.action, "action", n.pos, t)
+        params = self.rules.actions[n.action].params
+        if len(n.args) != len(params):
+            msg = f"action '{n.action}' takes {len(params)} argument(s), got {len(n.args)}"
+            raise _Reported(CompileError("E405", msg, n.pos), t)
+        who = self._as(n.as_player, scope, t, {"player"}, "the player who takes it") if n.as_player else None
+        return e.TakeE(t.at(n.pos), n.action, tuple(self._expr(a, scope, t) for a in n.args), who)
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None

@@ -216,6 +216,12 @@ class _ToSyntax(Transformer):
     def proceed(self) -> s.Proceed:
         return s.Proceed((1, 1))
 
+    def can_take(self, action: Token, args, by: s.Node | None) -> s.CanTake:
+        return s.CanTake(_pos(action), str(action), tuple(args or ()), by)
+
+    def take(self, action: Token, args, as_player: s.Node | None) -> s.Take:
+        return s.Take(_pos(action), str(action), tuple(args or ()), as_player)
+
     def can_pay(self, cost: s.Cost, by: s.Node | None) -> s.CanPay:
         return s.CanPay(cost.pos, cost, by)
 

@@ -123,6 +123,24 @@ class SortedBy(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class CanTake(Node):
+    """can(ACTION, args... [by PLAYER]): whether the action has a complete legal way to be taken now."""
+
+    action: str
+    args: tuple[Node, ...]
+    by: Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class Take(Node):
+    """take ACTION(args) [as PLAYER]: an action taken inside another rule (guard, cost, effects)."""
+
+    action: str
+    args: tuple[Node, ...]
+    as_player: Node | None
+
+
+@dataclass(frozen=True, slots=True)
 class CanPay(Node):
     """can_pay(COST [by PLAYER]): whether the cost could be paid now (substitutions included)."""
 
