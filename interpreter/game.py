@@ -51,7 +51,9 @@ class Pending:
     source: str | None  # that line of the rule file
 
     def option(self, id_or_value: Any) -> Option:
-        """The option with this id, or whose plain value or label equals the argument."""
+        """The option with this id, or whose plain value or label equals the argument (or the option itself)."""
+        if isinstance(id_or_value, Option):
+            id_or_value = id_or_value.id
         for o in self.options:
             if o.id == id_or_value and type(id_or_value) is int:
                 return o
@@ -398,8 +400,9 @@ class Game:
         """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
         data = {
-            "format": SAVE_FORMAT, "modules": self.rules.modules, "fingerprint": self.rules.fingerprint,
-            "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
+            "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
+            "fingerprint": self.rules.fingerprint, "options": self.rules.options,
+            "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
             "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
@@ -407,8 +410,9 @@ class Game:
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def deserialize(cls, text: str, pack: Rules | str | Path) -> Game:
-        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules).
+    def deserialize(cls, text: str, pack: Rules | str | Path | None = None) -> Game:
+        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules;
+        by default the directory the game was started from).
 
         A save of other modules, of changed rules or one that does not replay to its saved state is refused
         with a diagnostic (E512)."""
@@ -418,6 +422,9 @@ class Game:
             raise BoardrulesError("E512", f"not a saved game: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise BoardrulesError("E512", f"not a saved game of this version (format {SAVE_FORMAT})")
+        pack = pack if pack is not None else data.get("pack")
+        if pack is None:
+            raise BoardrulesError("E512", "the save does not say which pack it is of: pass the pack")
         if isinstance(pack, Rules):
             rules = pack
         else:

@@ -24,7 +24,7 @@ values:
 counters:
   c: {per: game, initial: 2, max: 1000000000000000000}
 pieces:
-  token: {properties: {}}
+  token: {properties: {level: {type: int, default: 1}}}
 zones:
   pool: {}
 tracks:
@@ -42,7 +42,9 @@ ACTIONS = {
     "far": '{title: F, do: ["advance pawn by big"]}',
     "range_guard": '{title: G, allowed_if: "count(1..big) > 0", do: []}',
     "squares": '{title: S, do: [{repeat: 100, do: ["c = c * c"]}]}',
-    "let_squares": '{title: L, do: ["let x = 2", {repeat: 100, do: ["let x = x * x"]}]}',
+    "prop_squares": '{title: Q, do: ["create token in pool as t", "t.level = 2",'
+                    ' {repeat: 100, do: ["t.level = t.level * t.level"]}]}',
+    "let_grows": '{title: L, do: ["let x = 2", "let y = ' + " * ".join(["x"] * 70) + '"]}',
 }
 
 
