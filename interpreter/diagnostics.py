@@ -124,7 +124,7 @@ def _read_lines(file: str) -> list[str] | None:
 
 
 _LINES: dict[str, list[str] | None] = {}
-MAX_SOURCE_BYTES = 1024 * 1024  # the loader's own limit on a file
+MAX_SOURCE_BYTES = 1024 * 1024  # four times the loader's own limit on a file
 SHOWN_WIDTH = 120  # a longer source line is cut around the caret
 MAX_SHOWN = 200  # diagnostics printed in full by render_text; the rest are counted
 

@@ -92,3 +92,13 @@ def test_text_no_terminal_can_show_is_escaped_not_fatal(tmp_path: Path) -> None:
     (tmp_path / "m.yaml").write_text('module: "m\\ud800"\ntitle: t\nplayers: {min: 1, max: 2}\n', encoding="utf-8")
     result = run("check", str(tmp_path))
     assert result.returncode == 1 and "E101" in result.stdout and "surrogate" in result.stdout
+
+
+def test_a_file_of_dense_formulas_is_refused_in_good_time(tmp_path: Path) -> None:
+    line = '      - "c = ' + "+".join(["1"] * 990) + '"\n'
+    head = "module: m\ntitle: t\nplayers: {min: 1, max: 2}\ncounters:\n  c: {per: game}\nactions:\n  a:\n" \
+           "    title: A\n    do:\n"
+    (tmp_path / "m.yaml").write_text(head + "".join(line.replace("c = 1", f"c = {i}", 1) for i in range(120)),
+                                     encoding="utf-8")
+    result = run("check", str(tmp_path), timeout=30)
+    assert result.returncode == 1 and "E104: too much formula text in one file" in result.stdout

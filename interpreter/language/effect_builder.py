@@ -32,6 +32,9 @@ class Text:
         return span_in(self.span, pos, self.style)
 
 
+MAX_FORMULA_CHARS = 64_000  # per file; the shipped modules have at most about 20,000
+
+
 class Builder:
     def __init__(self, rules: Rules, diags: Diagnostics) -> None:
         self.rules = rules
@@ -45,6 +48,8 @@ class Builder:
         self.steps_seen: set[str] = set()
         self.hooks_used: set[str] = set()
         self.instead_depth = 0
+        self._seen: set[tuple[str, str]] = set()
+        self._formula_chars: dict[str, int] = {}
         self._statements: dict[type, Callable[[Any, Scope, Text], e.Effect | None]] = {
             s.Let: self._let,
             s.Assign: self._assign,
@@ -81,6 +86,18 @@ class Builder:
         self.diags.error(code, message, span, hint)
 
     def parse(self, text: Text, start: str) -> s.Node | None:
+        if (text.text, start) not in self._seen:
+            # Parsing costs time per character of new text: a file may hold only so much formula text.
+            self._seen.add((text.text, start))
+            file = text.span.file
+            used = self._formula_chars.get(file, 0) + len(text.text)
+            self._formula_chars[file] = used
+            if used > MAX_FORMULA_CHARS:
+                if used - len(text.text) <= MAX_FORMULA_CHARS:
+                    self.error("E104", f"too much formula text in one file (more than {MAX_FORMULA_CHARS:,} "
+                               "characters of distinct expressions, costs and effect lines)", text.at((1, 1)),
+                               "split the module into several files")
+                return None
         try:
             return parse(text.text, start)
         except ParseError as err:

@@ -34,7 +34,9 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
 
-MAX_BYTES = 1024 * 1024
+# A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
+# per 100 KB of dense formulas, so this bounds `check` to seconds.
+MAX_BYTES = 256 * 1024
 MAX_DEPTH = 64
 # Checking costs up to a millisecond per effect line, so this bounds `check` to seconds; the largest shipped
 # module has about 1,000 nodes.

@@ -12,6 +12,7 @@ from . import syntax as s
 from . import tables
 
 START_SYMBOLS = tables.START_SYMBOLS
+MAX_TEXT = 2000  # characters in one formula (the longest shipped one has 136): parsing time stays bounded
 
 
 class ParseError(Exception):
@@ -305,6 +306,9 @@ def _end_of(text: str) -> tuple[int, int]:
 @lru_cache(maxsize=65536)
 def parse(text: str, start: str) -> s.Node:
     """Parse `text` from a start symbol (expr, effect, cost, for_head); cached by text."""
+    if len(text) > MAX_TEXT:
+        raise ParseError(f"{_what(start)} is too long ({len(text)} characters, at most {MAX_TEXT})", (1, 1),
+                         "split it with let, or into values and procedures")
     try:
         return _parser().parse(text, start=start)
     except UnexpectedToken as err:
