@@ -27,6 +27,11 @@ class Result:
     file: str
     title: str
     failures: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # the failed expectations and steps, as data
+
+    def fail(self, code: str, span: Span, message: str, detail: str = "") -> None:
+        self.diagnostics.append(Diagnostic("error", code, message, span))
+        self.failures.append(f"{span}: error {code}: {message}{detail}")
 
     @property
     def passed(self) -> bool:
@@ -123,16 +128,15 @@ class ScenarioRunner:
                 result.failures.append(f"{where} failed:\n" + render_text([err.diagnostic]))
                 return False
             if err.code != expected_error:
-                result.failures.append(
-                    f"{where}: expected error {expected_error}, got {err.code}:\n" + render_text([err.diagnostic])
-                )
+                result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, got {err.code}",
+                            ":\n" + render_text([err.diagnostic]))
                 return False
             if game.state.dumps() != before:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
             return True
         if expected_error is not None:
-            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded")
+            result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, but it succeeded")
             return False
         if decider.answers or decider.rolls:
             left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
@@ -221,7 +225,7 @@ class ScenarioRunner:
         if got != want:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
-            result.failures.append(f"{span}: expect {key}\n    expected: {want!r}\n    actual:   {got!r}{by}")
+            result.fail("E701", span, f"expect {key}", f"\n    expected: {want!r}\n    actual:   {got!r}{by}")
 
 
 def _answer(game: Game, raw: Any) -> Any:
