@@ -8,11 +8,11 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..engine.runtime import elem_type
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .loader import YMap, YStr
 from .parser import ParseError, parse
+from .types import ANY, FAMILY, INT, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, declared, list_of
 
 BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may")
 
@@ -46,7 +46,7 @@ class Builder:
             s.Choose: self._choose,
             s.Roll: self._roll,
             s.Draw: self._draw,
-            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._as(n.zone, sc, t, {"zone"}, "what is shuffled")),
+            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._as(n.zone, sc, t, {ZONE}, "what is shuffled")),
             s.Refill: self._refill,
             s.Advance: self._advance,
             s.Place: self._place,
@@ -91,18 +91,18 @@ class Builder:
         except CompileError as err:
             raise _Reported(err, text) from None
 
-    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Any, str]:
+    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Any, Type]:
         try:
             return self.exprs.compile(node, scope)
         except CompileError as err:
             raise _Reported(err, text) from None
 
-    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[str], what: str) -> Any:
+    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[Type], what: str) -> Any:
         """Compile an expression whose static type must be one of `wanted` (or not known until run time)."""
         fn, t = self._typed(node, scope, text)
-        if t != "any" and t not in wanted:
-            words = " or ".join(sorted(_WORDS.get(w, w) for w in wanted))
-            raise _Reported(CompileError("E402", f"{what} should be {words}, but it is {_WORDS.get(t, t)}", node.pos),
+        if t != ANY and t not in wanted:
+            words = " or ".join(sorted(w.words() for w in wanted))
+            raise _Reported(CompileError("E402", f"{what} should be {words}, but it is {t.words()}", node.pos),
                             text)
         return fn
 
@@ -167,7 +167,7 @@ class Builder:
             except _Reported as rep:
                 self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
                 return None
-            body = sub("do", scope.child(**{head.var: elem_type(t)}))
+            body = sub("do", scope.child(**{head.var: t.element()}))
             return e.ForE(span, head.var, items, body)
         if kind == "repeat":
             count = self.expression(block["repeat"], here, scope)
@@ -219,7 +219,7 @@ class Builder:
 
     def _assign(self, n: s.Assign, scope: Scope, t: Text) -> e.Effect:
         value, vt = self._typed(n.value, scope, t)
-        if n.op != "=" and vt not in ("int", "any"):
+        if n.op != "=" and vt not in (INT, ANY):
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
         target = n.target
         r = self.rules
@@ -239,7 +239,7 @@ class Builder:
                 return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
             fam, ft = self._typed(target.obj, scope, t)
             key_fn = self._expr(target.key, scope, t)
-            if ft not in ("family", "any"):
+            if ft not in (FAMILY, ANY):
                 raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
             name = _family_name(target.obj)
 
@@ -249,7 +249,7 @@ class Builder:
             return self._counter_set(t.at(n.pos), family_key, name, n.op, value, vt, n, t)
         if isinstance(target, s.Attr):
             obj, ot = self._typed(target.obj, scope, t)
-            if ot == "player":
+            if ot == PLAYER:
                 c = r.counters.get(target.name)
                 if c is None or c.per != "player":
                     hint = did_you_mean(target.name, r.player_counter_names())
@@ -259,20 +259,20 @@ class Builder:
                     raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
                 name = target.name
                 return self._counter_set(t.at(n.pos), lambda f: f"{obj(f).id}.{name}", name, n.op, value, vt, n, t)
-            if ot in ("piece", "any"):
+            if ot in (PIECE, ANY):
                 if target.name not in r.properties:
                     hint = did_you_mean(target.name, r.properties)
                     msg = f"no piece has a property '{target.name}'"
                     raise _Reported(CompileError("E401", msg, target.pos, hint), t)
-                ptype = r.properties[target.name]
+                ptype = declared(r.properties[target.name])
                 if n.op == "=" and not _assignable(ptype, vt):
                     msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
                     raise _Reported(CompileError("E402", msg, n.value.pos), t)
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 
-    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: str, n: s.Assign, t: Text):
-        if vt not in ("int", "any"):
+    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: Type, n: s.Assign, t: Text):
+        if vt not in (INT, ANY):
             msg = f"counter '{counter}' holds numbers, but the value is {vt}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         return e.SetCounterE(span, key, counter, op, value)
@@ -320,7 +320,7 @@ class Builder:
 
     def _move(self, n: s.Move, scope: Scope, t: Text) -> e.Effect:
         to, tt = self._typed(n.to, scope, t)
-        if tt not in ("zone", "any"):
+        if tt not in (ZONE, ANY):
             raise _Reported(CompileError("E402", f"pieces move to a zone, but this is {tt}", n.to.pos), t)
         what = self._as(n.what, scope, t, _PIECES, "what is moved")
         at = self._as(n.at, scope, t, _NUMBER, "the slot") if n.at else None
@@ -334,38 +334,38 @@ class Builder:
                 hint = did_you_mean(name, self.rules.kinds[n.kind])
                 raise _Reported(CompileError("E401", f"'{n.kind}' has no property '{name}'", expr.pos, hint), t)
             fn, vt = self._typed(expr, scope, t)
-            ptype = "symbol" if name == "id" else self.rules.kinds[n.kind][name]
+            ptype = SYMBOL if name == "id" else declared(self.rules.kinds[n.kind][name])
             if not _assignable(ptype, vt):
                 msg = f"property '{name}' is {ptype}, but the value is {vt}"
                 raise _Reported(CompileError("E402", msg, expr.pos), t)
             props.append((name, fn))
         count = self._expr(n.count, scope, t) if n.count else None
         zone, zt = self._typed(n.zone, scope, t)
-        if zt not in ("zone", "any"):
+        if zt not in (ZONE, ANY):
             raise _Reported(CompileError("E402", f"pieces are created in a zone, but this is {zt}", n.zone.pos), t)
         at = self._expr(n.at, scope, t) if n.at else None
         if n.bind:
-            scope.names[n.bind] = "list:piece" if n.count else "piece"
+            scope.names[n.bind] = list_of(PIECE) if n.count else PIECE
         return e.CreateE(t.at(n.pos), count, n.kind, zone, at, tuple(props), n.bind)
 
     def _choose(self, n: s.Choose, scope: Scope, t: Text) -> e.Effect:
         options, ot = self._typed(n.options, scope, t)
-        if ot != "any" and ot != "zone" and not ot.startswith("list:"):
-            msg = f"a choice is made from a list or a zone, but this is {_WORDS.get(ot, ot)}"
+        if ot != ANY and ot != ZONE and not ot.is_list:
+            msg = f"a choice is made from a list or a zone, but this is {ot.words()}"
             raise _Reported(CompileError("E402", msg, n.options.pos), t)
         by = self._expr(n.by, scope, t) if n.by else None
         count = self._expr(n.count, scope, t) if n.count else None
-        scope.names[n.var] = f"list:{elem_type(ot)}" if n.count else elem_type(ot)
+        scope.names[n.var] = list_of(ot.element()) if n.count else ot.element()
         return e.ChooseE(t.at(n.pos), n.var, options, by, n.optional, count, t.text)
 
     def _roll(self, n: s.Roll, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.dice, n.die, "die", n.pos, t)
-        scope.names[n.var] = "int"
+        scope.names[n.var] = INT
         return e.RollE(t.at(n.pos), n.die, self.rules.dice[n.die], n.var)
 
     def _draw(self, n: s.Draw, scope: Scope, t: Text) -> e.Effect:
         zone = self._expr(n.zone, scope, t)
-        scope.names[n.var] = "piece"
+        scope.names[n.var] = PIECE
         return e.DrawE(t.at(n.pos), n.var, zone)
 
     def _refill(self, n: s.Refill, scope: Scope, t: Text) -> e.Effect:
@@ -414,11 +414,9 @@ class Builder:
         return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
 
 
-_PIECE = {"piece"}
-_PIECES = {"piece", "list:piece", "list:any", "zone"}
-_NUMBER = {"int"}
-_WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player", "piece": "a piece",
-          "list:piece": "a list of pieces", "list:any": "a list", "zone": "a zone", "none": "none"}
+_PIECE = {PIECE}
+_PIECES = {PIECE, list_of(PIECE), list_of(ANY), ZONE}
+_NUMBER = {INT}
 
 
 class _Reported(Exception):
@@ -434,8 +432,8 @@ def _family_name(node: s.Node) -> str:
     return "?"
 
 
-def _assignable(ptype: str, vt: str) -> bool:
-    if vt in ("any", "none") or ptype in ("any", vt):
+def _assignable(ptype: Type, vt: Type) -> bool:
+    if vt in (ANY, NONE) or ptype in (ANY, vt):
         return True
-    return ptype.startswith("list") and vt.startswith("list")
+    return ptype.is_list and vt.is_list
 

@@ -29,7 +29,7 @@ DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", 
              "setup", "actions", "triggers", "scoring")
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 PARAM_TYPES = {
-    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list:any"
+    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list"
 }
 
 
@@ -324,7 +324,7 @@ class Linker:
             rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span)
         for name, d in procs:
             params = rules.procedures[name].params
-            scope = Scope(dict(params), True)
+            scope = Scope.of(params)
             rules.procedures[name].body = b.body(self._do(d), _vspan(d.node, "do", d.span), scope)
         for name, d in self._section(decls, "setup"):
             body = b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, False))
@@ -338,7 +338,7 @@ class Linker:
                 self.diags.error("E401", f"unknown event '{event}'", _vspan(n, "on", d.span),
                                  did_you_mean(event, rules.events))
                 continue
-            scope = Scope(dict(rules.events[event]), True)
+            scope = Scope.of(rules.events[event])
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
             body = b.body(self._do(d), _vspan(n, "do", d.span), scope)
             rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
@@ -355,7 +355,7 @@ class Linker:
         n = d.node if isinstance(d.node, dict) else {}
         by = str(n.get("by", "player"))
         params = self._params(n)
-        scope = Scope(dict(params), by != "game")
+        scope = Scope.of(params, by != "game")
         guard = b.expression(n["allowed_if"], _vspan(n, "allowed_if", d.span), scope) if "allowed_if" in n else None
         cost = None
         if "cost" in n:
