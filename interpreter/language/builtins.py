@@ -106,6 +106,10 @@ def _next_player(f: Frame, p: Any) -> Player:
     return players[_player(f, p).seat % len(players)]
 
 
+def _has_passed(f: Frame, p: Any) -> bool:
+    return _player(f, p).id in f.g.state.vars.get("passed", ())
+
+
 def _zone(f: Frame, z: Any) -> str:
     if type(z) is not Zone:
         raise runtime_type_error(f"expected a zone, got {z!r}", f)
@@ -211,6 +215,7 @@ FUNCTIONS: dict[str, Spec] = {
     "all": Spec(1, 1, _all, _const(BOOL), ("list",)),
     "clockwise": Spec(1, 1, _clockwise, _const(list_of(PLAYER)), ("player",)),
     "next_player": Spec(1, 1, _next_player, _const(PLAYER), ("player",)),
+    "has_passed": Spec(1, 1, _has_passed, _const(BOOL), ("player",)),
     "slot": Spec(2, 2, _slot, _const(list_of(PIECE)), ("zone", "number")),
     "occupied": Spec(1, 1, _occupied, _const(list_of(INT)), ("zone",)),
     "free_slots": Spec(1, 1, _free_slots, _const(list_of(INT)), ("zone",)),

@@ -201,6 +201,11 @@ class ExprCompiler:
             return "f.g.player(f.g.state.vars['turn_player'])", PLAYER
         if name == "turn_number":
             return "f.g.state.vars['turn']", INT
+        # Flow names give way to a pack's own declarations of the same name.
+        if name == "round_number" and name not in r.counters and name not in r.values:
+            return "f.g.state.vars['round']", INT
+        if name == "start_player" and name not in r.counters and name not in r.values:
+            return "f.g.player(f.g.state.vars['start_player'])", PLAYER
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
             return f"_player_at(f, {int(name[1:])})", PLAYER
         if name in r.values:

@@ -8,10 +8,10 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
 from ..engine.decisions import ScriptedDecider, WhoAnswers
-from ..engine.game import Game
 from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
 from ..engine.values import Piece, Player, UnknownCompared, plain
+from ..game import Game
 from ..language import syntax as s
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder
@@ -112,7 +112,7 @@ class ScenarioRunner:
             game.end_round()
             return True
         answers = [_answer(game, a) for a in step.get("answers", []) or []]
-        rolls = [game.from_plain(r) for r in step.get("rolls", []) or []]
+        rolls = [game._m.from_plain(r) for r in step.get("rolls", []) or []]
         decider = ScriptedDecider(answers, rolls)
         expected_error = step.get("expect_error")
         what = f"end_turn {step['end_turn']}" if "end_turn" in step else str(step["action"])
@@ -187,7 +187,7 @@ class ScenarioRunner:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
         game.state.cause = span
-        run_body((effect,), Frame(game, None))
+        run_body((effect,), Frame(game._m, None))
 
     def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
         kind = str(spec["kind"])
@@ -201,7 +201,7 @@ class ScenarioRunner:
         for name, value in (spec.get("props", {}) or {}).items():
             if name not in declared:
                 raise BoardrulesError("E401", f"'{kind}' has no property '{name}'", span)
-            props[str(name)] = game.from_plain(value, declared[name])
+            props[str(name)] = game._m.from_plain(value, declared[name])
         game.state.cause = span
         game.state.create_piece(str(spec["id"]), kind, zone, spec.get("slot"), props)
 
@@ -231,8 +231,8 @@ class ScenarioRunner:
 def _answer(game: Game, raw: Any) -> Any:
     if isinstance(raw, dict) and len(raw) == 1:
         (player, value), = raw.items()
-        return WhoAnswers(str(player), game.from_plain(value))
-    return game.from_plain(raw)
+        return WhoAnswers(str(player), game._m.from_plain(value))
+    return game._m.from_plain(raw)
 
 
 def _normal(value: Any) -> Any:
@@ -279,7 +279,7 @@ def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
     for name, spy in spies.items():
         setattr(st, name, spy)
     try:
-        return fn(Frame(game, None)), {name: spy.read for name, spy in spies.items()}
+        return fn(Frame(game._m, None)), {name: spy.read for name, spy in spies.items()}
     finally:
         for name, table in originals.items():
             setattr(st, name, table)
