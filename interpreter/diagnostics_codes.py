@@ -125,6 +125,24 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A step with `expect_error` did not fail with that code.",
        "steps: [{action: buy, player: p1, expect_error: E502}]   # p1 can pay",
        "steps: [{action: buy, player: p1}]"),
+    _c("W801", "warning", "check", "declared but never used",
+       "Nothing reads or writes this counter, zone, value, property, event, procedure or cost. Remove it, or mark "
+       "it `input: true` if only scenarios or an embedding program use it.",
+       "counters:\n  favour: {per: player}", "counters:\n  favour: {per: player, input: true}"),
+    _c("W802", "warning", "check", "written but never read",
+       "Rules change it (or emit it) but no rule, guard, cost or trigger ever looks at it. Mark it `output: true` "
+       "if it exists to be scored or shown.",
+       "counters:\n  points: {per: player}", "counters:\n  points: {per: player, output: true}"),
+    _c("W803", "warning", "check", "read but never written",
+       "Rules read it, but no rule or setup ever sets it and it starts empty, at zero or without a default, so every "
+       "read sees the start. Mark it `input: true` if scenarios or an embedding program set it.",
+       "counters:\n  favour: {per: player}\nactions: {a: {allowed_if: me.favour > 0}}",
+       "counters:\n  favour: {per: player, input: true}"),
+    _c("W804", "warning", "check", "a cost paid in something nothing provides",
+       "A cost asks for a counter that starts at zero and that no rule or setup ever increases, so it can never be "
+       "paid in play.",
+       "counters: {wood: {per: player}}\ncosts: {build: \"2 wood\"}",
+       "counters: {wood: {per: player, initial: 3}}"),
 )}
 
 def explain(code: str) -> str | None:

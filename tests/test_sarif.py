@@ -18,7 +18,7 @@ title: A tiny market
 players: {min: 1, max: 4}
 counters:
   coins: {per: player, initial: 3}
-  apples: {per: player}
+  apples: {per: player, output: true}
 actions:
   buy_apple: {cost: "2 coins", do: ["me.apples += 1"]}
 """
@@ -52,6 +52,10 @@ def test_a_clean_run_is_valid_sarif_with_no_results(tmp_path: Path, capsys: pyte
     assert log["runs"][0]["results"] == []
 
 
-def test_strict_fails_on_warnings_but_not_on_documented_unknowns(capsys: pytest.CaptureFixture[str]) -> None:
+def test_strict_fails_on_warnings_but_not_on_documented_unknowns(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--strict", str(PACKS / "harvest")]) == 0  # W601 only
-    capsys.readouterr()
+    (tmp_path / "m.yaml").write_text(MARKET.replace(", output: true", ""), encoding="utf-8")
+    assert main(["check", str(tmp_path)]) == 0
+    assert main(["check", "--strict", str(tmp_path)]) == 1
+    assert "warning W802: counter 'apples' is written but never read" in capsys.readouterr().out

@@ -128,5 +128,10 @@ def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
             diags.warning("W601", f"'{name}' is unknown: {note}", span,
                           "the game stops with E601 if it ever needs this value")
     if len(modules) > 1:
-        link(modules, list(modules), diags)
+        rules = link(modules, list(modules), diags)
+    if modules and not diags.has_errors:
+        # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
+        from ..analysis import analyse
+
+        analyse(modules, rules, diags)
     return modules
