@@ -143,6 +143,19 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "paid in play.",
        "counters: {wood: {per: player}}\ncosts: {build: \"2 wood\"}",
        "counters: {wood: {per: player, initial: 3}}"),
+    _c("W811", "warning", "check", "a trigger on an event nothing emits",
+       "No rule emits or defers this event, so the trigger never runs. `turn_end` counts as emitted by `end turn`.",
+       "triggers: {tidy: {on: round_end, do: [...]}}   # nothing emits round_end",
+       "do: ['emit round_end()']   # somewhere a rule emits it"),
+    _c("W812", "warning", "check", "`defer ... until` an event nothing emits",
+       "The deferred event waits for an event no rule emits, so it never runs.",
+       "do: ['defer payout(me) until market_closed']", "do: ['defer payout(me)']   # waits for turn_end"),
+    _c("E813", "error", "check", "triggers that can call each other without bound",
+       "A cycle of triggers (through emitted events, procedures called) has nothing that stops it: no `limit`, no "
+       "cost paid, no `may`. Every rule on the cycle is named. Break it with one of those, or the game stops with "
+       "E507 when it runs.",
+       "triggers:\n  a: {on: ping, do: ['emit pong()']}\n  b: {on: pong, do: ['emit ping()']}",
+       "triggers:\n  a: {on: ping, do: ['limit a to 1 per action', 'emit pong()']}"),
 )}
 
 def explain(code: str) -> str | None:

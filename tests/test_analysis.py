@@ -74,3 +74,78 @@ actions:
     got = found(tmp_path, HEAD + body)
     codes = {(c, m.split("'")[1]) for c, _, m in got}
     assert codes == {("W802", "age"), ("W801", "mood"), ("W802", "rang"), ("W803", "yard")}
+
+
+# ---------------------------------------------------------------- events and triggers
+
+EVENTS = """
+counters:
+  n: {per: game, output: true}
+  coins: {per: player, initial: 5, input: true}
+events:
+  ping: {}
+  pong: {}
+"""
+
+
+def test_a_trigger_on_an_event_nothing_emits(tmp_path: Path) -> None:
+    body = EVENTS + """triggers:
+  t: {on: ping, do: ['n += 1']}
+  u: {on: pong, do: ['n += 1']}
+actions:
+  a: {do: ['emit pong()']}
+"""
+    fires_then_silent(tmp_path, "W811", body, "triggers.t runs on 'ping', but no rule emits it",
+                      ("emit pong()", "emit pong()', 'emit ping()"))
+
+
+def test_defer_until_an_event_nothing_emits(tmp_path: Path) -> None:
+    body = EVENTS + """triggers:
+  t: {on: ping, do: ['n += 1']}
+actions:
+  a: {do: ['defer ping() until pong']}
+  b: {do: []}
+"""
+    fires_then_silent(tmp_path, "W812", body,
+                      "this deferred event waits for 'pong', which no rule emits, so it never runs",
+                      ("b: {do: []}", "b: {do: ['emit pong()']}"))
+
+
+CYCLE = EVENTS + """
+triggers:
+  a: {on: ping, do: ['n += 1', 'emit pong()']}
+  b: {on: pong, do: ['call again()']}
+procedures:
+  again: {do: ['emit ping()']}
+actions:
+  start: {do: ['emit ping()']}
+"""
+
+
+def test_an_unbounded_trigger_cycle_names_every_rule(tmp_path: Path) -> None:
+    (d,) = check(tmp_path, HEAD + CYCLE)
+    assert d.code == "E813"
+    assert d.message == "these rules can run each other without bound: procedures.again, triggers.a, triggers.b"
+    assert d.span is not None and d.span.line == (HEAD + CYCLE).splitlines().index("  a: {on: ping, do: ['n += 1', "
+                                                                            "'emit pong()']}") + 1
+
+
+@pytest.mark.parametrize("bound", ["'limit a to 3 per action', 'emit pong()'", "'pay 1 coins', 'emit pong()'",
+                                   "{may: {do: ['emit pong()']}}"])
+def test_a_cycle_broken_by_a_limit_a_cost_or_a_may_is_accepted(tmp_path: Path, bound: str) -> None:
+    assert check(tmp_path, HEAD + CYCLE.replace("'emit pong()'", bound)) == []
+
+
+def test_a_countdown_through_an_event_parameter_is_accepted(tmp_path: Path) -> None:
+    body = """
+counters:
+  n: {per: game, output: true}
+events:
+  echo: {params: {k: int}}
+triggers:
+  back: {on: echo, if: k > 0, do: ['n += 1', 'emit echo(k - 1)']}
+actions:
+  a: {do: ['emit echo(3)']}
+"""
+    assert check(tmp_path / "ok", HEAD + body) == []
+    assert [d.code for d in check(tmp_path / "bad", HEAD + body.replace("k - 1", "k + 1"))] == ["E813"]

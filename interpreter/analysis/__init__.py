@@ -5,10 +5,10 @@ from __future__ import annotations
 from ..diagnostics import Diagnostics
 from ..engine.rules import Rules
 from ..language.linker import Module
-from . import readwrite
+from . import events, readwrite
 from .facts import gather
 
-ANALYSES = (readwrite.check,)
+ANALYSES = (readwrite.check, events.check)
 
 
 def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:
