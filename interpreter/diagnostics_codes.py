@@ -156,6 +156,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "E507 when it runs.",
        "triggers:\n  a: {on: ping, do: ['emit pong()']}\n  b: {on: pong, do: ['emit ping()']}",
        "triggers:\n  a: {on: ping, do: ['limit a to 1 per action', 'emit pong()']}"),
+    _c("E831", "error", "check", "two modules set the same fact without one requiring the other",
+       "Two modules both set a top-level fact (the player counts) and neither requires the other, so which one "
+       "wins depends on the order they are listed in.",
+       "# solo.yaml and duel.yaml both: players: {min: 1, max: 2}",
+       "# duel.yaml: requires: [solo]   (duel wins, explicitly)"),
 )}
 
 def explain(code: str) -> str | None:

@@ -149,3 +149,67 @@ actions:
 """
     assert check(tmp_path / "ok", HEAD + body) == []
     assert [d.code for d in check(tmp_path / "bad", HEAD + body.replace("k - 1", "k + 1"))] == ["E813"]
+
+
+# ---------------------------------------------------------------- module combinations and follow-on errors
+
+BASE_MODULE = """
+module: b
+title: B
+players: {min: 1, max: 4}
+counters:
+  coins: {per: player, initial: 3, input: true, output: true}
+  gems: {per: player, input: true, output: true}
+"""
+
+
+def test_two_modules_setting_the_player_counts_without_requiring_each_other(tmp_path: Path) -> None:
+    x = "module: x\ntitle: X\nrequires: [b]\nplayers: {min: 1, max: 1}\n"
+    y = "module: y\ntitle: Y\nrequires: [b]\nplayers: {min: 2, max: 2}\n"
+    got = found(tmp_path / "bad", BASE_MODULE, x, y)
+    assert [(c, line) for c, line, _ in got] == [("E831", 4), ("E831", 4)]
+    assert got[0][2] == "x sets 'players', and so does y; neither requires the other"
+    files = {d.span.file.rsplit("/", 1)[1] for d in check(tmp_path / "bad", BASE_MODULE, x, y) if d.span}
+    assert files == {"m1.yaml", "m2.yaml"}
+    assert found(tmp_path / "good", BASE_MODULE, x, y.replace("requires: [b]", "requires: [x]")) == []
+
+
+def test_a_name_from_a_module_that_is_not_required_says_which_to_require(tmp_path: Path) -> None:
+    c = "module: c\ntitle: C\nactions:\n  a: {cost: '1 coins', do: []}\n"
+    (d,) = check(tmp_path / "one", BASE_MODULE, c)
+    assert (d.code, d.message, d.hint) == ("E401", "unknown counter 'coins'",
+                                          "'coins' is declared in b: add b to the requires of c")
+    many = c + "  z: {cost: '1 gems', do: ['me.coins += 1']}\n"
+    (d,) = check(tmp_path / "many", BASE_MODULE, many)
+    assert d.message == "c uses names declared in b (coins, gems), but does not require it"
+    assert d.span is not None and d.span.line == 1
+    assert check(tmp_path / "good", BASE_MODULE, c.replace("title: C\n", "title: C\nrequires: [b]\n")) == []
+
+
+def test_one_unknown_name_used_in_many_places_is_one_error(tmp_path: Path) -> None:
+    body = BASE_MODULE + "actions:\n  a: {do: ['me.coinz += 1', 'me.coinz += 2']}\n  b: {do: ['me.coinz -= 1']}\n" \
+        "  c: {cost: '1 coins', do: []}\n"
+    (d,) = check(tmp_path, body)
+    assert d.code == "E401" and d.span is not None and d.span.line == 9
+    assert d.hint is not None and "'coinz' is also used at" in d.hint and ":10:" in d.hint
+
+
+def test_a_typo_in_a_declaration_is_reported_at_the_declaration(tmp_path: Path) -> None:
+    body = HEAD + "counters:\n  coinz: {per: player, initial: 1}\nactions:\n" \
+        "  a: {cost: '1 coins', do: ['me.coins += 2']}\n"
+    (d,) = check(tmp_path, body)
+    assert (d.code, d.span.line if d.span else 0) == ("E401", 6)
+    assert d.message == "'coinz' is declared here, but the rules say 'coins' (2 times)"
+
+
+def test_a_line_that_fails_still_binds_its_name(tmp_path: Path) -> None:
+    body = BASE_MODULE + "actions:\n  a: {do: ['let n = me.coinz', 'me.coins += n', 'choose c from me.nope', " \
+        "'me.gems += c', 'let k = 1 +', 'me.gems += k']}\n"
+    got = found(tmp_path, body)
+    assert [m for _, _, m in got] == ["a player has no counter or zone 'coinz'",
+                                      "a player has no counter or zone 'nope'", "effect line ends too early"]
+
+
+def test_a_cost_that_fails_is_one_error_not_one_per_use(tmp_path: Path) -> None:
+    body = BASE_MODULE + "costs:\n  fee: '2 coinz'\nactions:\n  a: {cost: fee, do: []}\n  b: {do: ['pay fee']}\n"
+    assert [m for _, _, m in found(tmp_path, body)] == ["unknown counter 'coinz'"]

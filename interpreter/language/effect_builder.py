@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -136,11 +137,15 @@ class Builder:
         text = Text(item, span)
         node = self.parse(text, "effect")
         if node is None:
+            _bind_unknown(scope, _BINDS.findall(text.text))
             return None
         try:
             return self._statements[type(node)](node, scope, text)
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            # The line's own name still exists for the lines after it: one mistake, one error.
+            _bind_unknown(scope, [node.name if isinstance(node, s.Let) else getattr(node, "var", None),
+                                  getattr(node, "bind", None)])
             return None
 
     def block(self, block: dict, span: Span, scope: Scope) -> e.Effect | None:
@@ -430,6 +435,18 @@ class Builder:
 _PIECE = {PIECE}
 _PIECES = {PIECE, list_of(PIECE), list_of(ANY), ZONE}
 _NUMBER = {INT}
+
+
+# The names a line binds (let x, choose x, draw x, roll ... as x, create ... as x), read from its text when it
+# does not parse.
+_BINDS = re.compile(r"^\s*(?:let|choose|draw)\s+([A-Za-z_]\w*)|\bas\s+([A-Za-z_]\w*)\s*$")
+
+
+def _bind_unknown(scope: Scope, names: list) -> None:
+    for name in names:
+        for n in (name if isinstance(name, tuple) else (name,)):
+            if n and n not in scope.names:
+                scope.names[n] = ANY
 
 
 class _Reported(Exception):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.effects import CostC
 from ..engine.rules import (
     ActionDef,
     CounterDecl,
@@ -331,6 +332,8 @@ class Linker:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
                     self._report(b, err)
+            if name not in rules.costs:  # reported once here; its uses need no error of their own
+                rules.costs[name] = CostC(d.span, (), str(node))
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
         procs = self._section(decls, "procedures")
         for name, d in procs:

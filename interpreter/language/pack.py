@@ -120,18 +120,8 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
 
 
 def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
-    """Load, validate and link every module of a pack: each with what it requires, then all together."""
-    modules = load_modules(pack.module_files, diags)
-    for mid in modules:
-        rules = link(modules, [mid], diags)
-        for name, note, span in rules.unknowns:
-            diags.warning("W601", f"'{name}' is unknown: {note}", span,
-                          "the game stops with E601 if it ever needs this value")
-    if len(modules) > 1:
-        rules = link(modules, list(modules), diags)
-    if modules and not diags.has_errors:
-        # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
-        from ..analysis import analyse
+    """Load, validate and link every module of a pack (each with what it requires, then all together), check
+    its scenarios, and run the whole-pack analyses (boardrules.analysis)."""
+    from ..analysis import check_pack as check_whole_pack  # the analyses build on this module
 
-        analyse(modules, rules, diags)
-    return modules
+    return check_whole_pack(pack, diags)
