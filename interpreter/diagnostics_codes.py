@@ -74,9 +74,14 @@ CODES: dict[str, Code] = {c.code: c for c in (
     _c("E406", "error", "link", "`replace` target does not exist",
        "`replace` names a rule no required module declares, or one of a module this module does not require.",
        "replace:\n  actions.hier: {do: []}", "replace:\n  actions.hire: {do: []}"),
-    _c("E407", "error", "link", "two modules replace the same rule",
-       "Two modules replace the same rule and neither requires the other, so which one wins is unclear.",
+    _c("E407", "error", "link", "two modules replace the same rule, or both declare a flow",
+       "Two modules replace the same rule, or both declare the game's flow, and neither requires the other, so "
+       "which one wins is unclear.",
        "# a.yaml and b.yaml both: replace: {values.crew: 3}", "# b.yaml: requires: [a]  (b wins, explicitly)"),
+    _c("E408", "error", "link", "an option names no value, counter or property default",
+       "An option given to a game (`--set NAME=VALUE`, a scenario's `options:`) must name a value, a counter's "
+       "starting value or a property's default of the modules played.",
+       "boardrules check --set start_workerz=5", "boardrules check --set start_workers=5"),
     _c("E501", "error", "run", "guard or `require` failed: illegal action",
        "The action's `allowed_if` or a `require` does not hold in this state; the state is left unchanged.",
        "steps: [{action: hire, player: p1}]   # p1 has no workers", "steps: [{action: hire, player: p2}]"),
@@ -111,6 +116,14 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A value whose type is known only in play turned out wrong, e.g. `none` where a piece is needed.",
        "do: ['draw w from bag', 'move w to farm']",
        "do: ['draw w from bag', {if: 'w != none', then: ['move w to farm']}]"),
+    _c("E511", "error", "run", "too many moves or subsets to list",
+       "Listing the legal moves would enumerate more parameter combinations or subset choices than the bound: a "
+       "parameter's domain or a subset choice is too large. Narrow the domain (`in:`).",
+       "params: {n: {type: int, in: \"1..100000\"}}", "params: {n: {type: int, in: \"1..6\"}}"),
+    _c("E512", "error", "api", "a save that is not a save, is of other modules or changed rules, or does not replay",
+       "A saved game is checked when it is loaded: its format, its modules and options, and that replaying its log "
+       "gives its state.",
+       "Game.load(rules, '{\"not\": \"a save\"}')", "Game.load(rules, game.save())"),
     _c("W601", "warning", "check", "a value the source leaves unknown",
        "The pack says `unknown` where the source text leaves a number open. The game stops with E601 if it ever "
        "needs the value. These are the documented unknowns of a pack.",

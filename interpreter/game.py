@@ -90,7 +90,7 @@ class Game:
         self._history: list[tuple[int, int]] = []  # (journal mark, log length) before each completed activity
         self._open: Activity | None = None
         self._pending: Pending | None = None
-        self._pending_answers: list[Any] = []  # runtime answers behind the pending options, by id
+        self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -167,7 +167,7 @@ class Game:
             player = self._m.state.vars["turn_player"]
             moves = self.legal_moves(player)
             if moves:
-                self._pending_answers = [m for m, _ in moves]
+                self._pending_answers = {i: m for m, i in moves}
                 options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
                 self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
                 break
@@ -217,7 +217,7 @@ class Game:
             assert self._open is not None
             search = Search(self._m, self.chance == "step", self.search_budget)
             ids = [i for i in ids if search.can_finish(_with(self._open, answers[i]))]
-        self._pending_answers = answers
+        self._pending_answers = {i: answers[i] for i in ids}
         options = tuple(Option(i, plain(answers[i]), _label(answers[i]), 1 / len(answers) if chance else None)
                         for i in ids)
         kind = CHANCE if chance else d.kind if d.kind != "order" else "one"
@@ -356,7 +356,7 @@ class Game:
         other._history = []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = self._pending
-        other._pending_answers = list(self._pending_answers)
+        other._pending_answers = dict(self._pending_answers)
         return other
 
     def reseed(self, seed: int) -> None:

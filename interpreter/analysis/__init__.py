@@ -3,10 +3,12 @@ one module with a `check(facts, diags)` function."""
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostics
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
-from ..language.pack import Pack, link, load_modules
+from ..language.pack import Pack, game_modules, link, load_modules
 from . import events, readwrite
 from . import modules as combos
 from .facts import gather
@@ -16,11 +18,14 @@ from .walk import walk_modules
 ANALYSES = (readwrite.check, events.check)
 
 
-def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
+def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
+               ) -> dict[str, Module]:
     modules = load_modules(pack.module_files, diags)
     declared = combos.declarations(modules)
     found = Diagnostics()
     combos.conflicts(modules, found)
+    if options and modules:
+        link(modules, game_modules(modules, found, pack.root), found, options)
     rules: Rules | None = None
     for mid in modules:
         start = len(found.items)

@@ -171,7 +171,7 @@ class Rules:
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",
-                 "start_player"]
+                 "start_player", "game_over"]
         names += list(self.values) + list(self.markers) + list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)
         names += [n for n, c in self.counters.items() if c.per == "game"]

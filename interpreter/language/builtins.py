@@ -106,6 +106,13 @@ def _next_player(f: Frame, p: Any) -> Player:
     return players[_player(f, p).seat % len(players)]
 
 
+def _rank(f: Frame, p: Any) -> int:
+    from ..engine.flow import ranking
+
+    pid = _player(f, p).id
+    return next(rank for rank, who, _ in ranking(f.g) if who == pid)
+
+
 def _has_passed(f: Frame, p: Any) -> bool:
     return _player(f, p).id in f.g.state.vars.get("passed", ())
 
@@ -216,6 +223,7 @@ FUNCTIONS: dict[str, Spec] = {
     "clockwise": Spec(1, 1, _clockwise, _const(list_of(PLAYER)), ("player",)),
     "next_player": Spec(1, 1, _next_player, _const(PLAYER), ("player",)),
     "has_passed": Spec(1, 1, _has_passed, _const(BOOL), ("player",)),
+    "rank": Spec(1, 1, _rank, _const(INT), ("player",)),
     "slot": Spec(2, 2, _slot, _const(list_of(PIECE)), ("zone", "number")),
     "occupied": Spec(1, 1, _occupied, _const(list_of(INT)), ("zone",)),
     "free_slots": Spec(1, 1, _free_slots, _const(list_of(INT)), ("zone",)),

@@ -204,6 +204,8 @@ class ExprCompiler:
         # Flow names give way to a pack's own declarations of the same name.
         if name == "round_number" and name not in r.counters and name not in r.values:
             return "f.g.state.vars['round']", INT
+        if name == "game_over" and name not in r.counters and name not in r.values:
+            return "bool(f.g.state.vars['game_over'])", BOOL
         if name == "start_player" and name not in r.counters and name not in r.values:
             return "f.g.player(f.g.state.vars['start_player'])", PLAYER
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":

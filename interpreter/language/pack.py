@@ -108,7 +108,8 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
     files = [f for p in found for f in p.module_files]
     loaded = load_modules(files, diags) if not diags.has_errors else {}
     spans = {name: (value, OPTION_SPAN) for name, value in (options or {}).items()}
-    rules = link(loaded, list(modules) if modules else list(loaded), diags, spans) if loaded else Rules()
+    roots = list(modules) if modules else game_modules(loaded, diags, root)
+    rules = link(loaded, roots, diags, spans) if loaded and not diags.has_errors else Rules()
     if not loaded and not diags.has_errors:
         diags.error("E105", f"no rule modules found in {root}", Span(str(root), 1, 1))
     errors = [d for d in diags.sorted() if d.severity == "error"]
@@ -119,9 +120,22 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
     return rules
 
 
-def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
-    """Load, validate and link every module of a pack (each with what it requires, then all together), check
-    its scenarios, and run the whole-pack analyses (boardrules.analysis)."""
+def game_modules(modules: dict[str, Module], diags: Diagnostics, root: Path) -> list[str]:
+    """The module a whole game starts from when none is named: the one module with a flow that no other
+    module requires (a pack's game module); without any flow, every module of the pack."""
+    required = {r for m in modules.values() for r in m.requires}
+    games = [mid for mid, m in modules.items() if isinstance(m.doc.get("flow"), dict) and mid not in required]
+    if len(games) > 1:
+        diags.error("E509", f"{root} has several games: {', '.join(sorted(games))}", Span(str(root), 1, 1),
+                    "name the modules to play")
+    return games if games else list(modules)
+
+
+def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
+               ) -> dict[str, Module]:
+    """Load, validate and link every module of a pack (each with what it requires, then all together; with
+    options, the pack's game module once more with them), check its scenarios, and run the whole-pack analyses
+    (boardrules.analysis)."""
     from ..analysis import check_pack as check_whole_pack  # the analyses build on this module
 
-    return check_whole_pack(pack, diags)
+    return check_whole_pack(pack, diags, options)

@@ -44,11 +44,12 @@ class ScenarioRunner:
         self.covered: set[str] = set()  # rules any scenario of this runner ran
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
 
-    def rules_for(self, roots: list[str]) -> tuple[Rules, list[Diagnostic]]:
-        key = tuple(roots)
+    def rules_for(self, roots: list[str], options: dict[str, tuple[Any, Span]] | None = None
+                  ) -> tuple[Rules, list[Diagnostic]]:
+        key = (*roots, repr(sorted((k, repr(v[0])) for k, v in (options or {}).items())))
         if key not in self._rules:
             diags = Diagnostics()
-            rules = link(self.modules, list(roots), diags)
+            rules = link(self.modules, list(roots), diags, options)
             self._rules[key] = (rules, [d for d in diags.sorted() if d.severity == "error"])
         return self._rules[key]
 
@@ -76,12 +77,15 @@ class ScenarioRunner:
     # ---------------------------------------------------------------- one scenario
     def _run(self, doc: dict, result: Result, file: str) -> Game | None:
         """Play one scenario, adding its failures to `result`; the game played, for coverage."""
-        rules, errors = self.rules_for([str(m) for m in doc.get("modules", [])])
+        raw = doc.get("options", {}) or {}
+        ospans = getattr(raw, "key_spans", {})
+        options = {str(k): (v, ospans.get(k, Span(file, 1, 1))) for k, v in raw.items()}
+        rules, errors = self.rules_for([str(m) for m in doc.get("modules", [])], options)
         if errors:
             result.failures.append("the modules do not link:\n" + render_text(errors))
             return None
         try:
-            game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)))
+            game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)), flow=bool(doc.get("flow", False)))
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
             return None
