@@ -174,6 +174,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "wins depends on the order they are listed in.",
        "# solo.yaml and duel.yaml both: players: {min: 1, max: 2}",
        "# duel.yaml: requires: [solo]   (duel wins, explicitly)"),
+    _c("E841", "error", "check", "a scenario names something the modules do not have",
+       "A scenario's modules, action, parameter, answer, player count, or a counter, zone, piece or marker in its "
+       "`state` or `expect`, does not resolve against the modules it loads. Reported by `check` at the place in "
+       "the scenario file.",
+       "modules: [market]\nsteps: [{action: buy_aple, player: p1}]",
+       "modules: [market]\nsteps: [{action: buy_apple, player: p1}]"),
 )}
 
 def explain(code: str) -> str | None:

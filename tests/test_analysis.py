@@ -213,3 +213,90 @@ def test_a_line_that_fails_still_binds_its_name(tmp_path: Path) -> None:
 def test_a_cost_that_fails_is_one_error_not_one_per_use(tmp_path: Path) -> None:
     body = BASE_MODULE + "costs:\n  fee: '2 coinz'\nactions:\n  a: {cost: fee, do: []}\n  b: {do: ['pay fee']}\n"
     assert [m for _, _, m in found(tmp_path, body)] == ["unknown counter 'coinz'"]
+
+
+# ---------------------------------------------------------------- scenarios checked at check time
+
+MARKET = HEAD + """
+sets:
+  fruit: [apple, pear]
+counters:
+  coins: {per: player, initial: 3}
+  basket: {per: player, keys: fruit, output: true}
+zones:
+  stall: {per: player}
+pieces:
+  crate: {properties: {fruit: {type: symbol, output: true}}}
+actions:
+  buy:
+    params: {what: symbol}
+    cost: "1 coins"
+    do:
+      - me.basket[what] += 1
+      - one_of: {options: {keep: [], share: ['me.basket[what] -= 1']}}
+  restock: {do: ['create crate in me.stall with fruit = apple'], allowed_if: count(me.stall) < 3}
+"""
+
+GOOD_SCENARIO = """
+scenario: buying
+modules: [t]
+players: 2
+state:
+  counters:
+    p1.coins: 2
+  pieces:
+    - {id: c1, kind: crate, zone: p1.stall, props: {fruit: pear}}
+steps:
+  - {action: buy, player: p1, params: {what: apple}, answers: [keep]}
+  - {action: restock, player: p2}
+  - {end_turn: p1}
+expect:
+  p1.basket[apple]: 1
+  count(p2.stall): 1
+"""
+
+SCENARIO_MISTAKES = [
+    ("modules: [t]", "modules: [tt]", "unknown module 'tt'"),
+    ("players: 2", "players: 5", "5 players, but these modules are for 1 to 4"),
+    ("action: buy,", "action: buyy,", "unknown action 'buyy'"),
+    ("params: {what: apple}", "params: {wat: apple}", "'buy' has no parameter 'wat'"),
+    ("params: {what: apple}", "params: {what: aple}", "parameter 'what' of 'buy' is a symbol, and 'aple' is not "
+                                                      "declared"),
+    ("answers: [keep]", "answers: [kept]", "the answer 'kept' is no option, symbol or player the modules know"),
+    ("p1.coins: 2", "p1.coinz: 2", "a player has no counter 'coinz'"),
+    ("kind: crate", "kind: crat", "unknown piece kind 'crat'"),
+    ("zone: p1.stall", "zone: p1.stal", "unknown zone 'stal'"),
+    ("props: {fruit: pear}", "props: {fruits: pear}", "'crate' has no property 'fruits'"),
+    ("p1.basket[apple]: 1", "p1.basket[aple]: 1", "unknown name 'aple'"),
+    ("{end_turn: p1}", "{end_turn: p3}", "there is no player 'p3' in a 2-player game"),
+    ("answers: [keep]}", "answers: [keep], expect_error: E5002}", "'E5002' is not a diagnostic code"),
+]
+
+
+def _scenario_pack(root: Path, scenario: str) -> list[Diagnostic]:
+    write_modules(root, MARKET)
+    (root / "scenarios").mkdir()
+    path = root / "scenarios" / "s.yaml"
+    path.write_text(scenario, encoding="utf-8")
+    diags = Diagnostics()
+    check_pack(Pack(root, [root / "m0.yaml"], [path]), diags)
+    return [d for d in diags.sorted() if d.code != "W601"]
+
+
+def test_a_correct_scenario_checks_clean(tmp_path: Path) -> None:
+    assert _scenario_pack(tmp_path, GOOD_SCENARIO) == []
+
+
+@pytest.mark.parametrize(("old", "new", "message"), SCENARIO_MISTAKES)
+def test_scenario_mistakes_are_found_at_check_time(tmp_path: Path, old: str, new: str, message: str) -> None:
+    assert old in GOOD_SCENARIO
+    bad = GOOD_SCENARIO.replace(old, new)
+    (d,) = _scenario_pack(tmp_path, bad)
+    assert (d.code, d.message) == ("E841", message)
+    line = next(i for i, text in enumerate(bad.splitlines(), 1) if new in text)
+    assert d.span is not None and d.span.file.endswith("s.yaml") and d.span.line == line
+
+
+def test_an_unknown_scenario_key_is_e201(tmp_path: Path) -> None:
+    (d,) = _scenario_pack(tmp_path, GOOD_SCENARIO.replace("expect:", "expcet:"))
+    assert (d.code, d.message, d.hint) == ("E201", "unknown key 'expcet'", "did you mean 'expect'?")

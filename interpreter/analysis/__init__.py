@@ -9,7 +9,7 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
 from ..language.pack import Pack, game_modules, link, load_modules
-from . import events, readwrite
+from . import events, readwrite, scenarios
 from . import modules as combos
 from .facts import gather
 from .refs import site_refs
@@ -39,6 +39,7 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
     if rules is not None and not diags.has_errors and not found.has_errors:
         # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
         analyse(modules, rules, found)
+        scenarios.check(modules, pack.scenario_files, found)
     used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)}
     diags.extend(combos.one_error_per_mistake(found.items, declared, used))
     return modules
