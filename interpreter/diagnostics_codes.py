@@ -180,6 +180,24 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the scenario file.",
        "modules: [market]\nsteps: [{action: buy_aple, player: p1}]",
        "modules: [market]\nsteps: [{action: buy_apple, player: p1}]"),
+    _c("W821", "warning", "check", "a guard that can never hold",
+       "Given counter ranges, zone capacities and player counts, the condition is always false, so the action, "
+       "branch or requirement can never pass.",
+       "counters: {coins: {per: player, max: 5}}\nallowed_if: me.coins > 9",
+       "allowed_if: me.coins > 4"),
+    _c("W822", "warning", "check", "a guard that always holds",
+       "Given counter ranges, zone capacities and player counts, the condition is always true: it checks nothing.",
+       "allowed_if: me.coins >= 0   # coins never go below 0", "allowed_if: me.coins >= 2"),
+    _c("E823", "error", "check", "a `[different]` cost asks for more kinds than exist",
+       "`N x[different]` needs N distinct keys, but the counter has fewer keys, so it can never be paid.",
+       "sets: {goods: [wine, cloth]}\ncost: \"3 stock[different]\"", "cost: \"2 stock[different]\""),
+    _c("E824", "error", "check", "a cost larger than the counter can ever hold",
+       "At some player count the counter's `max` is below the amount asked, so the cost can never be paid there.",
+       "counters: {coins: {per: player, max: 5}}\ncost: \"6 coins\"", "cost: \"5 coins\""),
+    _c("E825", "error", "check", "limits and capacities that contradict each other",
+       "A counter's `min` above its `max`, a starting value outside its range, a limit of 0 uses, or a zone's "
+       "`capacity` that its slots can never hold.",
+       "counters: {coins: {per: player, min: 2, max: 1}}", "counters: {coins: {per: player, min: 1, max: 2}}"),
 )}
 
 def explain(code: str) -> str | None:

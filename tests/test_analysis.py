@@ -300,3 +300,56 @@ def test_scenario_mistakes_are_found_at_check_time(tmp_path: Path, old: str, new
 def test_an_unknown_scenario_key_is_e201(tmp_path: Path) -> None:
     (d,) = _scenario_pack(tmp_path, GOOD_SCENARIO.replace("expect:", "expcet:"))
     assert (d.code, d.message, d.hint) == ("E201", "unknown key 'expcet'", "did you mean 'expect'?")
+
+
+# ---------------------------------------------------------------- ranges
+
+RANGES = """
+values:
+  cap: {by_players: {1: 3, 2: 3, 3: 4, 4: 4}}
+sets:
+  goods: [wine, cloth]
+counters:
+  coins: {per: player, initial: 2, max: 5, input: true, output: true}
+  stock: {per: player, keys: goods, initial: 1, output: true}
+  purse: {per: player, initial: 1, max: cap, output: true}
+zones:
+  shelf: {per: player, capacity: 2, input: true}
+"""
+
+RANGE_CASES = [
+    ("W821", "  a: {allowed_if: me.coins > 9, do: []}\n", "this comparison can never hold: the left side is from 0 to "
+     "5, the right side always 9", ("me.coins > 9", "me.coins > 4")),
+    ("W821", "  a: {allowed_if: count(me.shelf) >= 3, do: []}\n", "this comparison can never hold: the left side is "
+     "from 0 to 2, the right side always 3", ("count(me.shelf) >= 3", "count(me.shelf) >= 2")),
+    ("W822", "  a: {do: [{if: player_count <= 4, then: ['me.coins += 1']}]}\n", "this comparison always holds: the "
+     "left side is from 1 to 4, the right side always 4", ("player_count <= 4", "player_count <= 3")),
+    ("W822", "  a: {do: ['require me.coins >= 0 else \"poor\"']}\n", "this comparison always holds: the left side is "
+     "from 0 to 5, the right side always 0", ("me.coins >= 0", "me.coins >= 1")),
+    ("E823", "  a: {cost: '3 stock[different]', do: []}\n", "3 different keys of 'stock' are asked, but it has only 2",
+     ("3 stock", "2 stock")),
+    ("E824", "  a: {cost: '6 coins', do: []}\n", "this cost asks 6 coins, but 'coins' never holds more than 5",
+     ("6 coins", "5 coins")),
+    ("E824", "  a: {cost: '4 purse', do: []}\n", "this cost asks 4 purse, but 'purse' never holds more than 3 with 1, "
+     "2 player(s)", ("4 purse", "3 purse")),
+    ("E825", "  a: {do: ['limit a to 0 per turn']}\n", "limit a to 0 allows no use at all",
+     ("to 0 per", "to 1 per")),
+    ("E825", "  a: {do: ['create 3 crate in me.shelf']}\n", "this creates 3 crate in 'shelf', which holds at most 2",
+     ("create 3", "create 2")),
+]
+
+
+@pytest.mark.parametrize(("code", "action", "message", "fix"), RANGE_CASES)
+def test_ranges(tmp_path: Path, code: str, action: str, message: str, fix: tuple[str, str]) -> None:
+    body = RANGES + "pieces:\n  crate: {properties: {}}\nactions:\n" + action
+    fires_then_silent(tmp_path, code, body, message, fix)
+
+
+@pytest.mark.parametrize(("counter", "message", "fix"), [
+    ("{per: player, min: 3, max: 2, input: true, output: true}", "counter 'c' has min 3 above its max 2",
+     ("min: 3", "min: 0")),
+    ("{per: player, initial: 7, max: 5, input: true, output: true}", "counter 'c' starts at 7, outside its range",
+     ("initial: 7", "initial: 5")),
+])
+def test_counter_ranges_that_contradict(tmp_path: Path, counter: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, "E825", f"counters:\n  c: {counter}\n", message, fix)
