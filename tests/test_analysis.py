@@ -353,3 +353,47 @@ def test_ranges(tmp_path: Path, code: str, action: str, message: str, fix: tuple
 ])
 def test_counter_ranges_that_contradict(tmp_path: Path, counter: str, message: str, fix: tuple[str, str]) -> None:
     fires_then_silent(tmp_path, "E825", f"counters:\n  c: {counter}\n", message, fix)
+
+
+# ---------------------------------------------------------------- types
+
+TYPES = """
+sets:
+  colours: [red, blue]
+counters:
+  coins: {per: player, initial: 1, input: true, output: true}
+pieces:
+  gem: {properties: {colour: {type: symbol, input: true}}}
+zones:
+  pile: {input: true}
+events:
+  paid: {params: {amount: int}}
+procedures:
+  give: {params: {n: int}, do: ['me.coins += n']}
+triggers:
+  t: {on: paid, do: ['me.coins += amount']}
+"""
+
+TYPE_CASES = [
+    ("a: {allowed_if: me.coins == red, do: []}", "'==' compares a number with a symbol: they are never equal",
+     ("me.coins == red", "me.coins == 1")),
+    ("a: {do: [{for: g in pile, do: [{if: 'g.colour == \"gren\"', then: ['me.coins += 1']}]}]}",
+     "'gren' is not a declared symbol, so this is never equal", ('"gren"', '"red"')),
+    ("a: {allowed_if: me.coins in colours, do: []}", "a number is never in a list of symbols",
+     ("me.coins in colours", "red in colours")),
+    ("a: {do: ['call give(red)']}", "parameter 'n' of procedure 'give' is a number, but this is a symbol",
+     ("give(red)", "give(2)")),
+    ("a: {do: ['emit paid(blue)']}", "parameter 'amount' of event 'paid' is a number, but this is a symbol",
+     ("paid(blue)", "paid(3)")),
+    ("a: {do: [{for: g in pile, do: [{match: g.colour, cases: {red: [], bleu: []}}]}]}",
+     "'bleu' is not a declared symbol, so this case never matches", ("bleu", "blue")),
+    ("a: {do: [{match: me.coins, cases: {1: [], many: []}}]}", "this match is on a number, but 'many' is not one",
+     ("many", "2")),
+]
+
+
+@pytest.mark.parametrize(("action", "message", "fix"), TYPE_CASES)
+def test_types(tmp_path: Path, action: str, message: str, fix: tuple[str, str]) -> None:
+    code = "E401" if "case never matches" in message else "E402"
+    body = TYPES + "actions:\n  z: {do: ['call give(1)', 'emit paid(1)']}\n  " + action + "\n"
+    fires_then_silent(tmp_path, code, body, message, fix)

@@ -35,8 +35,10 @@ from .types import (
     TRACK,
     ZONE,
     Type,
+    comparable,
     declared,
     list_of,
+    member_of,
 )
 
 if TYPE_CHECKING:
@@ -346,6 +348,7 @@ class ExprCompiler:
     def _compare(self, node: s.Compare, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         left, lt = self._src(node.left, scope, gen)
         right, rt_ = self._src(node.right, scope, gen)
+        self._can_hold(node, lt, rt_)
         if node.op == "in":
             return f"_in(f, {left}, {right})", BOOL
         if node.op == "notin":
@@ -357,6 +360,24 @@ class ExprCompiler:
             if t not in NUMERIC:
                 raise CompileError("E402", f"'{node.op}' compares numbers, but this is {t}", side.pos)
         return f"_order(f, {node.op!r}, {left}, {right})", BOOL
+
+    def _can_hold(self, node: s.Compare, lt: Type, rt_: Type) -> None:
+        """`==`, `!=`, `in` between values that can never be equal are mistakes, not a quiet false."""
+        if node.op in ("in", "notin"):
+            if not member_of(lt, rt_):
+                raise CompileError("E402", f"{lt.words()} is never in {rt_.words()}", node.pos)
+            return
+        if node.op not in ("==", "!="):
+            return
+        if not comparable(lt, rt_):
+            raise CompileError("E402", f"'{node.op}' compares {lt.words()} with {rt_.words()}: they are never equal",
+                               node.pos)
+        for side, other, t in ((node.left, node.right, rt_), (node.right, node.left, lt)):
+            text = side.value if isinstance(side, s.Literal) and isinstance(side.value, str) else None
+            if (text is not None and t == SYMBOL and text not in self.rules.symbols
+                    and not (isinstance(other, s.Attr) and other.name == "id")):
+                raise CompileError("E402", f"'{text}' is not a declared symbol, so this is never equal", side.pos,
+                                   did_you_mean(text, self.rules.symbols))
 
     def _truthy(self, node: s.Node, scope: Scope, gen: _Gen) -> str:
         src, t = self._src(node, scope, gen)

@@ -13,7 +13,7 @@ from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .loader import YMap, YStr
 from .parser import ParseError, parse
-from .types import ANY, FAMILY, INT, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, declared, list_of
+from .types import ANY, FAMILY, INT, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
 
 BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as")
 
@@ -185,6 +185,7 @@ class Builder:
             cases = []
             if isinstance(cases_node, dict):
                 cspans = getattr(cases_node, "value_spans", {})
+                self._labels(block["match"], here, scope, cases_node)
                 for key, val in cases_node.items():
                     cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
             other = sub("else", scope.child())
@@ -222,6 +223,23 @@ class Builder:
         by = self.expression(spec["by"], here, scope) if "by" in spec else None
         body = self.body(spec.get("do", []), getattr(spec, "value_spans", {}).get("do", here), scope.child())
         return e.MayE(span, by, body)
+
+    def _labels(self, subject: object, span: Span, scope: Scope, cases: dict) -> None:
+        """A `match` on a symbol names declared symbols, and one on a number names numbers."""
+        text = Text(subject, span)
+        try:
+            t = self.exprs.compile(parse(text.text, "expr"), scope)[1]
+        except (ParseError, CompileError):
+            return  # reported where the subject is compiled
+        kspans = getattr(cases, "key_spans", {})
+        for key in cases:
+            label = str(key).lower() if isinstance(key, bool) else str(key)
+            number = label.lstrip("-").isdigit()
+            if t == INT and not number:
+                self.error("E402", f"this match is on a number, but '{label}' is not one", kspans.get(key, span))
+            elif t == SYMBOL and label not in self.rules.symbols and not number:
+                self.error("E401", f"'{label}' is not a declared symbol, so this case never matches",
+                           kspans.get(key, span), did_you_mean(label, self.rules.symbols))
 
     # ---------------------------------------------------------------- statements
     def _let(self, n: s.Let, scope: Scope, t: Text) -> e.Effect:
@@ -407,7 +425,20 @@ class Builder:
         if len(args) != len(params):
             msg = f"event '{event}' takes {len(params)} argument(s), got {len(args)}"
             raise _Reported(CompileError("E405", msg, pos), t)
-        return tuple(self._expr(a, scope, t) for a in args)
+        return self._args(f"event '{event}'", params, args, scope, t)
+
+    def _args(self, what: str, params: tuple[tuple[str, str], ...], args: tuple[s.Node, ...], scope: Scope,
+              t: Text) -> tuple:
+        """Compiled arguments, each checked against its parameter's declared type."""
+        out = []
+        for (name, word), arg in zip(params, args, strict=True):
+            fn, at = self._typed(arg, scope, t)
+            want = declared(word)
+            if not comparable(want, at):
+                msg = f"parameter '{name}' of {what} is {want.words()}, but this is {at.words()}"
+                raise _Reported(CompileError("E402", msg, arg.pos), t)
+            out.append(fn)
+        return tuple(out)
 
     def _emit(self, n: s.Emit, scope: Scope, t: Text) -> e.Effect:
         return e.EmitE(t.at(n.pos), n.event, self._event_args(n.event, n.args, n.pos, scope, t))
@@ -425,7 +456,7 @@ class Builder:
             msg = f"procedure '{n.proc}' takes {len(params)} argument(s), got {len(n.args)}"
             raise _Reported(CompileError("E405", msg, n.pos), t)
         as_player = self._as(n.as_player, scope, t, {PLAYER}, "the player it runs for") if n.as_player else None
-        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args), as_player)
+        return e.CallE(t.at(n.pos), n.proc, self._args(f"procedure '{n.proc}'", params, n.args, scope, t), as_player)
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None
