@@ -397,3 +397,31 @@ def test_types(tmp_path: Path, action: str, message: str, fix: tuple[str, str]) 
     code = "E401" if "case never matches" in message else "E402"
     body = TYPES + "actions:\n  z: {do: ['call give(1)', 'emit paid(1)']}\n  " + action + "\n"
     fires_then_silent(tmp_path, code, body, message, fix)
+
+
+# ---------------------------------------------------------------- numbers against their sources
+
+
+def test_numbers_in_quotes() -> None:
+    from boardrules.analysis.sources import quoted_numbers
+
+    assert quoted_numbers('rules.txt, "Setup" 2: "roll the four-sided die, then take 2 tiles"') == {4, 2}
+    assert quoted_numbers("002_3bf3a9902b2b3705.txt, ranks") == set()
+    assert quoted_numbers('r.txt, "ranks 1 to 6, twice"') == {1, 6, 2}
+
+
+SOURCE_CASES = [
+    ("dice:\n  d4: {sides: 6, source: 'r.txt, \"roll the four-sided die\"'}\nactions:\n  a: {do: ['roll d4 as r']}\n",
+     "dice.d4 says 6, but its source quotes 4", ("sides: 6", "sides: 4")),
+    ("values:\n  bonus: {value: 3, source: 'r.txt, \"two points per tile\"'}\ncounters:\n"
+     "  points: {per: player, output: true}\nactions:\n  a: {do: ['me.points += bonus']}\n",
+     "values.bonus says 3, but its source quotes 2", ("value: 3", "value: 2")),
+    ("counters:\n  points: {per: player, output: true}\nactions:\n"
+     "  a: {source: 'r.txt, \"score two points\"', do: ['me.points += 3']}\n",
+     "actions.a uses 3, but its source quotes 2", ("+= 3", "+= 2")),
+]
+
+
+@pytest.mark.parametrize(("body", "message", "fix"), SOURCE_CASES)
+def test_numbers_against_their_sources(tmp_path: Path, body: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, "W851", body, message, fix)
