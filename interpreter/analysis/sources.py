@@ -4,7 +4,8 @@ to it should be one of them.
 
 Only the quoted part of a source is read (file names and section numbers are not quotes). A declaration's number
 (a value, a die's sides, a track's spaces, a zone's slots or capacity, a counter's start or max) must be among
-the quote's numbers. A rule's numbers other than 0 and 1 must share at least one with the quote's numbers above 1.
+the quote's numbers. A rule's amounts other than 0 and 1 (not the bounds in its conditions) must share at least
+one with the quote's numbers above 1.
 """
 
 from __future__ import annotations
@@ -82,9 +83,13 @@ def _rules(facts: Facts, diags: Diagnostics) -> None:
     literals: dict[tuple[str, str], list[tuple[int, Span]]] = {}
     for site in facts.sites:
         key = (site.module, site.rule)
-        if key not in sources:
+        if key not in sources or site.role == "guard":
             continue
+        # A bound in a comparison is a condition, not an amount the source states.
+        compared = {id(m) for c in subnodes(site.node) if isinstance(c, s.Compare) for m in subnodes(c)}
         for n in subnodes(site.node):
+            if id(n) in compared:
+                continue
             if isinstance(n, s.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \
                     and n.value > 1:
                 literals.setdefault(key, []).append((n.value, site.span(n)))
