@@ -62,8 +62,9 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A value's type does not fit where it is used: arithmetic on a non-number, a comparison between values "
        "that can never be equal, an argument of the wrong type to a procedure, an event or a built-in.",
        "if: me.coins == red", "if: me.coins == 2"),
-    _c("E403", "error", "link", "duplicate declaration",
-       "Names are global to the composed game: two modules (or two sections) declare the same name.",
+    _c("E403", "error", "link", "duplicate declaration, a step name used twice in a rule, or a block rebinding a name",
+       "Names are global to the composed game: two modules (or two sections) declare the same name; a rule names "
+       "two steps alike; or a block binds a name an enclosing block already bound.",
        "# in two modules\ncounters:\n  coins: {per: player}", "replace:\n  values.crew: 3   # change it explicitly"),
     _c("E404", "error", "link", "unknown module in `requires`, or a `requires` cycle",
        "`requires` names a module the pack does not have, or modules require each other in a circle.",
@@ -71,12 +72,14 @@ CODES: dict[str, Code] = {c.code: c for c in (
     _c("E405", "error", "link", "wrong number of arguments",
        "A built-in function, a procedure or an event gets more or fewer arguments than it declares.",
        "do: ['call pay_out()']   # pay_out has params {p: player}", "do: ['call pay_out(me)']"),
-    _c("E406", "error", "link", "`replace` target does not exist",
-       "`replace` names a rule no required module declares, or one of a module this module does not require.",
+    _c("E406", "error", "link", "`replace`, `extend` or `wrap` target does not exist, or is not required",
+       "`replace`, `extend` or `wrap` names a rule no module declares, or one of a module this module does not "
+       "require.",
        "replace:\n  actions.hier: {do: []}", "replace:\n  actions.hire: {do: []}"),
-    _c("E407", "error", "link", "two modules replace the same rule, or both declare a flow",
-       "Two modules replace the same rule, or both declare the game's flow, and neither requires the other, so "
-       "which one wins is unclear.",
+    _c("E407", "error", "link", "two modules change one rule in ways that conflict, or both declare a flow",
+       "Two modules replace the same rule, extend one thing with contradicting values, wrap a rule one of them "
+       "replaces (`instead`), or both declare the game's flow, and neither requires the other, so which one wins "
+       "is unclear.",
        "# a.yaml and b.yaml both: replace: {values.crew: 3}", "# b.yaml: requires: [a]  (b wins, explicitly)"),
     _c("E408", "error", "link", "an option names no value, counter or property default",
        "An option given to a game (`--set NAME=VALUE`, a scenario's `options:`) must name a value, a counter's "

@@ -209,6 +209,8 @@ def _create(ranges: Ranges, site: Site, n: s.Create, diags: Diagnostics) -> None
     zone = n.zone.name if isinstance(n.zone, s.Attr) else n.zone.id if isinstance(n.zone, s.Name) else None
     if count is None or zone not in ranges.rules.zones or count[0] != count[1]:
         return
+    if getattr(ranges.rules.zones[zone], "overflow", "refuse") != "refuse":  # the rest goes somewhere on purpose
+        return
     size = ranges.zone_size(zone)
     if count[0] > size:
         diags.error("E825", f"this creates {int(count[0])} {n.kind} in '{zone}', which holds at most {int(size)}",

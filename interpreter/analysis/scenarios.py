@@ -162,7 +162,10 @@ class ScenarioChecker:
         markers = state.get("markers", {}) or {}
         mspans = getattr(markers, "key_spans", {})
         for marker in markers:
-            if marker not in rules.markers:
+            owner, _, own = str(marker).rpartition(".")
+            if owner and own in getattr(rules, "player_markers", ()):
+                self._player(owner, count, mspans.get(marker, base))
+            elif marker not in rules.markers:
                 self.error(f"unknown marker '{marker}'", mspans.get(marker, base), did_you_mean(marker, rules.markers))
         turn = state.get("turn", {}) or {}
         if isinstance(turn, dict) and "player" in turn:
