@@ -131,9 +131,13 @@ def game_modules(modules: dict[str, Module], diags: Diagnostics, root: Path) -> 
     return games if games else list(modules)
 
 
-def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
-    """Load, validate and link every module of a pack: each with what it requires, then all together."""
+def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
+               ) -> dict[str, Module]:
+    """Load, validate and link every module of a pack: each with what it requires, then all together; with
+    options, the pack's game module once more with them, so they are checked too."""
     modules = load_modules(pack.module_files, diags)
+    if options and modules:
+        link(modules, game_modules(modules, diags, pack.root), diags, options)
     for mid in modules:
         rules = link(modules, [mid], diags)
         for name, note, span in rules.unknowns:
