@@ -43,11 +43,14 @@ def test_the_pack_plays_its_game_module() -> None:
     game = Game.new(VILLAGE, 3, seed=2, chance="auto")
     assert game.rules.modules == ["village.base", "village.marriage", "village.game"]
     assert game.current_player() == "p1"
+    assert [o.label for o in game.pending().options] == ["lay_out_cubes"]  # type: ignore[union-attr]
+    game.apply(0)
     labels = [o.label for o in game.pending().options]  # type: ignore[union-attr]
     # round one: no cubes on Family (Marriage), the stand-in card's cubes elsewhere
     assert "family_action" not in labels and "crafts_action" in labels and "pass_round" in labels
     assert game.state.counters["round_number"] == 1
     assert game.state.counters["card_cubes[crafts]"] == 2
+    assert len(game.state.zones["crafts_cubes"].contents) == 2
 
 
 @pytest.mark.parametrize(("players", "seed", "chance"), [
@@ -61,7 +64,7 @@ def test_random_games_reach_the_end_and_replay_exactly(rules: Rules, players: in
     while game.pending().kind != "move":  # type: ignore[union-attr]
         play_randomly(game, rng, stop_after=1)  # save between moves: see rules/village/GAPS.md, 10
     saved = game.serialize()
-    game = Game.deserialize(saved, VILLAGE)  # a save in mid-game continues as the same game
+    game = Game.deserialize(saved, rules)  # a save in mid-game continues as the same game
     assert game.serialize() == saved
     play_randomly(game, rng)
     assert game.current_player() == TERMINAL and game.pending() is None
@@ -81,6 +84,7 @@ def test_a_stand_in_can_be_changed_by_an_option() -> None:
 
 def test_no_tool_is_offered_after_a_council_privilege(rules: Rules) -> None:
     game = Game.new(rules, 2, seed=1, chance="auto")
+    game.apply(game.pending().option("lay_out_cubes").id)  # type: ignore[union-attr]
     game.state.counters["p1.tiles[tool]"] = 2
     game._pending = None  # the state was edited behind the game's back: look again
     pending = game.pending()
