@@ -6,7 +6,6 @@ Everything a program needs is here; `docs/embedding.md` documents it. The rules 
 
 from __future__ import annotations
 
-import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +50,9 @@ class Pending:
     source: str | None  # that line of the rule file
 
     def option(self, id_or_value: Any) -> Option:
-        """The option with this id, or whose plain value or label equals the argument."""
+        """The option with this id, or whose plain value or label equals the argument (or the option itself)."""
+        if isinstance(id_or_value, Option):
+            id_or_value = id_or_value.id
         for o in self.options:
             if o.id == id_or_value and type(id_or_value) is int:
                 return o
@@ -86,11 +87,12 @@ class Game:
         self.search_budget = search_budget
         self._m = Machine(rules, players, seed, decider)
         self._m.flow_on = flow
-        self.log: list[dict[str, Any]] = []
+        self._log: list[tuple[Any, ...]] = []  # compact entries (see _log_entry); `log` gives them as dicts
         self._history: list[tuple[int, int]] = []  # (journal mark, log length) before each completed activity
         self._open: Activity | None = None
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -115,7 +117,6 @@ class Game:
         game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
                    search_budget=search_budget)
         game.setup()
-        gc.freeze()  # the linked rules live as long as the game: keep the collector from rescanning them
         return game
 
     def setup(self) -> None:
@@ -139,6 +140,11 @@ class Game:
         return self._m.state
 
     @property
+    def log(self) -> list[dict[str, Any]]:
+        """What happened, in order: setup, each move with its answers, skipped turns, reseeds (plain data)."""
+        return [_entry_dict(e) for e in self._log]
+
+    @property
     def covered(self) -> set[str]:
         return self._m.covered
 
@@ -156,11 +162,14 @@ class Game:
         """The one decision the game waits for now, or None (the game is over, or free play awaits an action)."""
         while self._pending is None:
             if self._open is not None:
-                result = probe(self._m, self._open, self.chance == "step")
-                if result.outcome == "stop":
-                    self._pending = self._decision(result.decision)  # type: ignore[arg-type]
+                waiting = self._waiting
+                if waiting is None:
+                    result = probe(self._m, self._open, self.chance == "step")
+                    waiting = result.decision if result.outcome == "stop" else None
+                if waiting is not None:
+                    self._pending = self._decision(waiting)
                     break
-                self._commit()  # the open activity finishes with what it has (an undo took an answer back)
+                self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
@@ -169,7 +178,10 @@ class Game:
             if moves:
                 self._pending_answers = {i: m for m, i in moves}
                 options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
-                self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
+                phase = flow.current_phase(self._m)
+                span = phase.span if phase is not None else None
+                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span))
                 break
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
         return self._pending
@@ -231,6 +243,7 @@ class Game:
     def _advance(self) -> None:
         """Run the open activity as far as its answers go; commit it when it finishes."""
         self._pending = None
+        self._waiting = None
         activity = self._open
         assert activity is not None
         m = self._m
@@ -238,7 +251,8 @@ class Game:
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
             mark = m.transaction(activity.work(m))
-        except StopForAnswer:
+        except StopForAnswer as stop:
+            self._waiting = stop.decision  # what pending() shows next, without running the activity again
             return
         except BoardrulesError:
             self._open = None
@@ -247,19 +261,15 @@ class Game:
             m.decider = saved
         self._finish(activity, mark, None)
 
-    def _commit(self) -> None:
-        activity = self._open
-        assert activity is not None
-        self._advance()
-        if self._open is activity and self._pending is None:
-            raise BoardrulesError("E509", "the open decision cannot be finished")
-
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
         self._pending = None
         if activity.kind != "setup":
-            self._history.append((mark, len(self.log)))
-        self.log.append(_log_entry(activity, recorder))
+            self._history.append((mark, len(self._log)))
+        entry = _log_entry(activity, recorder)
+        if activity.kind == "setup":  # how the game was played, so a replay needs only the log
+            entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
+        self._log.append(entry)
         self._trim()
 
     # ---------------------------------------------------------------- conveniences: whole actions at once
@@ -322,13 +332,13 @@ class Game:
                 self._open.answers.pop()
             else:
                 self._open = None
-            self._pending = None
+            self._pending = self._waiting = None
             return True
         if not self._history:
             return False
         mark, log_len = self._history.pop()
         self._m.state.rollback(mark)
-        del self.log[log_len:]
+        del self._log[log_len:]
         self._pending = None
         return True
 
@@ -352,7 +362,7 @@ class Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._m = self._m.copy()
-        other.log = list(self.log)
+        other._log = list(self._log)
         other._history = []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = self._pending
@@ -367,8 +377,8 @@ class Game:
         mark = st.mark()
         st.set_var("rng", State([], seed).vars["rng"])
         self._pending = None
-        self._history.append((mark, len(self.log)))
-        self.log.append({"kind": "reseed", "seed": seed})
+        self._history.append((mark, len(self._log)))
+        self._log.append(("reseed", seed))
 
     def to_json(self) -> dict[str, Any]:
         """The state alone (modules and state store); see `serialize` for a whole game."""
@@ -388,17 +398,19 @@ class Game:
         """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
         data = {
-            "format": SAVE_FORMAT, "modules": self.rules.modules, "fingerprint": self.rules.fingerprint,
-            "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
+            "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
+            "fingerprint": self.rules.fingerprint, "options": self.rules.options,
+            "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
-            "open": None if self._open is None else _log_entry(self._open, None),
+            "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
         }
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def deserialize(cls, text: str, pack: Rules | str | Path) -> Game:
-        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules).
+    def deserialize(cls, text: str, pack: Rules | str | Path | None = None) -> Game:
+        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules;
+        by default the directory the game was started from).
 
         A save of other modules, of changed rules or one that does not replay to its saved state is refused
         with a diagnostic (E512)."""
@@ -408,6 +420,9 @@ class Game:
             raise BoardrulesError("E512", f"not a saved game: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise BoardrulesError("E512", f"not a saved game of this version (format {SAVE_FORMAT})")
+        pack = pack if pack is not None else data.get("pack")
+        if pack is None:
+            raise BoardrulesError("E512", "the save does not say which pack it is of: pass the pack")
         if isinstance(pack, Rules):
             rules = pack
         else:
@@ -422,10 +437,9 @@ class Game:
                           chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
         if data.get("open"):
             entry = data["open"]
-            game._start(Activity(entry["kind"], entry.get("player"), entry.get("action"),
-                                 {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}))
-            for a in entry.get("answers", []):
-                game.apply(game.pending().option(a).id)  # type: ignore[union-attr]
+            params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+            game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params), entry,
+                                  finish=False)
         saved = json.dumps(data["state"], sort_keys=True)
         if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
@@ -434,10 +448,12 @@ class Game:
 
     @classmethod
     def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]], *, flow: bool | None = None,
-               chance: str = "auto", undo_depth: int | None = UNDO_DEPTH) -> Game:
-        """A new game with this seed, set up and played through a log (`game.log`)."""
-        if flow is None:
-            flow = any(e.get("kind") == "move" for e in log)
+               chance: str | None = None, undo_depth: int | None = UNDO_DEPTH) -> Game:
+        """A new game with this seed, set up and played through a log (`game.log`); how the game was played
+        (with its flow or not, chance stepped or not) is read from the log unless given."""
+        setup = log[0] if log and log[0].get("kind") == "setup" else {}
+        flow = bool(setup.get("flow", False)) if flow is None else flow
+        chance = str(setup.get("chance_mode", "auto")) if chance is None else chance
         game = cls(rules, players, seed, flow=flow, chance=chance, undo_depth=undo_depth)
         entries = list(log)
         first = entries.pop(0) if entries and entries[0].get("kind") == "setup" else None
@@ -464,8 +480,9 @@ class Game:
                     game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
         return game
 
-    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any]) -> None:
-        """Answer by plain value, without the legality search: the log was legal when it was played."""
+    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any], finish: bool = True) -> None:
+        """Answer by plain value, without the legality search: the log was legal when it was played.
+        With `finish`, the entry must complete the activity; without, it is left open at its next decision."""
         self._open = activity
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
@@ -478,7 +495,7 @@ class Game:
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
-        if self._open is not None:
+        if finish and self._open is not None:
             raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
 
     # ---------------------------------------------------------------- memory
@@ -509,19 +526,36 @@ def _with(activity: Activity, answer: Any, drop: bool = False) -> Activity:
     return Activity(activity.kind, activity.player, activity.action, dict(activity.params), answers)
 
 
-def _log_entry(activity: Activity, recorder: Recorder | None) -> dict[str, Any]:
-    entry: dict[str, Any] = {"kind": activity.kind}
-    if activity.player is not None:
-        entry["player"] = activity.player
-    if activity.action is not None:
-        entry["action"] = activity.action
-        entry["params"] = {k: plain(v) for k, v in activity.params.items()}
+def _log_entry(activity: Activity, recorder: Recorder | None) -> tuple[Any, ...]:
+    """A log entry as a tuple of plain values: small, and the collector stops tracking it (memory stays flat)."""
+    params = tuple((k, _frozen(plain(v))) for k, v in activity.params.items())
     if recorder is not None:
-        entry["answers"] = list(recorder.answers)
-        entry["chance"] = list(recorder.chance_results)
+        answers = (tuple(_frozen(a) for a in recorder.answers), tuple(_frozen(c) for c in recorder.chance_results))
     else:
-        entry["answers"] = [plain(a) for a in activity.answers]
-    return entry
+        answers = (tuple(_frozen(plain(a)) for a in activity.answers), None)
+    return (activity.kind, activity.player, activity.action, params, *answers)
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _entry_dict(entry: tuple[Any, ...]) -> dict[str, Any]:
+    if entry[0] == "reseed":
+        return {"kind": "reseed", "seed": entry[1]}
+    kind, player, action, params, answers, chance = entry[:6]
+    out: dict[str, Any] = {"kind": kind}
+    if len(entry) > 6:
+        out.update(entry[6])
+    if player is not None:
+        out["player"] = player
+    if action is not None:
+        out["action"] = action
+        out["params"] = {k: list(v) if isinstance(v, tuple) else v for k, v in params}
+    out["answers"] = [list(a) if isinstance(a, tuple) else a for a in answers]
+    if chance is not None:
+        out["chance"] = [list(c) if isinstance(c, tuple) else c for c in chance]
+    return out
 
 
 def _line(span: Span | None) -> str | None:

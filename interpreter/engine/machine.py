@@ -15,7 +15,7 @@ from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
 from .interpreter import Frame, run_body
 from .rules import Rules
-from .runtime import check_known, unknown_error
+from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain
 
@@ -160,6 +160,11 @@ class Machine(Choices, Payments):
             self.state.cause = a.span
             self.state.clear_usage("action")
             f = Frame(self, me, dict(variables))
+            for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
+                allowed = as_list(domain(f), f)
+                if variables[pname] not in allowed:
+                    raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {plain(variables[pname])!r}, "
+                                          f"not one of {plain(allowed)}", a.span)
             if a.guard is not None and not check_known(a.guard(f), f):
                 raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
             if a.cost is not None:

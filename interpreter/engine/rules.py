@@ -159,6 +159,7 @@ class Rules:
     flow: FlowDef | None = None
     options: dict[str, Any] = field(default_factory=dict)  # option name -> the plain value it was given
     fingerprint: dict[str, str] = field(default_factory=dict)  # module -> a hash of its content
+    pack: str | None = None  # the directory the rules were loaded from, when they were
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
 
     def rule_names(self) -> list[str]:

@@ -490,6 +490,8 @@ class Linker:
             until_fn = b.expression(node["until"], _vspan(node, "until", span), game)
             until = "expr"
         per = node.get("actions", 1)
+        if isinstance(per, str) and per != "any" and per in b.rules.values:  # a value: fixed before play
+            per = b.rules.values[per].data if b.rules.values[per].kind == "const" else None
         per_turn = None if per == "any" else _count(per)
         if per != "any" and (per_turn is None or per_turn < 1):
             self.diags.error("E201", "turns.actions is a whole number of at least 1, or 'any'",
