@@ -59,7 +59,7 @@ def expected(path: Path) -> str:
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, dict]:
     cases = [("check", str(p)) for p in CHECK_CASES] + [("test", str(p)) for p in RUNTIME_CASES]
-    cases.append(("check", str(HOSTILE / "runtime")))
+    cases.append(("check", str(HOSTILE / "runtime" / "hostile.yaml")))
     done = subprocess.run([sys.executable, "-c", DRIVER, json.dumps(cases)], capture_output=True, text=True,
                           timeout=SECONDS * len(cases) + 60, check=False)
     results = {}
@@ -111,6 +111,6 @@ def test_runtime_case(outcomes: dict[str, dict], path: Path) -> None:
 
 
 def test_the_hostile_pack_itself_checks_cleanly(outcomes: dict[str, dict]) -> None:
-    row = outcomes[str(HOSTILE / "runtime")]
+    row = outcomes[str(HOSTILE / "runtime" / "hostile.yaml")]
     bounded(row)
     assert row["exit"] == 0 and [d for d in json.loads(row["stdout"]) if d["severity"] == "error"] == []
