@@ -134,3 +134,15 @@ def test_a_value_named_like_a_zone_is_one_name_declared_twice(tmp_path: Path) ->
     assert len(messages) == 2
     assert messages[0].startswith("'hand' is declared as a zone here and as a counter")
     assert messages[1].startswith("'pile' is declared as a zone here and as a value")
+
+
+def test_known_tells_an_unknown_value_apart(tmp_path: Path) -> None:
+    (tmp_path / "k.yaml").write_text(
+        "module: k\ntitle: K\nvalues:\n  open: {unknown: never said}\n  shut: 2\ncounters:\n  n: {per: game}\n"
+        "actions:\n  look:\n    title: Look\n    by: game\n    do:\n      - if: known(open)\n        then: ['n += 1']\n"
+        "      - if: known(shut)\n        then: ['n += 10']\n")
+    game = Game(load_rules(tmp_path), 1)
+    game.setup()
+    game.act(None, "look")
+    assert game.state.counters["n"] == 10
+    assert Game.new(tmp_path, 1, options={"open": 5}).rules.options == {"open": 5}
