@@ -55,7 +55,7 @@ def test_the_pack_plays_its_game_module() -> None:
 
 @pytest.mark.parametrize(("players", "seed", "chance"), [
     (2, 1, "step"), (3, 2, "step"), (4, 3, "step"),
-    (2, 4, "auto"), (3, 5, "auto"), (4, 6, "auto"),
+    (2, 4, "auto"), (3, 5, "auto"), (4, 6, "auto"), (5, 7, "auto"),
 ])
 def test_random_games_reach_the_end_and_replay_exactly(rules: Rules, players: int, seed: int, chance: str) -> None:
     game = Game.new(rules, players, seed=seed, chance=chance)
