@@ -40,10 +40,10 @@ CODES: dict[str, Code] = {c.code: c for c in (
     _c("E103", "error", "load", "tag not allowed (e.g. `!!python/object`)",
        "Only plain YAML is loaded: custom tags could run code or build objects a rule pack never needs.",
        "values:\n  crew: !!python/object:os.system {}", "values:\n  crew: 2"),
-    _c("E104", "error", "load", "file too large, too deep, or too many nodes after aliases",
+    _c("E104", "error", "load", "file too large, too deep, too many nodes after aliases, or a number too large",
        "A module file is at most 256 KiB, 64 levels deep, 10 000 nodes after alias expansion and 64 000 characters "
-       "of distinct formulas, so a hostile file cannot exhaust memory or make check slow. Split a huge pack into "
-       "modules.",
+       "of distinct formulas, with integers at most 10^18 in size, so a hostile file cannot exhaust memory or make "
+       "check slow. Split a huge pack into modules.",
        "a: &a [*b, *b, *b]   # aliases that expand without bound", "a: [1, 2, 3]"),
     _c("E105", "error", "load", "file cannot be read / not a mapping",
        "The path does not exist, cannot be read, or the file's top level is not a mapping.",

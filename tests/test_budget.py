@@ -96,7 +96,7 @@ def test_a_die_with_too_many_sides_and_constant_bounds_are_found_by_check(link_d
 
 def test_a_number_too_large_to_keep_is_refused_where_it_is_written(link_diags: Any) -> None:
     _, diags = link_diags(HEAD.replace("initial: 2", "initial: 0x" + "f" * 4000) + "  a: {title: A, do: []}\n")
-    assert [d.code for d in diags.items] == ["E513"]
+    assert [d.code for d in diags.items] == ["E104"]
 
 
 def test_a_bug_in_a_runner_is_e900_not_a_rule_error(game: Game, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -412,7 +412,7 @@ class _Builder:
             if tag == _INT:
                 number = self.constructor.construct_yaml_int(node)
                 if not -MAX_INT <= number <= MAX_INT:
-                    self.diags.error("E513", f"the number '{_short(text)}' is too large (at most 10^18 in size)",
+                    self.diags.error("E104", f"the number '{_short(text)}' is too large (at most 10^18 in size)",
                                      span, hint="numbers are bounded so no rule can make a game slow or unsavable")
                     return _DROPPED
                 return number
