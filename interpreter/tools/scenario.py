@@ -241,10 +241,10 @@ class ScenarioRunner:
         try:
             actual, reads = _evaluate_reading(game, fn)
         except BoardrulesError as err:
-            result.failures.append(f"{span}: expect {key}: " + err.diagnostic.message)
+            result.fail(err.code, span, f"expect {key}: {err.diagnostic.message}")
             return
         except UnknownCompared as exc:
-            result.failures.append(f"{span}: expect {key}: compares '{exc.value.name}', which is unknown")
+            result.fail("E601", span, f"expect {key}: compares '{exc.value.name}', which is unknown")
             return
         got = _normal(plain(actual))
         want = _normal(wanted)
@@ -309,6 +309,7 @@ def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
     spies = {name: _Reads(table) for name, table in originals.items()}
     for name, spy in spies.items():
         setattr(st, name, spy)
+    game._m.budget.reset("an expectation")  # its own budget of work, not what the last step left
     try:
         return fn(Frame(game._m, None)), {name: spy.read for name, spy in spies.items()}
     finally:
