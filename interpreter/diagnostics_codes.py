@@ -206,6 +206,10 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the number declared. A heuristic: read the source again.",
        "dice:\n  d4: {sides: 6, source: 'rules.txt, \"roll the four-sided die\"'}",
        "dice:\n  d4: {sides: 4, source: 'rules.txt, \"roll the four-sided die\"'}"),
+    _c("E901", "error", "internal", "boardrules itself failed on this input (a bug)",
+       "One of boardrules' own checks raised an error it should not have. The other checks still ran. Please "
+       "report it with the pack that caused it; the rules may well be fine.",
+       "# any pack that makes a check fail", "# the same pack, once the bug is fixed"),
 )}
 
 def explain(code: str) -> str | None:

@@ -425,3 +425,18 @@ SOURCE_CASES = [
 @pytest.mark.parametrize(("body", "message", "fix"), SOURCE_CASES)
 def test_numbers_against_their_sources(tmp_path: Path, body: str, message: str, fix: tuple[str, str]) -> None:
     fires_then_silent(tmp_path, "W851", body, message, fix)
+
+
+def test_a_failing_analysis_is_an_internal_error_and_the_others_still_run(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import boardrules.analysis as analysis
+
+    def broken(facts: object, diags: Diagnostics) -> None:
+        raise ValueError("boom")
+
+    broken.__module__ = "boardrules.analysis.broken"
+    monkeypatch.setattr(analysis, "ANALYSES", (broken, *analysis.ANALYSES))
+    body = "counters:\n  points: {per: player}\nactions:\n  a: {do: ['me.points += 1']}\n"
+    got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
+    assert got == [("E901", "internal error in the broken analysis: ValueError: boom"),
+                   ("W802", "counter 'points' is written but never read")]

@@ -47,6 +47,19 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
 
 def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:
     """Run every analysis over the pack's modules linked together (`rules`)."""
-    facts = gather(modules, rules)
+    try:
+        facts = gather(modules, rules)
+    except Exception as exc:  # a bug in boardrules must not hide the rest of the report
+        _internal("gathering the facts", exc, modules, diags)
+        return
     for check in ANALYSES:
-        check(facts, diags)
+        try:
+            check(facts, diags)
+        except Exception as exc:
+            _internal(check.__module__.rsplit(".", 1)[-1], exc, modules, diags)
+
+
+def _internal(what: str, exc: Exception, modules: dict[str, Module], diags: Diagnostics) -> None:
+    span = next(iter(modules.values())).span if modules else None
+    diags.error("E901", f"internal error in the {what} analysis: {type(exc).__name__}: {exc}", span,
+                "please report it with this pack; the other checks ran")
