@@ -263,7 +263,7 @@ SCENARIO_MISTAKES = [
     ("params: {what: apple}", "params: {what: aple}", "parameter 'what' of 'buy' is a symbol, and 'aple' is not "
                                                       "declared"),
     ("answers: [keep]", "answers: [kept]", "the answer 'kept' is no option, symbol or player the modules know"),
-    ("p1.coins: 2", "p1.coinz: 2", "a player has no counter 'coinz'"),
+    ("p1.coins: 2", "p1.coinz: 2", "a player has no counter or zone 'coinz'"),
     ("kind: crate", "kind: crat", "unknown piece kind 'crat'"),
     ("zone: p1.stall", "zone: p1.stal", "unknown zone 'stal'"),
     ("props: {fruit: pear}", "props: {fruits: pear}", "'crate' has no property 'fruits'"),

@@ -159,6 +159,10 @@ class ExprCompiler:
             raise CompileError("E301", "expression is nested too deeply", node.pos,
                                "split it with let, or into a value or a procedure") from None
 
+    def resolve(self, node: s.Node, scope: Scope) -> Type:
+        """Resolve names and check types (raising CompileError) without generating code: for static checks."""
+        return self._src(node, scope, _Gen())[1]
+
     def counter_key(self, family: s.Node, key_node: s.Node, scope: Scope) -> Fn | None:
         """The state key of one cell of a keyed counter (`p1.stock[wine]`, `price[wine]`), when the counter is
         known at link time; None otherwise."""
