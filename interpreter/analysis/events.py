@@ -39,7 +39,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         if ref.name in facts.rules.events and ref.name not in emitted and ref.name not in facts.inputs:
             assert ref.site is not None and ref.node is not None
             diags.warning("W812", f"this deferred event waits for '{ref.name}', which no rule emits, so it never runs",
-                          ref.site.span(ref.node), did_you_mean(ref.name, sorted(emitted)))
+                          ref.site.span(ref.node), did_you_mean(ref.name, sorted(emitted))
+                          or f"emit {ref.name}(...) where it happens, or leave out until (the end of the turn)")
     _cycles(facts, diags)
 
 

@@ -42,7 +42,7 @@ class ScenarioChecker:
         self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
 
     def error(self, message: str, span: Span, hint: str | None = None) -> None:
-        self.diags.error("E841", message, span, hint)
+        self.diags.error("E841", message, span, hint or "a scenario names what the modules it loads declare")
 
     def check_file(self, path: Path) -> None:
         name = display(path)

@@ -382,13 +382,14 @@ class ExprCompiler:
         """`==`, `!=`, `in` between values that can never be equal are mistakes, not a quiet false."""
         if node.op in ("in", "notin"):
             if not member_of(lt, rt_):
-                raise CompileError("E402", f"{lt.words()} is never in {rt_.words()}", node.pos)
+                raise CompileError("E402", f"{lt.words()} is never in {rt_.words()}", node.pos,
+                                   "look for it in a list of the same kind of value")
             return
         if node.op not in ("==", "!="):
             return
         if not comparable(lt, rt_):
             raise CompileError("E402", f"'{node.op}' compares {lt.words()} with {rt_.words()}: they are never equal",
-                               node.pos)
+                               node.pos, "compare values of one kind: a number with a number, a symbol with a symbol")
         for side, other, t in ((node.left, node.right, rt_), (node.right, node.left, lt)):
             text = side.value if isinstance(side, s.Literal) and isinstance(side.value, str) else None
             if (text is not None and t == SYMBOL and text not in self.rules.symbols
