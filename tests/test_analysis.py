@@ -440,3 +440,13 @@ def test_a_failing_analysis_is_an_internal_error_and_the_others_still_run(tmp_pa
     got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
     assert got == [("E901", "internal error in the broken analysis: ValueError: boom"),
                    ("W802", "counter 'points' is written but never read")]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("'take buy(red)'", "parameter 'n' of action 'buy' is a number, but this is a symbol"),
+    ("{if: 'can(buy, red)', then: []}", "parameter 'n' of action 'buy' is a number, but this is a symbol"),
+])
+def test_action_arguments_against_their_parameters(tmp_path: Path, line: str, message: str) -> None:
+    body = TYPES + "actions:\n  z: {do: ['call give(1)', 'emit paid(1)']}\n  buy: {params: {n: int}, do: []}\n" \
+        f"  a: {{do: [{line}]}}\n"
+    fires_then_silent(tmp_path, "E402", body, message, ("red)", "2)"))

@@ -442,8 +442,14 @@ class ExprCompiler:
         if len(node.args) != len(action.params):
             raise CompileError("E405", f"action '{node.action}' takes {len(action.params)} argument(s), got "
                                f"{len(node.args)}", node.pos)
-        args = ", ".join(f"({name!r}, {self._src(a, scope, gen)[0]})"
-                         for (name, _), a in zip(action.params, node.args, strict=True))
+        parts = []
+        for (name, word), a in zip(action.params, node.args, strict=True):
+            src, at = self._src(a, scope, gen)
+            if not comparable(declared(word), at):
+                raise CompileError("E402", f"parameter '{name}' of action '{node.action}' is {declared(word).words()}, "
+                                   f"but this is {at.words()}", a.pos)
+            parts.append(f"({name!r}, {src})")
+        args = ", ".join(parts)
         if node.by is not None:
             who = self._expect(node.by, scope, gen, {PLAYER}, "who would take it")
         elif scope.has_me:
