@@ -416,6 +416,8 @@ SOURCE_CASES = [
     ("values:\n  bonus: {value: 3, source: 'r.txt, \"two points per tile\"'}\ncounters:\n"
      "  points: {per: player, output: true}\nactions:\n  a: {do: ['me.points += bonus']}\n",
      "values.bonus says 3, but its source quotes 2", ("value: 3", "value: 2")),
+    ("dice:\n  d4: {sides: 6}\nactions:\n  a: {do: ['roll d4 as r']}\n", "dice.d4 has 6 sides, but its name says 4",
+     ("sides: 6", "sides: 4")),
     ("counters:\n  points: {per: player, output: true}\nactions:\n"
      "  a: {source: 'r.txt, \"score two points\"', do: ['me.points += 3']}\n",
      "actions.a uses 3, but its source quotes 2", ("+= 3", "+= 2")),
