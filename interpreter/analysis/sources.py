@@ -5,7 +5,7 @@ to it should be one of them.
 Only the quoted part of a source is read (file names and section numbers are not quotes). A declaration's number
 (a value, a die's sides, a track's spaces, a zone's slots or capacity, a counter's start or max) must be among
 the quote's numbers. A rule's amounts other than 0 and 1 (not the bounds in its conditions) must share at least
-one with the quote's numbers above 1.
+one with the quote's numbers.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def _rules(facts: Facts, diags: Diagnostics) -> None:
                 literals.setdefault(key, []).append((n.value, site.span(n)))
     for key, found in literals.items():
         rule = key[1]
-        quote = {q for q in quoted_numbers(sources[key]) if q > 1}
+        quote = quoted_numbers(sources[key])
         numbers = {v for v, _ in found}
         if quote and not numbers & quote:
             span = min((sp for _, sp in found), key=lambda sp: (sp.line, sp.col))
