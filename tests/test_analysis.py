@@ -452,3 +452,11 @@ def test_action_arguments_against_their_parameters(tmp_path: Path, line: str, me
     body = TYPES + "actions:\n  z: {do: ['call give(1)', 'emit paid(1)']}\n  buy: {params: {n: int}, do: []}\n" \
         f"  a: {{do: [{line}]}}\n"
     fires_then_silent(tmp_path, "E402", body, message, ("red)", "2)"))
+
+
+def test_a_cycle_through_an_action_taken_by_a_trigger(tmp_path: Path) -> None:
+    body = EVENTS.replace("  pong: {}\n", "") + "triggers:\n  t: {on: ping, do: ['take go()']}\nactions:\n" \
+        "  go: {do: ['n += 1', 'emit ping()']}\n"
+    (d,) = check(tmp_path / "bad", HEAD + body)
+    assert (d.code, d.message) == ("E813", "these rules can run each other without bound: actions.go, triggers.t")
+    assert check(tmp_path / "good", HEAD + body.replace("'take go()'", "{may: {do: ['take go()']}}")) == []
