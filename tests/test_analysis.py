@@ -440,7 +440,7 @@ def test_a_failing_analysis_is_an_internal_error_and_the_others_still_run(tmp_pa
     monkeypatch.setattr(analysis, "ANALYSES", (broken, *analysis.ANALYSES))
     body = "counters:\n  points: {per: player}\nactions:\n  a: {do: ['me.points += 1']}\n"
     got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
-    assert got == [("E901", "internal error in the broken analysis: ValueError: boom"),
+    assert got == [("E900", "internal error in the broken analysis: ValueError: boom"),
                    ("W802", "counter 'points' is written but never read")]
 
 
