@@ -21,6 +21,7 @@ class Payments:
 
     rules: Rules
     state: State
+    coverage: set[Any] | None
 
     # Provided by the other parts of Game.
     choose: Callable[..., Any]
@@ -95,6 +96,8 @@ class Payments:
             labels = [self._label(a, f) for a in payable]
             chosen = self.choose(self._payer(f), f"pay {cost.text}", labels, (), False, False)
             alt = payable[labels.index(chosen)]
+        if self.coverage is not None and len(cost.alternatives) > 1:
+            self.coverage.add((cost.span, cost.alternatives.index(alt)))
         for term in alt:
             amount, base, key = self._term_needs(term, f)
             if key is None:

@@ -20,6 +20,9 @@ PARAM_CHECKS = {"int": int, "bool": bool, "symbol": str, "player": Player, "piec
 
 
 class Game(Choices, Payments):
+    # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
+    coverage: set[Any] | None = None
+
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None) -> None:
         if not rules.players_min <= players <= rules.players_max:
             raise BoardrulesError(

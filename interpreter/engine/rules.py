@@ -76,6 +76,8 @@ class TriggerDef:
     guard: Fn | None
     body: Body
     span: Span
+    guard_text: str | None = None
+    source: str | None = None
 
 
 @dataclass
@@ -84,6 +86,7 @@ class ProcDef:
     params: tuple[tuple[str, str], ...]
     body: Body
     span: Span
+    source: str | None = None
 
 
 @dataclass
@@ -93,6 +96,7 @@ class StepDef:
     name: str
     body: Body
     span: Span
+    source: str | None = None
 
 
 @dataclass

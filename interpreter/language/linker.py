@@ -81,6 +81,10 @@ def _bare(value: Any) -> Any:
     return value
 
 
+def _source(node: Any) -> str | None:
+    return str(node["source"]) if isinstance(node, dict) and "source" in node else None
+
+
 def _vspan(node: Any, key: str, fallback: Span) -> Span:
     return getattr(node, "value_spans", {}).get(key, fallback)
 
@@ -321,14 +325,14 @@ class Linker:
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
         procs = self._section(decls, "procedures")
         for name, d in procs:
-            rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span)
+            rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span, _source(d.node))
         for name, d in procs:
             params = rules.procedures[name].params
             scope = Scope(dict(params), True)
             rules.procedures[name].body = b.body(self._do(d), _vspan(d.node, "do", d.span), scope)
         for name, d in self._section(decls, "setup"):
             body = b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, False))
-            rules.setup.append(StepDef(name, body, d.span))
+            rules.setup.append(StepDef(name, body, d.span, _source(d.node)))
         for name, d in self._section(decls, "actions"):
             rules.actions[name] = self._action(b, name, d)
         for name, d in self._section(decls, "triggers"):
@@ -341,10 +345,11 @@ class Linker:
             scope = Scope(dict(rules.events[event]), True)
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
             body = b.body(self._do(d), _vspan(n, "do", d.span), scope)
-            rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
+            rules.triggers.setdefault(event, []).append(
+                TriggerDef(name, event, guard, body, d.span, str(n["if"]) if "if" in n else None, _source(n)))
         for name, d in self._section(decls, "scoring"):
             rules.scoring.append(StepDef(name, b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, True)),
-                                         d.span))
+                                         d.span, _source(d.node)))
         self._check_counts(rules)
 
     @staticmethod

@@ -10,6 +10,7 @@ from pathlib import Path
 from ..diagnostics import Diagnostics, render_json, render_text
 from ..language.pack import check_pack, discover, display, load_modules
 from ..resources import grammar_dir, rules_dir
+from . import coverage
 from .scenario import ScenarioRunner
 
 EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
@@ -42,8 +43,11 @@ def cmd_test(args: argparse.Namespace) -> int:
     diags = Diagnostics()
     packs = discover(_paths(args.paths), diags)
     passed = failed = 0
+    # With --coverage=json the JSON alone goes to stdout, so tools can read it.
+    say = (lambda *a: print(*a, file=sys.stderr)) if args.coverage == "json" else print
+    covered: dict[str, list] = {}
     for d in diags.sorted():
-        print(render_text([d]))
+        say(render_text([d]))
         failed += 1
     for pack in packs:
         if not pack.scenario_files:
@@ -51,24 +55,31 @@ def cmd_test(args: argparse.Namespace) -> int:
         module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
         modules = load_modules(module_files, Diagnostics())
         runner = ScenarioRunner(modules)
+        runner.trace = set() if args.coverage else None
         for path in pack.scenario_files:
             result = runner.run_file(path)
             if result.passed:
                 passed += 1
                 if args.verbose:
-                    print(f"PASS {result.file}: {result.title}")
+                    say(f"PASS {result.file}: {result.title}")
             else:
                 failed += 1
-                print(f"FAIL {result.file}: {result.title}")
+                say(f"FAIL {result.file}: {result.title}")
                 for failure in result.failures:
-                    print("  " + failure.replace("\n", "\n  "))
+                    say("  " + failure.replace("\n", "\n  "))
         if args.coverage:
             missed = runner.uncovered()
             total = len(runner.rules_for(list(runner.modules))[0].rule_names())
-            print(f"coverage {display(pack.root)}: {total - len(missed)} of {total} rules run by a scenario")
+            say(f"coverage {display(pack.root)}: {total - len(missed)} of {total} rules run by a scenario")
             for name in missed:
-                print(f"  never run: {name}")
-    print(f"{passed} passed, {failed} failed")
+                say(f"  never run: {name}")
+            table = coverage.measure(modules, runner.trace or set())
+            covered[display(pack.root)] = coverage.to_json(table)
+            if args.coverage == "text":
+                say(coverage.render_text(table, args.verbose))
+    say(f"{passed} passed, {failed} failed")
+    if args.coverage == "json":
+        print(coverage.dumps(covered))
     return 1 if failed else 0
 
 
@@ -90,8 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
     test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
-    test.add_argument("--coverage", action="store_true",
-                      help="list the rules (actions, triggers, procedures, setup, scoring) no scenario ran")
+    test.add_argument("--coverage", nargs="?", const="text", choices=["text", "json"],
+                      help="report the rules, effect lines and branches (if sides, match cases, options, cost "
+                           "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")
     test.set_defaults(run=cmd_test)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")

@@ -37,6 +37,7 @@ class ScenarioRunner:
     def __init__(self, modules: dict[str, Module]) -> None:
         self.modules = modules
         self.covered: set[str] = set()  # rules any scenario of this runner ran
+        self.trace: set[Any] | None = None  # when a set: every effect and branch the scenarios ran (see coverage)
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
 
     def rules_for(self, roots: list[str]) -> tuple[Rules, list[Diagnostic]]:
@@ -80,6 +81,7 @@ class ScenarioRunner:
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
             return None
+        game.coverage = self.trace
         try:
             self._play(game, doc, result, file)
         except BoardrulesError as err:
