@@ -29,11 +29,12 @@ class Text:
     def at(self, pos: s.Pos) -> Span:
         return span_in(self.span, pos, self.style)
 
-    def covering(self, start: Span) -> Span:
-        """`start` widened to the end of this text, and carrying the text: what an effect node keeps."""
+    def covering(self, start: Span | None = None) -> Span:
+        """A span to the end of this text, carrying the text: what an effect node keeps. It starts at the text,
+        or at `start` (a block starts where its mapping does)."""
         lines = self.text.rstrip().split("\n")
-        end = self.at((len(lines), len(lines[-1]) + 1))
-        return Span(start.file, start.line, start.col, end.line, end.col, self.text)
+        first, end = start or self.at((1, 1)), self.at((len(lines), len(lines[-1]) + 1))
+        return Span(first.file, first.line, first.col, end.line, end.col, self.text)
 
 
 class Builder:
@@ -145,7 +146,7 @@ class Builder:
             return None
         try:
             effect = self._statements[type(node)](node, scope, text)
-            return replace(effect, span=text.covering(effect.span))
+            return replace(effect, span=text.covering())
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
             return None

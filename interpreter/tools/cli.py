@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import Diagnostics, render_json, render_text
-from ..language.pack import check_pack, discover, display, load_modules
+from ..language.pack import Pack, check_pack, discover, display, load_modules
 from ..resources import grammar_dir, rules_dir
 from . import coverage
 from .scenario import ScenarioRunner
@@ -83,6 +83,62 @@ def cmd_test(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _one_pack(raw: str) -> tuple[Pack | None, dict | None]:
+    diags = Diagnostics()
+    packs = [p for p in discover([Path(raw)], diags) if p.module_files]
+    if diags.has_errors or len(packs) != 1:
+        print(render_text(diags.sorted()) or f"boardrules: {raw} is not one rule pack", file=sys.stderr)
+        return None, None
+    modules = load_modules(packs[0].module_files, diags)
+    if diags.has_errors:
+        print(render_text(diags.sorted()), file=sys.stderr)
+        return None, None
+    return packs[0], modules
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from . import explain, report
+
+    pack, modules = _one_pack(args.pack)
+    if pack is None or modules is None:
+        return 1
+    roots = args.modules or list(modules)
+    unknown = [m for m in roots if m not in modules]
+    if unknown:
+        print(f"boardrules: unknown module(s) {', '.join(unknown)}; the pack has {', '.join(modules)}", file=sys.stderr)
+        return 1
+    if args.format == "html":
+        text = report.render(pack, modules, roots)
+    else:
+        doc = explain.build(modules, roots)
+        text = explain.render_md(doc, args.quote) if args.format == "md" else explain.render_text(doc, args.quote)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from .mutate import default_workers, mutate_pack
+
+    pack, modules = _one_pack(args.pack)
+    if pack is None or modules is None:
+        return 1
+    unknown = [m for m in args.modules or [] if m not in modules]
+    if unknown:
+        print(f"boardrules: unknown module(s) {', '.join(unknown)}; the pack has {', '.join(modules)}", file=sys.stderr)
+        return 1
+    try:
+        report = mutate_pack(pack, args.modules, args.workers or default_workers(), args.seed, args.max,
+                             progress=sys.stderr.isatty())
+    except ValueError as err:
+        print(f"boardrules: {err}", file=sys.stderr)
+        return 1
+    print(report.render())
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     schema = json.loads((grammar_dir() / f"{args.kind}.schema.json").read_text(encoding="utf-8"))
     print(json.dumps(schema, indent=2, ensure_ascii=False))
@@ -105,6 +161,25 @@ def build_parser() -> argparse.ArgumentParser:
                       help="report the rules, effect lines and branches (if sides, match cases, options, cost "
                            "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")
     test.set_defaults(run=cmd_test)
+    explain = sub.add_parser("explain", help="the composed rules of a pack in plain English",
+                             description="Render a pack's composed rules as a rulebook: components, setup, game "
+                                         "flow, actions, triggers, procedures, scoring and unknown values.")
+    explain.add_argument("pack", metavar="PACK", help="a pack directory")
+    explain.add_argument("--modules", nargs="+", metavar="MODULE", help="modules to compose (default: all)")
+    explain.add_argument("--format", choices=["text", "md", "html"], default="text",
+                         help="text, markdown, or the HTML pack report (default text)")
+    explain.add_argument("--quote", action="store_true", help="quote the YAML of each effect under its sentence")
+    explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    explain.set_defaults(run=cmd_explain)
+    mutate = sub.add_parser("mutate", help="mutation testing: do the scenarios notice a changed rule?",
+                            description="Change one thing at a time in a pack's rules, run the scenarios against "
+                                        "each change, and list the changes no scenario noticed.")
+    mutate.add_argument("pack", metavar="PACK", help="a pack directory with scenarios")
+    mutate.add_argument("--modules", nargs="+", metavar="MODULE", help="mutate only these modules")
+    mutate.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
+    mutate.add_argument("--seed", type=int, default=1, help="seed for picking mutants with --max (default 1)")
+    mutate.add_argument("--max", type=int, default=None, metavar="N", help="run at most N mutants")
+    mutate.set_defaults(run=cmd_mutate)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
     schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
