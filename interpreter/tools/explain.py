@@ -106,7 +106,10 @@ class Book:
                     self.triggers(), self.procedures(), self.steps("scoring", "Scoring", r.scoring,
                                                                    "At the end of the game, for each player:"),
                     self.unknowns()]
-        return Document(" + ".join(titles), list(r.modules), [s for s in sections if s.entries], r)
+        for sec in sections:
+            if not sec.entries:
+                sec.intro = "None in these modules."
+        return Document(" + ".join(titles), list(r.modules), sections, r)
 
     def components(self) -> Section:
         r = self.rules

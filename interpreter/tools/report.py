@@ -129,7 +129,7 @@ class _Page:
         if key is not None and self.per_rule is not None and self._counted(key):
             state = " ran" if key in self.ran else " missed"
         yaml = (f'<span class="yaml">{html.escape(" ".join(line.span.text.split()))}</span>'
-                if line.span is not None and line.span.text else "")
+                if line.span is not None and line.span.text and line.branch is None else "")
         where = f' title="{html.escape(f"{line.span.file}:{line.span.line}")}"' if line.span else ""
         return f'<div class="l{state}" style="margin-left:{line.depth * 22}px"{where}>{text}{yaml}</div>'
 
