@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from boardrules.diagnostics import Diagnostics
-from boardrules.engine.game import Game
+from boardrules.game import Game
 from boardrules.language.pack import check_pack, discover, link, load_modules
 from boardrules.language.parser import parse
 from boardrules.resources import rules_dir

@@ -51,6 +51,7 @@ class BoardrulesError(Exception):
     def __init__(self, code: str, message: str, span: Span | None = None, hint: str | None = None):
         super().__init__(message)
         self.diagnostic = Diagnostic("error", code, message, span, hint)
+        self.diagnostics = [self.diagnostic]  # a failed load carries every error of the run
 
     @property
     def code(self) -> str:

@@ -9,7 +9,7 @@ from conftest import build_rules, link_texts, write_modules
 
 from boardrules.diagnostics import BoardrulesError, Diagnostics
 from boardrules.engine.decisions import ScriptedDecider
-from boardrules.engine.game import Game
+from boardrules.game import Game
 from boardrules.language.pack import load_modules
 from boardrules.tools.scenario import ScenarioRunner
 

@@ -8,9 +8,9 @@ import pytest
 
 from boardrules.diagnostics import BoardrulesError, Diagnostics
 from boardrules.engine.decisions import ScriptedDecider
-from boardrules.engine.game import Game
 from boardrules.engine.rules import Rules
 from boardrules.engine.values import Piece
+from boardrules.game import Game
 from boardrules.language.pack import link, load_modules
 
 HARVEST = Path(__file__).parent / "packs" / "harvest"
@@ -36,27 +36,29 @@ def test_begin_answer_walks_through_open_decisions_without_touching_the_state(ru
     game = sale_game(rules)
     before = game.state.dumps()
     first = game.begin("p1", "sell")
-    assert first is not None and first.chooser == "p1"
-    assert first.plain_options() == ["$c1", "$c2"]
+    assert first is not None and first.player == "p1"
+    assert [o.value for o in first.options] == ["$c1", "$c2"]
     assert game.state.dumps() == before  # nothing happens until the action completes
     second = game.answer("$c2")
-    assert second is not None and second.plain_options() == ["cash", "fame"]
-    assert game.pending is second
+    assert second is not None and [o.value for o in second.options] == ["cash", "fame"]
+    assert game.pending() is second
     assert game.state.dumps() == before
     assert game.answer("fame") is None
-    assert game.pending is None
+    assert game.pending() is None
     assert game.state.counters["p1.points"] == 2
     assert [Piece(p) for p in game.state.zones["p1.barn"].contents] == [Piece("c1")]
 
 
-def test_a_bad_answer_ends_the_open_action_with_the_error(rules: Rules) -> None:
+def test_a_bad_answer_is_refused_and_the_decision_stays_open(rules: Rules) -> None:
     game = sale_game(rules)
     before = game.state.dumps()
-    game.begin("p1", "sell")
+    first = game.begin("p1", "sell")
     with pytest.raises(BoardrulesError) as err:
         game.answer("$nope")
     assert err.value.code == "E505"
     assert game.state.dumps() == before
+    assert game.pending() is first
+    assert game.undo() and game.pending() is None  # undo with no answer given closes the action
     with pytest.raises(BoardrulesError):
         game.answer("$c1")  # nothing is open any more
 
@@ -67,11 +69,11 @@ def test_log_replays_to_the_same_state_and_undo_takes_the_entry_back(rules: Rule
     game.act("p1", "stroll")
     game.act("p2", "stroll")
     game.end_turn("p1")
-    assert [e.get("action", "end_turn") for e in game.log] == ["stroll", "stroll", "end_turn"]
+    assert [e.get("action", e["kind"]) for e in game.log] == ["setup", "stroll", "stroll", "end_turn"]
     again = Game.replay(rules, 2, 9, game.log)
     assert again.state.dumps() == game.state.dumps()
     assert game.undo()
-    assert len(game.log) == 2
+    assert len(game.log) == 3
 
 
 def test_scripted_rolls_are_logged_so_replay_matches(rules: Rules) -> None:

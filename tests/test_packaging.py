@@ -51,7 +51,8 @@ def test_wheel_carries_grammar_schemas_and_packs_and_runs_outside_the_repo(tmp_p
     (wheel,) = dist.glob("boardrules-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"boardrules/grammar/rules.lark", "boardrules/grammar/module.schema.json",
-            "boardrules/grammar/scenario.schema.json", "boardrules/tools/cli.py", "boardrules/engine/game.py"} <= names
+            "boardrules/grammar/scenario.schema.json", "boardrules/tools/cli.py", "boardrules/game.py",
+            "boardrules/engine/machine.py"} <= names
     assert any(n.startswith("boardrules/rules/village/scenarios/") for n in names)
     assert any(n.startswith("boardrules/rules/lisboa/") and n.endswith(".yaml") for n in names)
 

@@ -373,7 +373,7 @@ def test_whitespace_is_ignored_between_tokens() -> None:
         ("", "expr", "expression ends too early", (1, 1)),
         ("", "effect", "effect line ends too early", (1, 1)),
         ("  ", "cost", "cost ends too early", (1, 3)),
-        ("end game", "effect", "unexpected 'game' in effect line", (1, 5)),
+        ("end match", "effect", "unexpected 'match' in effect line", (1, 5)),
         ("limit x to 1 per century", "effect", "unexpected 'century' in effect line", (1, 18)),
         ("let = 3", "effect", "unexpected '=' in effect line", (1, 5)),
         ("score now", "effect", "unexpected 'now' in effect line", (1, 7)),
@@ -409,8 +409,8 @@ def test_end_of_text_error_points_past_the_text(text: str, start: str) -> None:
 
 
 def test_hint_names_the_words_the_user_can_write() -> None:
-    hint = error("end game", "effect").hint
-    assert hint is not None and "'turn'" in hint and "'round'" in hint
+    hint = error("end match", "effect").hint
+    assert hint is not None and "'turn'" in hint and "'round'" in hint and "'game'" in hint
 
 
 @pytest.mark.parametrize(("text", "start"), [("1" * 5000, "expr"), ("1" * 5000 + " coins", "cost")],

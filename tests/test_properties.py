@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from boardrules.diagnostics import BoardrulesError, Diagnostics, Span
 from boardrules.engine.decisions import ScriptedDecider
-from boardrules.engine.game import Game
 from boardrules.engine.rules import Rules
 from boardrules.engine.state import State, ZoneRec
 from boardrules.engine.values import Piece, Player, Ref, Unknown, Zone
+from boardrules.game import Game
 from boardrules.language.linker import Module
 from boardrules.language.loader import load_yaml_text
 from boardrules.language.pack import link

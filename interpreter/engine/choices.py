@@ -131,9 +131,13 @@ class Choices:
         return self.state.random_below(sides) + 1
 
     def shuffle(self, zone: str) -> None:
+        """Fisher-Yates, one chance decision per position, so a shuffle can be stepped through like a die."""
         contents = list(self.state.zones[zone].contents)
         for i in range(len(contents) - 1, 0, -1):
-            j = self.state.random_below(i + 1)
+            decision = Decision("chance", f"shuffle {zone}: which piece goes to position {i + 1}",
+                                tuple(range(i + 1)), "order", rule=self.state.cause)
+            scripted = self.decider.chance(decision)
+            j = self._match(decision, scripted) if scripted is not None else self.state.random_below(i + 1)
             contents[i], contents[j] = contents[j], contents[i]
         for pid in contents:  # re-append in the new order, each move journaled
             self.state.move_piece(pid, zone, None)

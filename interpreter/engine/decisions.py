@@ -15,7 +15,7 @@ class Decision:
     chooser: str  # a player id, or "chance"
     prompt: str  # the rule text that asks
     options: tuple[Any, ...]  # runtime values
-    kind: str = "one"  # one | subset | yesno
+    kind: str = "one"  # one | subset | yesno | order (a shuffle's pick of the piece for one position)
     sizes: tuple[int, ...] = ()  # allowed subset sizes
     optional: bool = False
     rule: Span | None = None
@@ -24,7 +24,7 @@ class Decision:
         return [plain(o) for o in self.options]
 
     def describe(self) -> str:
-        what = {"one": "one of", "subset": "a subset of", "yesno": "yes or no"}[self.kind]
+        what = {"one": "one of", "subset": "a subset of", "yesno": "yes or no", "order": "one of"}[self.kind]
         where = f" ({self.rule})" if self.rule else ""
         opts = "" if self.kind == "yesno" else f" {self.plain_options()}"
         return f"{self.chooser} chooses {what}{opts} for '{self.prompt}'{where}"
@@ -73,6 +73,8 @@ class ScriptedDecider:
         return answer
 
     def chance(self, decision: Decision) -> object | None:
+        if decision.kind == "order":  # scenarios script dice and draws, never the steps of a shuffle
+            return None
         return self.rolls.pop(0) if self.rolls else None
 
 

@@ -161,6 +161,7 @@ class DeferE(Effect):
 class CallE(Effect):
     proc: str
     args: tuple[Fn, ...]
+    as_player: Fn | None = None  # the player the procedure runs for, when not the caller's `me`
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +191,24 @@ class EndE(Effect):
 @dataclass(frozen=True, slots=True)
 class ScoreE(Effect):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class SetStartPlayerE(Effect):
+    value: Fn
+
+
+@dataclass(frozen=True, slots=True)
+class PassE(Effect):
+    """The acting player passes: their turn ends and the phase's turns skip them until it ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class AsE(Effect):
+    """Run a block for another player: `me`, costs and default deciders inside are that player's."""
+
+    who: Fn
+    body: Body
 
 
 @dataclass(frozen=True, slots=True)

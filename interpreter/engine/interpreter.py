@@ -11,7 +11,7 @@ from .runtime import as_list, check_known, runtime_type_error
 from .values import Piece, Player, Zone, encode, plain
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .machine import Machine
 
 
 class Frame:
@@ -19,7 +19,7 @@ class Frame:
 
     __slots__ = ("g", "me", "vars")
 
-    def __init__(self, g: Game, me: Player | None, variables: dict[str, Any] | None = None) -> None:
+    def __init__(self, g: Machine, me: Player | None, variables: dict[str, Any] | None = None) -> None:
         self.g = g
         self.me = me
         self.vars = variables if variables is not None else {}
@@ -219,9 +219,17 @@ def run_defer(n: e.DeferE, f: Frame) -> None:
     state.set_deferred([*state.deferred, item])
 
 
+def _acting(who: Any, f: Frame) -> Player:
+    if type(who) is not Player:
+        check_known(who, f)
+        raise runtime_type_error(f"a block runs for a player, got {who!r}", f)
+    return who
+
+
 def run_call(n: e.CallE, f: Frame) -> None:
     proc = f.g.rules.procedures[n.proc]
-    inner = Frame(f.g, f.me, {name: fn(f) for (name, _), fn in zip(proc.params, n.args, strict=True)})
+    me = _acting(n.as_player(f), f) if n.as_player is not None else f.me
+    inner = Frame(f.g, me, {name: fn(f) for (name, _), fn in zip(proc.params, n.args, strict=True)})
     f.g.enter(f"procedures.{n.proc}", n.span)
     try:
         run_body(proc.body, inner)
@@ -246,10 +254,32 @@ def run_limit(n: e.LimitE, f: Frame) -> None:
 
 
 def run_end(n: e.EndE, f: Frame) -> None:
-    if n.what == "turn":
-        f.g.end_turn_here(f.me)
+    g = f.g
+    if n.what == "game":
+        g.end_game()
+    elif n.what == "round":
+        g.state.clear_usage("round")
+    elif g.flow_on:  # the flow ends the turn once the action is over, and picks who plays next
+        g.state.set_var("turn_over", True)
     else:
-        f.g.state.clear_usage("round")
+        g.end_turn_here(f.me)
+
+
+def run_pass(n: e.PassE, f: Frame) -> None:
+    me = _acting(f.me, f)
+    state = f.g.state
+    if me.id not in state.vars["passed"]:
+        state.set_var("passed", [*state.vars["passed"], me.id])
+    if f.g.flow_on:
+        state.set_var("turn_over", True)
+
+
+def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
+    f.g.state.set_var("start_player", _acting(n.value(f), f).id)
+
+
+def run_as(n: e.AsE, f: Frame) -> None:
+    run_body(n.body, Frame(f.g, _acting(n.who(f), f), f.vars))
 
 
 def run_score(n: e.ScoreE, f: Frame) -> None:
@@ -334,6 +364,9 @@ RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
     e.LimitE: run_limit,
     e.EndE: run_end,
     e.ScoreE: run_score,
+    e.PassE: run_pass,
+    e.SetStartPlayerE: run_set_start_player,
+    e.AsE: run_as,
     e.IfE: run_if,
     e.ForE: run_for,
     e.RepeatE: run_repeat,

@@ -53,6 +53,7 @@ class ValueDecl:
     span: Span
     source: str | None = None
     compiled: Fn | None = None
+    type: str | None = None  # the declared type of an unknown value, which an option must match
 
 
 @dataclass
@@ -67,6 +68,7 @@ class ActionDef:
     body: Body
     span: Span
     source: str | None
+    domains: dict[str, Fn] = field(default_factory=dict)  # parameter -> its values (a function of the frame)
 
 
 @dataclass
@@ -100,6 +102,42 @@ class StepDef:
 
 
 @dataclass
+class TurnsDef:
+    """How the players take turns in a phase."""
+
+    first: Fn | None  # who starts the phase; None: the start player
+    until: str  # each_once | all_passed | expr
+    until_fn: Fn | None  # for `until: EXPR`, checked after each turn
+    per_turn: int | None  # actions in one turn; None: until the player ends the turn or passes
+    span: Span
+
+
+@dataclass
+class PhaseDef:
+    name: str
+    guard: Fn | None  # `if:` the phase is skipped in a round where it is false
+    turns: TurnsDef | None  # None: a phase the game runs by itself (`do:`)
+    actions: tuple[str, ...]  # the actions players may take in this phase's turns
+    before: Body
+    body: Body
+    after: Body
+    span: Span
+
+
+@dataclass
+class FlowDef:
+    """A game's course: rounds of phases, turns inside phases, an end condition, final steps and a ranking."""
+
+    phases: list[PhaseDef]
+    first_player: Fn | None
+    end_when: Fn | None
+    end_text: str | None
+    final: Body
+    ranking: tuple[tuple[Fn, str], ...]  # per-player keys with their text, highest first
+    span: Span
+
+
+@dataclass
 class Rules:
     modules: list[str] = field(default_factory=list)
     players_min: int = 1
@@ -122,6 +160,9 @@ class Rules:
     actions: dict[str, ActionDef] = field(default_factory=dict)
     triggers: dict[str, list[TriggerDef]] = field(default_factory=dict)
     scoring: list[StepDef] = field(default_factory=list)
+    flow: FlowDef | None = None
+    options: dict[str, Any] = field(default_factory=dict)  # option name -> the plain value it was given
+    fingerprint: dict[str, str] = field(default_factory=dict)  # module -> a hash of its content
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
 
     def rule_names(self) -> list[str]:
@@ -133,7 +174,8 @@ class Rules:
 
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
-        names = ["me", "players", "player_count", "chance", "turn_player", "turn_number"]
+        names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",
+                 "start_player", "game_over"]
         names += list(self.values) + list(self.markers) + list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)
         names += [n for n, c in self.counters.items() if c.per == "game"]

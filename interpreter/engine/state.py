@@ -290,6 +290,24 @@ class State:
             return self.zones[rec.zone].contents.index(pid) + 1
         return None
 
+    def copy(self) -> State:
+        """An independent copy of the state without its journal (a clone for search starts a new history)."""
+        other = State.__new__(State)
+        other.players = list(self.players)
+        other.counters = dict(self.counters)
+        other.zones = {k: ZoneRec(z.ordered, z.slots, z.slot_capacity, z.capacity, z.owner, list(z.contents))
+                       for k, z in self.zones.items()}
+        other.pieces = {k: PieceRec(p.kind, p.zone, p.slot, dict(p.props), p.group, p.order)
+                        for k, p in self.pieces.items()}
+        other.markers = {k: MarkerRec(m.track, m.pos, list(m.last)) for k, m in self.markers.items()}
+        other.vars = {k: list(v) if isinstance(v, list) else v for k, v in self.vars.items()}
+        other.deferred = [dict(d) for d in self.deferred]
+        other.usage = {k: dict(v) for k, v in self.usage.items()}
+        other.id_counters = dict(self.id_counters)
+        other.journal = []
+        other.cause = None
+        return other
+
     # ------------------------------------------------------------ JSON
     def to_json(self) -> dict[str, Any]:
         return {

@@ -105,6 +105,17 @@ def _next_player(f: Frame, p: Any) -> Player:
     return players[_player(f, p).seat % len(players)]
 
 
+def _rank(f: Frame, p: Any) -> int:
+    from ..engine.flow import ranking
+
+    pid = _player(f, p).id
+    return next(rank for rank, who, _ in ranking(f.g) if who == pid)
+
+
+def _has_passed(f: Frame, p: Any) -> bool:
+    return _player(f, p).id in f.g.state.vars.get("passed", ())
+
+
 def _zone(f: Frame, z: Any) -> str:
     if type(z) is not Zone:
         raise runtime_type_error(f"expected a zone, got {z!r}", f)
@@ -210,6 +221,8 @@ FUNCTIONS: dict[str, Spec] = {
     "all": Spec(1, 1, _all, _const("bool"), ("list",)),
     "clockwise": Spec(1, 1, _clockwise, _const("list:player"), ("player",)),
     "next_player": Spec(1, 1, _next_player, _const("player"), ("player",)),
+    "has_passed": Spec(1, 1, _has_passed, _const("bool"), ("player",)),
+    "rank": Spec(1, 1, _rank, _const("int"), ("player",)),
     "slot": Spec(2, 2, _slot, _const("list:piece"), ("zone", "number")),
     "occupied": Spec(1, 1, _occupied, _const("list:int"), ("zone",)),
     "free_slots": Spec(1, 1, _free_slots, _const("list:int"), ("zone",)),

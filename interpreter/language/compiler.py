@@ -183,6 +183,13 @@ class ExprCompiler:
             return "f.g.player(f.g.state.vars['turn_player'])", "player"
         if name == "turn_number":
             return "f.g.state.vars['turn']", "int"
+        # Flow names give way to a pack's own declarations of the same name.
+        if name == "round_number" and name not in r.counters and name not in r.values:
+            return "f.g.state.vars['round']", "int"
+        if name == "game_over" and name not in r.counters and name not in r.values:
+            return "bool(f.g.state.vars['game_over'])", "bool"
+        if name == "start_player" and name not in r.counters and name not in r.values:
+            return "f.g.player(f.g.state.vars['start_player'])", "player"
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
             return f"_player_at(f, {int(name[1:])})", "player"
         if name in r.values:

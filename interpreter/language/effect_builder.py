@@ -15,7 +15,7 @@ from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .loader import YMap, YStr
 from .parser import ParseError, parse
 
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may")
+BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as")
 
 
 class Text:
@@ -68,6 +68,7 @@ class Builder:
             s.Limit: self._limit,
             s.End: lambda n, sc, t: e.EndE(t.at(n.pos), n.what),
             s.Score: lambda n, sc, t: e.ScoreE(t.at(n.pos)),
+            s.PassTurn: lambda n, sc, t: e.PassE(t.at(n.pos)),
         }
 
     # ---------------------------------------------------------------- helpers
@@ -212,6 +213,12 @@ class Builder:
                     opt = opt["do"]
                 options.append((str(label), guard, self.body(opt, ospan, scope.child())))
             return e.OneOfE(span, by, tuple(options), tuple(guard_texts))
+        if kind == "as":
+            who = self.expression(block["as"], here, scope)
+            inner = scope.child()
+            inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
+            body = sub("do", inner)
+            return e.AsE(span, who, body) if who else None
         # may
         spec = block["may"]
         if isinstance(spec, list):
@@ -235,6 +242,11 @@ class Builder:
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
         target = n.target
         r = self.rules
+        if isinstance(target, s.Name) and target.id == "start_player" and "start_player" not in r.counters:
+            if n.op != "=" or vt not in ("player", "any"):
+                raise _Reported(CompileError("E402", "start_player is set to a player: start_player = EXPR",
+                                             n.value.pos), t)
+            return e.SetStartPlayerE(t.at(n.pos), value)
         if isinstance(target, s.Name):
             c = r.counters.get(target.id)
             if c is None or c.per != "game" or c.keys is not None:
@@ -419,7 +431,8 @@ class Builder:
         if len(n.args) != len(params):
             msg = f"procedure '{n.proc}' takes {len(params)} argument(s), got {len(n.args)}"
             raise _Reported(CompileError("E405", msg, n.pos), t)
-        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args))
+        as_player = self._as(n.as_player, scope, t, {"player"}, "the player it runs for") if n.as_player else None
+        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args), as_player)
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None

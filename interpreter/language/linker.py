@@ -13,17 +13,21 @@ from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import (
     ActionDef,
     CounterDecl,
+    FlowDef,
+    PhaseDef,
     ProcDef,
     Rules,
     StepDef,
     TrackDecl,
     TriggerDef,
+    TurnsDef,
     ValueDecl,
     ZoneDecl,
 )
 from ..engine.values import Unknown
 from .compiler import Scope
 from .effect_builder import Builder, Text
+from .options import fingerprint, set_options
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring")
@@ -129,7 +133,8 @@ class Linker:
         return ordered
 
     # ---------------------------------------------------------------- linking
-    def link(self, modules: dict[str, Module], roots: list[str]) -> Rules:
+    def link(self, modules: dict[str, Module], roots: list[str],
+             options: dict[str, tuple[Any, Span]] | None = None) -> Rules:
         ordered = self.order(modules, roots)
         closure = self._closures(ordered)
         decls: dict[tuple[str, str], Decl] = {}
@@ -182,7 +187,13 @@ class Linker:
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max
         self._declare(rules, decls)
+        if options:
+            set_options(rules, options, self.diags)
         self._build(rules, decls)
+        if options:
+            rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
+        self._flow(rules, ordered, closure)
+        rules.fingerprint = {m.id: fingerprint(m.doc) for m in ordered}
         return rules
 
     @staticmethod
@@ -286,7 +297,8 @@ class Linker:
         if isinstance(node, dict):
             source = node.get("source")
             if "unknown" in node:
-                return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source)
+                declared = str(node["type"]) if "type" in node else None
+                return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source, type=declared)
             if "value" in node:
                 return ValueDecl(name, "const", _bare(node["value"]), d.span, source)
             if "by_players" in node and isinstance(node["by_players"], dict):
@@ -301,7 +313,8 @@ class Linker:
         params = node.get("params", {}) if isinstance(node, dict) else {}
         if not isinstance(params, dict):
             return ()
-        return tuple((str(k), PARAM_TYPES.get(str(v), "any")) for k, v in params.items())
+        return tuple((str(k), PARAM_TYPES.get(str(v.get("type") if isinstance(v, dict) else v), "any"))
+                     for k, v in params.items())
 
     # ---------------------------------------------------------------- rules
     def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
@@ -372,8 +385,16 @@ class Linker:
                 except Exception as err:
                     self._report(b, err)
         body = b.body(n.get("do", []), _vspan(n, "do", d.span), scope)
+        domains = {}
+        raw = n.get("params", {})
+        for pname, spec in (raw.items() if isinstance(raw, dict) else []):
+            if isinstance(spec, dict) and "in" in spec:
+                fn = b.expression(spec["in"], _vspan(spec, "in", d.span), Scope({}, by != "game"))
+                if fn is not None:
+                    domains[str(pname)] = fn
         return ActionDef(name, str(n.get("title", name)), by, params, guard,
-                         str(n["allowed_if"]) if "allowed_if" in n else None, cost, body, d.span, n.get("source"))
+                         str(n["allowed_if"]) if "allowed_if" in n else None, cost, body, d.span, n.get("source"),
+                         domains)
 
     def _report(self, b: Builder, err: Exception) -> None:
         from .effect_builder import _Reported
@@ -396,3 +417,87 @@ class Linker:
             elif rules.values[raw].kind == "expr":
                 self.diags.error("E402", f"'{raw}' is a formula, but a size is fixed before play", span,
                                  "use a number or a player-count table; check a changing limit with require")
+
+    # ---------------------------------------------------------------- game flow
+    def _flow(self, rules: Rules, ordered: list[Module], closure: dict[str, set[str]]) -> None:
+        """The last module in requires order that declares `flow` gives the game's course."""
+        owner: Module | None = None
+        for m in ordered:
+            if not isinstance(m.doc.get("flow"), dict):
+                continue
+            if owner is not None and owner.id not in closure[m.id]:
+                self.diags.error("E407", f"both {owner.id} and {m.id} declare the game flow",
+                                 _kspan(m.doc, "flow", m.span), "make one module require the other, so the order is "
+                                 "explicit")
+            owner = m
+        if owner is None:
+            return
+        node = owner.doc["flow"]
+        span = _kspan(owner.doc, "flow", owner.span)
+        b = Builder(rules, self.diags)
+        game = Scope({}, False)
+        phases: list[PhaseDef] = []
+        raw_phases = node.get("phases", {})
+        for pname, ph in (raw_phases.items() if isinstance(raw_phases, dict) else []):
+            pspan = _kspan(raw_phases, pname, span)
+            ph = ph if isinstance(ph, dict) else {}
+            guard = b.expression(ph["if"], _vspan(ph, "if", pspan), game) if "if" in ph else None
+            turns = None
+            if isinstance(ph.get("turns"), dict):
+                turns = self._turns(b, ph["turns"], _vspan(ph, "turns", pspan))
+            actions = tuple(str(a) for a in ph.get("actions", []) or [])
+            aspans = getattr(ph.get("actions"), "item_spans", None)
+            for i, a in enumerate(actions):
+                act = rules.actions.get(a)
+                where = aspans[i] if aspans and i < len(aspans) else pspan
+                if act is None:
+                    self.diags.error("E401", f"unknown action '{a}'", where, did_you_mean(a, rules.actions))
+                    continue
+                if act.by != "player":
+                    self.diags.error("E402", f"'{a}' is taken by the game, not by a player in a turn", where)
+                for param, ptype in act.params:
+                    if param not in act.domains and ptype not in ("bool", "player"):
+                        self.diags.error("E402", f"parameter '{param}' of '{a}' has no domain, so the moves of this "
+                                         "phase cannot be listed", where, f"declare params: {{{param}: {{type: "
+                                         f"{ptype}, in: EXPR}}}} with the values it may take")
+            if turns is None and actions:
+                self.diags.error("E402", f"phase '{pname}' lists actions but has no turns", pspan,
+                                 "add turns: {} so the players take turns in it")
+            before = b.body(ph.get("before", []), _vspan(ph, "before", pspan), game.child())
+            body = b.body(ph.get("do", []), _vspan(ph, "do", pspan), game.child())
+            after = b.body(ph.get("after", []), _vspan(ph, "after", pspan), game.child())
+            phases.append(PhaseDef(str(pname), guard, turns, actions, before, body, after, pspan))
+        if not phases:
+            self.diags.error("E201", "a flow needs at least one phase", span)
+        first = b.expression(node["first_player"], _vspan(node, "first_player", span), game) \
+            if "first_player" in node else None
+        end = node.get("end", {}) if isinstance(node.get("end"), dict) else {}
+        espan = _vspan(node, "end", span)
+        end_when = b.expression(end["when"], _vspan(end, "when", espan), game) if "when" in end else None
+        final = b.body(end.get("do", []), _vspan(end, "do", espan), game.child())
+        ranking = []
+        raw_rank = node.get("ranking", [])
+        rspans = getattr(raw_rank, "item_spans", None)
+        for i, key in enumerate(raw_rank if isinstance(raw_rank, list) else []):
+            kspan = rspans[i] if rspans and i < len(rspans) else span
+            fn = b.expression(key, kspan, Scope({}, True))
+            if fn is not None:
+                ranking.append((fn, str(key)))
+        rules.flow = FlowDef(phases, first, end_when, str(end["when"]) if "when" in end else None, final,
+                             tuple(ranking), span)
+
+    def _turns(self, b: Builder, node: dict, span: Span) -> TurnsDef:
+        game = Scope({}, False)
+        first = b.expression(node["from"], _vspan(node, "from", span), game) if "from" in node else None
+        until = str(node.get("until", "each_once"))
+        until_fn = None
+        if until not in ("each_once", "all_passed"):
+            until_fn = b.expression(node["until"], _vspan(node, "until", span), game)
+            until = "expr"
+        per = node.get("actions", 1)
+        per_turn = None if per == "any" else _count(per)
+        if per != "any" and (per_turn is None or per_turn < 1):
+            self.diags.error("E201", "turns.actions is a whole number of at least 1, or 'any'",
+                             _vspan(node, "actions", span))
+            per_turn = 1
+        return TurnsDef(first, until, until_fn, per_turn, span)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import BoardrulesError, Diagnostics, Span
 from ..engine.rules import Rules
 from .linker import Linker, Module
 from .loader import load_yaml
+from .options import OPTION_SPAN
 from .validate import load_schema, validate
 
 SCENARIO_DIR = "scenarios"
@@ -91,8 +93,30 @@ def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
     return modules
 
 
-def link(modules: dict[str, Module], roots: list[str], diags: Diagnostics) -> Rules:
-    return Linker(diags).link(modules, roots)
+def link(modules: dict[str, Module], roots: list[str], diags: Diagnostics,
+         options: dict[str, tuple[Any, Span]] | None = None) -> Rules:
+    return Linker(diags).link(modules, roots, options)
+
+
+def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict[str, Any] | None = None) -> Rules:
+    """Load, validate and link a pack directory (all its modules, or these and what they require).
+
+    Raises BoardrulesError with the first error; every diagnostic of the run is on its `diagnostics`."""
+    root = Path(pack)
+    diags = Diagnostics()
+    found = discover([root], diags)
+    files = [f for p in found for f in p.module_files]
+    loaded = load_modules(files, diags) if not diags.has_errors else {}
+    spans = {name: (value, OPTION_SPAN) for name, value in (options or {}).items()}
+    rules = link(loaded, list(modules) if modules else list(loaded), diags, spans) if loaded else Rules()
+    if not loaded and not diags.has_errors:
+        diags.error("E105", f"no rule modules found in {root}", Span(str(root), 1, 1))
+    errors = [d for d in diags.sorted() if d.severity == "error"]
+    if errors:
+        err = BoardrulesError(errors[0].code, errors[0].message, errors[0].span, errors[0].hint)
+        err.diagnostics = errors
+        raise err
+    return rules
 
 
 def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:

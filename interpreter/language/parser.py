@@ -219,8 +219,8 @@ class _ToSyntax(Transformer):
     def defer(self, event: Token, args, until: Token | None) -> s.Defer:
         return s.Defer(_pos(event), str(event), args or (), str(until) if until else None)
 
-    def call_proc(self, proc: Token, args) -> s.CallProc:
-        return s.CallProc(_pos(proc), str(proc), args or ())
+    def call_proc(self, proc: Token, args, as_player: s.Node | None = None) -> s.CallProc:
+        return s.CallProc(_pos(proc), str(proc), args or (), as_player)
 
     def require(self, cond: s.Node, message: Token | None) -> s.Require:
         return s.Require(cond.pos, cond, str(message)[1:-1] if message else None)
@@ -236,6 +236,9 @@ class _ToSyntax(Transformer):
 
     def score(self) -> s.Score:
         return s.Score((1, 1))
+
+    def pass_turn(self) -> s.PassTurn:
+        return s.PassTurn((1, 1))
 
 
 @lru_cache(maxsize=1)
@@ -258,7 +261,7 @@ _EXPECTED_NAMES = {
     "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/' or '%'",
     "SCOPE": "'action', 'turn', 'round' or 'game'",
-    "END_WHAT": "'turn' or 'round'",
+    "END_WHAT": "'turn', 'round' or 'game'",
     "$END": "the end of the text",
 }
 

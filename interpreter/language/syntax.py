@@ -263,6 +263,7 @@ class Defer(Node):
 class CallProc(Node):
     proc: str
     args: tuple[Node, ...]
+    as_player: Node | None = None  # `call p(...) as q`: the procedure runs with q as `me`
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,7 +287,12 @@ class Limit(Node):
 
 @dataclass(frozen=True, slots=True)
 class End(Node):
-    what: str  # turn / round
+    what: str  # turn / round / game
+
+
+@dataclass(frozen=True, slots=True)
+class PassTurn(Node):
+    pass
 
 
 @dataclass(frozen=True, slots=True)

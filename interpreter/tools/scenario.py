@@ -8,10 +8,10 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
 from ..engine.decisions import ScriptedDecider, WhoAnswers
-from ..engine.game import Game
 from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
 from ..engine.values import Piece, Player, UnknownCompared, plain
+from ..game import Game
 from ..language import syntax as s
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder
@@ -40,11 +40,12 @@ class ScenarioRunner:
         self.trace: set[Any] | None = None  # when a set: every effect and branch the scenarios ran (see coverage)
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
 
-    def rules_for(self, roots: list[str]) -> tuple[Rules, list[Diagnostic]]:
-        key = tuple(roots)
+    def rules_for(self, roots: list[str], options: dict[str, tuple[Any, Span]] | None = None
+                  ) -> tuple[Rules, list[Diagnostic]]:
+        key = (*roots, repr(sorted((k, repr(v[0])) for k, v in (options or {}).items())))
         if key not in self._rules:
             diags = Diagnostics()
-            rules = link(self.modules, list(roots), diags)
+            rules = link(self.modules, list(roots), diags, options)
             self._rules[key] = (rules, [d for d in diags.sorted() if d.severity == "error"])
         return self._rules[key]
 
@@ -72,16 +73,19 @@ class ScenarioRunner:
     # ---------------------------------------------------------------- one scenario
     def _run(self, doc: dict, result: Result, file: str) -> Game | None:
         """Play one scenario, adding its failures to `result`; the game played, for coverage."""
-        rules, errors = self.rules_for([str(m) for m in doc.get("modules", [])])
+        raw = doc.get("options", {}) or {}
+        ospans = getattr(raw, "key_spans", {})
+        options = {str(k): (v, ospans.get(k, Span(file, 1, 1))) for k, v in raw.items()}
+        rules, errors = self.rules_for([str(m) for m in doc.get("modules", [])], options)
         if errors:
             result.failures.append("the modules do not link:\n" + render_text(errors))
             return None
         try:
-            game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)))
+            game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)), flow=bool(doc.get("flow", False)))
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
             return None
-        game.coverage = self.trace
+        game._m.coverage = self.trace
         try:
             self._play(game, doc, result, file)
         except BoardrulesError as err:
@@ -109,7 +113,7 @@ class ScenarioRunner:
             game.end_round()
             return True
         answers = [_answer(game, a) for a in step.get("answers", []) or []]
-        rolls = [game.from_plain(r) for r in step.get("rolls", []) or []]
+        rolls = [game._m.from_plain(r) for r in step.get("rolls", []) or []]
         decider = ScriptedDecider(answers, rolls)
         expected_error = step.get("expect_error")
         what = f"end_turn {step['end_turn']}" if "end_turn" in step else str(step["action"])
@@ -185,7 +189,7 @@ class ScenarioRunner:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
         game.state.cause = span
-        run_body((effect,), Frame(game, None))
+        run_body((effect,), Frame(game._m, None))
 
     def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
         kind = str(spec["kind"])
@@ -199,7 +203,7 @@ class ScenarioRunner:
         for name, value in (spec.get("props", {}) or {}).items():
             if name not in declared:
                 raise BoardrulesError("E401", f"'{kind}' has no property '{name}'", span)
-            props[str(name)] = game.from_plain(value, declared[name])
+            props[str(name)] = game._m.from_plain(value, declared[name])
         game.state.cause = span
         game.state.create_piece(str(spec["id"]), kind, zone, spec.get("slot"), props)
 
@@ -229,8 +233,8 @@ class ScenarioRunner:
 def _answer(game: Game, raw: Any) -> Any:
     if isinstance(raw, dict) and len(raw) == 1:
         (player, value), = raw.items()
-        return WhoAnswers(str(player), game.from_plain(value))
-    return game.from_plain(raw)
+        return WhoAnswers(str(player), game._m.from_plain(value))
+    return game._m.from_plain(raw)
 
 
 def _normal(value: Any) -> Any:
@@ -277,7 +281,7 @@ def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
     for name, spy in spies.items():
         setattr(st, name, spy)
     try:
-        return fn(Frame(game, None)), {name: spy.read for name, spy in spies.items()}
+        return fn(Frame(game._m, None)), {name: spy.read for name, spy in spies.items()}
     finally:
         for name, table in originals.items():
             setattr(st, name, table)

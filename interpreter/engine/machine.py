@@ -1,13 +1,18 @@
-"""A game in progress: the embedding API (start, act, undo, save, restore) over the state store and the rules."""
+"""The runtime of one game: the state store, the linked rules, and the services that running rules call.
+
+Runners and compiled expressions reach it as `frame.g`. The public, documented object for programs is
+`boardrules.game.Game`, which drives a Machine; nothing outside the engine should call a Machine directly.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
-from .choices import Choices, Prefix, Recorder, StopForAnswer
+from .choices import Choices
 from .costs import Payments
-from .decisions import Decider, Decision, FirstOptionDecider, ScriptedDecider
+from .decisions import Decider, FirstOptionDecider
 from .interpreter import Frame, run_body
 from .rules import Rules
 from .runtime import check_known, unknown_error
@@ -17,9 +22,12 @@ from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, 
 STEP_BUDGET = 10_000
 MAX_DEPTH = 64
 PARAM_CHECKS = {"int": int, "bool": bool, "symbol": str, "player": Player, "piece": Piece}
+# The flow's place in the game, kept in the state so that saves, undo and replay carry it.
+FLOW_VARS = {"round": 1, "start_player": "p1", "phase": -1, "passed": [], "turns_taken": [], "turn_moves": 0,
+             "turn_over": False, "game_over": False, "phase_live": False}
 
 
-class Game(Choices, Payments):
+class Machine(Choices, Payments):
     # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
     coverage: set[Any] | None = None
 
@@ -31,15 +39,13 @@ class Game(Choices, Payments):
         self.rules = rules
         self.players = [Player(f"p{i}", i) for i in range(1, players + 1)]
         self.state = State([p.id for p in self.players], seed)
+        self.state.vars.update({k: list(v) if isinstance(v, list) else v for k, v in FLOW_VARS.items()})
         self.decider: Decider = decider or FirstOptionDecider()
+        self.flow_on = False  # whether the game follows rules.flow (turns, phases, the end); set by the driver
         self.steps = 0
         self.step_budget = STEP_BUDGET
         self.stack: list[tuple[str, Span | None]] = []
-        self.history: list[int] = []
         self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
-        self.log: list[dict[str, Any]] = []  # every action taken, with its answers: enough to replay the game
-        self._open: tuple[str | None, str, dict[str, Any], list[Any]] | None = None
-        self._pending: Decision | None = None
         self.pieces_by_id: dict[str, Piece] = {}
         n = len(self.players)
         self._bounds = {
@@ -59,11 +65,12 @@ class Game(Choices, Payments):
             else:
                 st.add_zone(z.name, ZoneRec(**rec))
         for c in r.counters.values():
-            initial = self._initial(c.initial, n)
             owners = [f"{p.id}." for p in self.players] if c.per == "player" else [""]
             for owner in owners:
                 for key in c.keys if c.keys is not None else (None,):
-                    st.init_counter(f"{owner}{c.name}" + (f"[{key}]" if key is not None else ""), initial)
+                    raw = c.initial.get(key, 0) if isinstance(c.initial, dict) else c.initial
+                    st.init_counter(f"{owner}{c.name}" + (f"[{key}]" if key is not None else ""),
+                                    self._initial(raw, n))
         for t in r.tracks.values():
             for marker, start in t.markers.items():
                 st.add_marker(marker, t.name, int(start))
@@ -86,18 +93,24 @@ class Game(Choices, Payments):
             return self.rules.resolve_int(raw, players) or 0
         return raw if isinstance(raw, int) else 0
 
-    def setup(self) -> None:
-        """Run the setup rules, as one transaction."""
-        def run_setup() -> None:
-            for step in self.rules.setup:
-                self.covered.add(f"setup.{step.name}")
-                self._run_step(step.body, None, step.span)
+    def run_setup(self) -> None:
+        """The setup rules, in order (run inside a transaction by the driver)."""
+        for step in self.rules.setup:
+            self.covered.add(f"setup.{step.name}")
+            self.run_step(step.body, None, step.span)
 
-        self._transaction(run_setup)
-        self.history.clear()
+    def copy(self) -> Machine:
+        """The same game on an independent copy of the state, with no journal (see Game.clone)."""
+        other = Machine.__new__(Machine)
+        other.__dict__.update(self.__dict__)
+        other.state = self.state.copy()
+        other.stack = []
+        other.covered = set()
+        return other
 
     # ---------------------------------------------------------------- transactions
-    def _transaction(self, work: Any) -> None:
+    def transaction(self, work: Callable[[], None]) -> int:
+        """Run `work` atomically; returns the journal mark it started from. On any error the state is restored."""
         mark = self.state.mark()
         self.steps = 0
         self.stack.clear()
@@ -118,9 +131,9 @@ class Game(Choices, Payments):
         except BaseException:  # an interrupt, or a decision left open for the caller to answer
             self.state.rollback(mark)
             raise
-        self.history.append(mark)
+        return mark
 
-    def _run_step(self, body: Any, me: Player | None, span: Span, variables: dict[str, Any] | None = None) -> None:
+    def run_step(self, body: Any, me: Player | None, span: Span, variables: dict[str, Any] | None = None) -> None:
         self.state.cause = span
         run_body(body, Frame(self, me, variables or {}))
 
@@ -132,26 +145,24 @@ class Game(Choices, Payments):
                 return p
         raise BoardrulesError("E509", f"there is no player '{pid}' in a {len(self.players)}-player game")
 
-    # ---------------------------------------------------------------- the API
-    def act(self, player: str | None, action: str, params: dict[str, Any] | None = None,
-            decider: Decider | None = None) -> None:
-        """Take an action. On any error the state is exactly as before, and the error is raised."""
+    # ---------------------------------------------------------------- actions
+    def action_work(self, player: str | None, action: str, params: dict[str, Any] | None) -> Callable[[], None]:
+        """What taking an action does (guard, cost, body), checked for a known action and parameters first."""
         a = self.rules.actions.get(action)
         if a is None:
             raise BoardrulesError("E509", f"unknown action '{action}'", None, did_you_mean(action, self.rules.actions))
         me = self.player(player)
         if a.by == "player" and me is None:
             raise BoardrulesError("E509", f"action '{action}' is taken by a player: say which", a.span)
-        variables = self._params(a.name, a.params, params or {}, a.span)
-        saved = self.decider
-        recorder = Recorder(decider or self.decider)
-        self.decider = recorder
+        variables = self.params(a.name, a.params, params or {}, a.span)
 
         def work() -> None:
+            if self.state.vars.get("game_over"):
+                raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
             self.covered.add(f"actions.{a.name}")
             self.state.cause = a.span
             self.state.clear_usage("action")
-            f = Frame(self, me, variables)
+            f = Frame(self, me, dict(variables))
             if a.guard is not None and not check_known(a.guard(f), f):
                 raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
             if a.cost is not None:
@@ -159,62 +170,10 @@ class Game(Choices, Payments):
                 self.pay(a.cost, f)
             run_body(a.body, f)
 
-        try:
-            self._transaction(work)
-        finally:
-            self.decider = saved
-        self.log.append({"player": player, "action": action, "params": {k: plain(v) for k, v in (params or {}).items()},
-                         "answers": recorder.answers, "chance": recorder.chance_results})
+        return work
 
-    # ---------------------------------------------------------------- decisions answered from outside
-    def begin(self, player: str | None, action: str, params: dict[str, Any] | None = None) -> Decision | None:
-        """Start an action whose decisions the caller answers one at a time (a UI, a network client).
-
-        Returns the first open decision, or None when the action needed none and is done. Until it is done the
-        state is untouched: each answer replays the action from its start with the answers so far, which the
-        journal and the seeded generator make exact."""
-        self._open = (player, action, params or {}, [])
-        return self._try_open()
-
-    def answer(self, value: Any) -> Decision | None:
-        """Answer the open decision; returns the next one, or None when the action is done."""
-        if self._open is None:
-            raise BoardrulesError("E509", "there is no open decision to answer")
-        self._open[3].append(value)
-        return self._try_open()
-
-    @property
-    def pending(self) -> Decision | None:
-        return self._pending
-
-    def _try_open(self) -> Decision | None:
-        player, action, params, answers = self._open  # type: ignore[misc]
-        try:
-            self.act(player, action, params, Prefix(list(answers)))
-        except StopForAnswer as open_:
-            self._pending = open_.decision
-            return open_.decision
-        except BoardrulesError:
-            self._open = self._pending = None
-            raise
-        self._open = self._pending = None
-        return None
-
-    @classmethod
-    def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]]) -> Game:
-        """A new game with this seed, set up and played through a log of actions (`game.log`)."""
-        game = cls(rules, players, seed)
-        game.setup()
-        for entry in log:
-            decider = ScriptedDecider(entry.get("answers", []), entry.get("chance", []))
-            if "end_turn" in entry:
-                game.end_turn(entry["end_turn"], decider)
-            else:
-                game.act(entry["player"], entry["action"], entry.get("params"), decider)
-        return game
-
-    def _params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
-                span: Span) -> dict[str, Any]:
+    def params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
+               span: Span) -> dict[str, Any]:
         names = [p for p, _ in declared]
         for key in given:
             if key not in names:
@@ -246,64 +205,27 @@ class Game(Choices, Payments):
             return str(value)  # plain str: YAML strings carry positions we must not store
         return value
 
-    def end_turn(self, player: str, decider: Decider | None = None) -> None:
-        """End a player's turn: deferred events, then `turn_end` triggers, as one transaction."""
-        me = self.player(player)
-        saved = self.decider
-        recorder = Recorder(decider or self.decider)
-        self.decider = recorder
-        try:
-            self._transaction(lambda: self.end_turn_here(me))
-        finally:
-            self.decider = saved
-        self.log.append({"end_turn": player, "answers": recorder.answers, "chance": recorder.chance_results})
-
+    # ---------------------------------------------------------------- turns
     def end_turn_here(self, me: Player | None) -> None:
+        """Deferred events, then `turn_end` triggers; per-turn limits reset; play passes clockwise."""
         self.emit("turn_end", (me,), me)
         self.state.clear_usage("turn")
         self.state.set_var("turn", self.state.vars["turn"] + 1)
-        if me is not None:  # play passes clockwise
+        if me is not None and not self.flow_on:  # with a flow, the flow picks who plays next
             self.state.set_var("turn_player", self.players[me.seat % len(self.players)].id)
 
-    def end_round(self) -> None:
-        self._transaction(lambda: self.state.clear_usage("round"))
-
-    def undo(self) -> bool:
-        """Take back the last successful action; False when there is nothing to undo."""
-        if not self.history:
-            return False
-        self.state.rollback(self.history.pop())
-        if self.log:
-            self.log.pop()
-        return True
-
-    def legal_actions(self, player: str | None) -> list[str]:
-        """Actions whose guard holds and whose cost the player can pay now."""
-        me = self.player(player)
-        out = []
-        for a in self.rules.actions.values():
-            if (a.by == "player") != (me is not None) or a.params:
-                continue
-            f = Frame(self, me, {})
+    def end_game(self) -> None:
+        """The game is over: the flow's final steps run once; every further action is illegal."""
+        if self.state.vars.get("game_over"):
+            return
+        self.state.set_var("game_over", True)
+        flow = self.rules.flow
+        if flow is not None and flow.final:
+            self.enter("flow.end", flow.span)
             try:
-                if a.guard is not None and not check_known(a.guard(f), f):
-                    continue
-                if a.cost is not None and not self._payable(a.cost, f):
-                    continue
-            except (BoardrulesError, UnknownCompared):
-                continue
-            out.append(a.name)
-        return out
-
-    def to_json(self) -> dict[str, Any]:
-        return {"modules": self.rules.modules, "state": self.state.to_json()}
-
-    @classmethod
-    def from_json(cls, rules: Rules, data: dict[str, Any], decider: Decider | None = None) -> Game:
-        state = State.from_json(data["state"])
-        game = cls(rules, len(state.players), 1, decider)
-        game.state = state
-        return game
+                self.run_step(flow.final, None, flow.span)
+            finally:
+                self.leave()
 
     # ---------------------------------------------------------------- services for the runners
     def loop_error(self, span: Span | None) -> BoardrulesError:
@@ -442,7 +364,7 @@ class Game(Choices, Payments):
             for rule in self.rules.scoring:
                 self.enter(f"scoring.{rule.name}", rule.span)
                 try:
-                    self._run_step(rule.body, p, rule.span)
+                    self.run_step(rule.body, p, rule.span)
                 finally:
                     self.leave()
 

@@ -1,0 +1,225 @@
+"""Activities, and which of their moves and options can still be carried out to the end.
+
+An activity is one atomic unit of play: setup, a move (an action and everything the game does after it until
+the next move), a skipped turn. It runs from its start with the answers given so far; at the first decision
+it has no answer for it stops, and the journal takes the state back. That makes a dry run exact and cheap to
+undo, so the legal moves and options are found by trying them: a bounded depth-first search for one way to
+finish, over the journal.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import BoardrulesError
+from . import flow
+from .choices import StopForAnswer
+from .decisions import Decision
+from .interpreter import Frame
+from .runtime import as_list
+from .values import Player
+
+if TYPE_CHECKING:
+    from .machine import Machine
+
+SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
+MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
+MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
+
+
+@dataclass(frozen=True)
+class Move:
+    action: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def plain(self) -> dict[str, Any]:
+        from .values import plain
+
+        return {"action": self.action, "params": {k: plain(v) for k, v in self.params}}
+
+    def label(self) -> str:
+        from .values import plain
+
+        inside = ", ".join(f"{k}={plain(v)}" for k, v in self.params)
+        return f"{self.action}({inside})" if inside else self.action
+
+
+@dataclass
+class Activity:
+    kind: str  # setup | move | skip | act | end_turn | end_round
+    player: str | None = None
+    action: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    answers: list[Any] = field(default_factory=list)
+
+    def work(self, m: Machine) -> Callable[[], None]:
+        if self.kind == "setup":
+            def setup() -> None:
+                m.run_setup()
+                if m.flow_on:
+                    flow.start(m)
+            return setup
+        if self.kind == "skip":
+            return lambda: flow.skip_turn(m)
+        if self.kind == "end_turn":
+            me = m.player(self.player)
+            return lambda: m.end_turn_here(me)
+        if self.kind == "end_round":
+            return lambda: m.state.clear_usage("round")
+        action_work = m.action_work(self.player, str(self.action), self.params)
+        if self.kind == "act" or not m.flow_on:
+            return action_work
+
+        def move() -> None:
+            why = flow.can_move(m, self.player, str(self.action))
+            if why is not None:
+                raise BoardrulesError("E501", f"{self.action} cannot be taken now: {why}",
+                                      m.rules.actions[str(self.action)].span)
+            action_work()
+            flow.after_move(m)
+
+        return move
+
+
+class PrefixDecider:
+    """Answers from the activity's list, in order; stops the run at the first decision it has no answer for.
+
+    With `chance_steps`, chance decisions (dice, draws, each step of a shuffle) are answered from the same list
+    and stop the run too; otherwise the game's seeded generator decides them."""
+
+    def __init__(self, answers: list[Any], chance_steps: bool) -> None:
+        self.answers = answers
+        self.used = 0
+        self.chance_steps = chance_steps
+
+    def decide(self, decision: Decision) -> object:
+        if self.used == len(self.answers):
+            raise StopForAnswer(decision)
+        self.used += 1
+        return self.answers[self.used - 1]
+
+    def chance(self, decision: Decision) -> object | None:
+        if not self.chance_steps or (len(decision.options) == 1 and decision.kind != "subset"):
+            return None
+        return self.decide(decision)
+
+
+@dataclass
+class Probe:
+    outcome: str  # done | stop | fail
+    decision: Decision | None = None
+    error: BoardrulesError | None = None
+
+
+def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
+    """Run the activity with its answers and take every change back: what would happen."""
+    saved, covered, mark = m.decider, m.covered, m.state.mark()
+    m.decider = PrefixDecider(activity.answers, chance_steps)
+    m.covered = set()  # a dry run is not play: it must not count for coverage
+    traced, m.coverage = m.coverage, None
+    try:
+        m.transaction(activity.work(m))
+        result = Probe("done")
+    except StopForAnswer as stop:
+        result = Probe("stop", stop.decision)
+    except BoardrulesError as err:
+        result = Probe("fail", error=err)
+    finally:
+        m.decider, m.covered, m.coverage = saved, covered, traced
+    m.state.rollback(mark)
+    return result
+
+
+def answers_for(decision: Decision) -> list[Any]:
+    """Every answer a decision accepts, in a stable order: its option ids are positions in this list."""
+    if decision.kind == "yesno":
+        return [False, True]
+    options = list(decision.options)
+    if decision.kind == "subset":
+        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
+        if decision.chooser == "chance":
+            sizes = sizes[:1]
+        out: list[Any] = []
+        for k in sizes:
+            for combo in itertools.combinations(options, k):
+                out.append(list(combo))
+                if len(out) > MAX_SUBSETS:
+                    raise BoardrulesError("E511", f"'{decision.prompt}' has more than {MAX_SUBSETS} subsets to "
+                                          "offer", decision.rule, "choose fewer items at a time")
+        return out
+    if decision.optional:
+        return [*options, None]
+    return options
+
+
+class Search:
+    """Bounded depth-first search for one way to finish an activity; past the budget it assumes there is one."""
+
+    def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET) -> None:
+        self.m = m
+        self.chance_steps = chance_steps
+        self.left = budget
+        self.exhausted = False
+
+    def can_finish(self, activity: Activity) -> bool:
+        if self.left <= 0:
+            self.exhausted = True
+            return True
+        self.left -= 1
+        result = probe(self.m, activity, self.chance_steps)
+        if result.outcome != "stop":
+            return result.outcome == "done"
+        decision = result.decision
+        assert decision is not None
+        return any(self.can_finish(_with(activity, answer)) for answer in answers_for(decision))
+
+
+def _with(activity: Activity, answer: Any) -> Activity:
+    return Activity(activity.kind, activity.player, activity.action, activity.params, [*activity.answers, answer])
+
+
+def candidate_moves(m: Machine, player: str) -> list[Move]:
+    """Every (action, parameters) the player could try now: the phase's actions (or all of them without a flow)
+    with each parameter ranging over its declared domain. Actions whose parameters have no domain are left out."""
+    me = m.player(player)
+    rules = m.rules
+    if m.flow_on:
+        v = m.state.vars
+        phase = flow.current_phase(m)
+        if v["game_over"] or phase is None or phase.turns is None or not v["phase_live"] \
+                or v["turn_player"] != player:
+            return []
+        names = list(phase.actions)
+    else:
+        names = [a for a, d in rules.actions.items() if d.by == "player"]
+    out: list[Move] = []
+    for name in names:
+        out.extend(_combinations(m, me, name))
+    return out
+
+
+def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
+    action = m.rules.actions[name]
+    domains: list[list[Any]] = []
+    for pname, ptype in action.params:
+        fn = action.domains.get(pname)
+        if fn is not None:
+            try:
+                domains.append(as_list(fn(Frame(m, me)), Frame(m, me)))
+            except BoardrulesError:
+                return
+        elif ptype == "bool":
+            domains.append([False, True])
+        elif ptype == "player":
+            domains.append(list(m.players))
+        else:
+            return
+    names = [p for p, _ in action.params]
+    for i, combo in enumerate(itertools.product(*domains)):
+        if i >= MAX_MOVES_PER_ACTION:
+            raise BoardrulesError("E511", f"'{name}' has more than {MAX_MOVES_PER_ACTION} parameter combinations",
+                                  action.span, "narrow the parameters' domains")
+        yield Move(name, tuple(zip(names, combo, strict=True)))

@@ -1,0 +1,544 @@
+"""The public API for programs that embed boardrules: start a game, step through it, save and restore it.
+
+Everything a program needs is here; `docs/embedding.md` documents it. The rules themselves run inside an
+`engine.machine.Machine`, which this class drives and which programs never touch.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import BoardrulesError, Span, source_line
+from .engine import flow
+from .engine.choices import Recorder, StopForAnswer
+from .engine.decisions import Decider, Decision, ScriptedDecider
+from .engine.machine import Machine
+from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
+from .engine.rules import Rules
+from .engine.state import State
+from .engine.values import Piece, Player, plain
+
+CHANCE = "chance"
+TERMINAL = "terminal"
+SAVE_FORMAT = "boardrules-game/1"
+UNDO_DEPTH = 64  # completed activities that undo() can take back
+_TRIM_AT = 4_096  # journal entries older than the undo history are dropped in chunks of at least this many
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer to a pending decision. `id` is what `apply` takes; `value` is plain JSON data."""
+
+    id: int
+    value: Any
+    label: str
+    probability: float | None = None  # for chance: the chance of this outcome
+
+
+@dataclass(frozen=True)
+class Pending:
+    """The one decision the game waits for: a move, a player's choice, or a chance outcome."""
+
+    player: str  # a player id (p1, p2, ...) or "chance"
+    kind: str  # move | one | subset | yesno | chance
+    prompt: str
+    options: tuple[Option, ...]
+    rule: str | None  # file:line:col of the rule that asks
+    source: str | None  # that line of the rule file
+
+    def option(self, id_or_value: Any) -> Option:
+        """The option with this id, or whose plain value or label equals the argument."""
+        for o in self.options:
+            if o.id == id_or_value and type(id_or_value) is int:
+                return o
+        want = plain(id_or_value)
+        for o in self.options:
+            if o.value == want or o.label == want:
+                return o
+        raise BoardrulesError("E505", f"{id_or_value!r} is not an option of '{self.prompt}'; the options are "
+                              f"{[(o.id, o.label) for o in self.options]}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "kind": self.kind, "prompt": self.prompt, "rule": self.rule,
+                "options": [{"id": o.id, "value": o.value, "label": o.label, "probability": o.probability}
+                            for o in self.options]}
+
+
+class Game:
+    """A game in progress. Start one with `Game.new`; see docs/embedding.md."""
+
+    def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None, *,
+                 flow: bool = False, chance: str = "auto", undo_depth: int | None = UNDO_DEPTH,
+                 search_budget: int = SEARCH_BUDGET) -> None:
+        """A game laid out but not set up, in free play unless `flow`: prefer `Game.new`."""
+        if chance not in ("auto", "step"):
+            raise BoardrulesError("E509", f"chance is 'auto' or 'step', not {chance!r}")
+        if flow and rules.flow is None:
+            raise BoardrulesError("E509", "these rules declare no flow, so the game cannot follow one")
+        self.rules = rules
+        self.seed = seed
+        self.chance = chance
+        self.undo_depth = undo_depth
+        self.search_budget = search_budget
+        self._m = Machine(rules, players, seed, decider)
+        self._m.flow_on = flow
+        self.log: list[dict[str, Any]] = []
+        self._history: list[tuple[int, int]] = []  # (journal mark, log length) before each completed activity
+        self._open: Activity | None = None
+        self._pending: Pending | None = None
+        self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        self._set_up = False
+
+    # ---------------------------------------------------------------- starting
+    @classmethod
+    def new(cls, pack: Rules | str | Path, players: int, seed: int = 1, options: dict[str, Any] | None = None, *,
+            modules: list[str] | None = None, chance: str = "step", undo_depth: int | None = UNDO_DEPTH,
+            search_budget: int = SEARCH_BUDGET) -> Game:
+        """Start a game: load and link the pack (a directory, or rules already linked), lay it out, run setup.
+
+        `options` give values to the pack's values (usually those it leaves `unknown`), counters' starting
+        values and property defaults. With `chance="step"` every die, draw and shuffle step is a pending
+        decision of the player `chance`; with `chance="auto"` the game's seeded generator decides them."""
+        if isinstance(pack, Rules):
+            if options:
+                raise BoardrulesError("E509", "options are applied when the pack is linked: pass the pack's "
+                                      "directory, or link it with these options")
+            rules = pack
+        else:
+            from .language.pack import load_rules
+
+            rules = load_rules(pack, modules, options)
+        game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
+                   search_budget=search_budget)
+        game.setup()
+        gc.freeze()  # the linked rules live as long as the game: keep the collector from rescanning them
+        return game
+
+    def setup(self) -> None:
+        """Run the setup rules (and, with a flow, everything up to the first move)."""
+        if self._set_up:
+            raise BoardrulesError("E509", "the game is already set up")
+        self._set_up = True
+        if self._m.flow_on or self.chance == "step":
+            self._start(Activity("setup"))
+        else:  # free play, as scenarios use it: a setup decision takes its first option
+            self._run_whole(Activity("setup"), None)
+
+    # ---------------------------------------------------------------- the state of play
+    @property
+    def players(self) -> list[str]:
+        return [p.id for p in self._m.players]
+
+    @property
+    def state(self) -> State:
+        """The state store, to read (counters, zones, pieces, markers, vars); never write to it."""
+        return self._m.state
+
+    @property
+    def covered(self) -> set[str]:
+        return self._m.covered
+
+    def is_terminal(self) -> bool:
+        return bool(self._m.state.vars.get("game_over"))
+
+    def current_player(self) -> str | None:
+        """Who must act now: a player id, "chance", "terminal", or None in free play with nothing pending."""
+        if self.is_terminal() and self._open is None:
+            return TERMINAL
+        pending = self.pending()
+        return pending.player if pending is not None else None
+
+    def pending(self) -> Pending | None:
+        """The one decision the game waits for now, or None (the game is over, or free play awaits an action)."""
+        while self._pending is None:
+            if self._open is not None:
+                result = probe(self._m, self._open, self.chance == "step")
+                if result.outcome == "stop":
+                    self._pending = self._decision(result.decision)  # type: ignore[arg-type]
+                    break
+                self._commit()  # the open activity finishes with what it has (an undo took an answer back)
+                continue
+            if self.is_terminal() or not self._m.flow_on or not self._set_up:
+                return None
+            player = self._m.state.vars["turn_player"]
+            moves = self.legal_moves(player)
+            if moves:
+                self._pending_answers = {i: m for m, i in moves}
+                options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
+                self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
+                break
+            self._start(Activity("skip", player))  # no move can be carried out: the turn passes
+        return self._pending
+
+    def legal_moves(self, player: str | None = None) -> list[tuple[Move, int]]:
+        """(move, option id) for every move of the player that has at least one complete legal way to be played."""
+        if self._open is not None:
+            return []
+        player = player or self._m.state.vars.get("turn_player")
+        if player is None:
+            return []
+        out = []
+        for i, move in enumerate(candidate_moves(self._m, player)):
+            activity = Activity("move" if self._m.flow_on else "act", player, move.action, dict(move.params))
+            if Search(self._m, self.chance == "step", self.search_budget).can_finish(activity):
+                out.append((move, i))
+        return out
+
+    def legal_actions(self, player: str | None = None) -> list[dict[str, Any]]:
+        """The legal moves as plain data: [{"action": name, "params": {...}}, ...]."""
+        return [m.plain() for m, _ in self.legal_moves(player)]
+
+    # ---------------------------------------------------------------- stepping
+    def apply(self, option: Any) -> Pending | None:
+        """Answer the pending decision with an option id (or its value or label); returns the next one."""
+        pending = self.pending()
+        if pending is None:
+            raise BoardrulesError("E509", "nothing is pending: the game is over" if self.is_terminal() else
+                                  "nothing is pending: take an action with act() or begin()")
+        chosen = pending.option(option)
+        answer = self._pending_answers[chosen.id]
+        if pending.kind == "move":
+            self._start(Activity("move", pending.player, answer.action, dict(answer.params)))
+        else:
+            assert self._open is not None
+            self._open.answers.append(answer)
+            self._advance()
+        return self.pending()
+
+    def _decision(self, d: Decision) -> Pending:
+        answers = answers_for(d)
+        chance = d.chooser == CHANCE
+        ids = range(len(answers))
+        if not chance:  # offer only what can still be finished
+            assert self._open is not None
+            search = Search(self._m, self.chance == "step", self.search_budget)
+            ids = [i for i in ids if search.can_finish(_with(self._open, answers[i]))]
+        self._pending_answers = {i: answers[i] for i in ids}
+        options = tuple(Option(i, plain(answers[i]), _label(answers[i]), 1 / len(answers) if chance else None)
+                        for i in ids)
+        kind = CHANCE if chance else d.kind if d.kind != "order" else "one"
+        rule = str(d.rule) if d.rule else None
+        return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule))
+
+    def _start(self, activity: Activity) -> None:
+        self._open = activity
+        self._advance()
+
+    def _advance(self) -> None:
+        """Run the open activity as far as its answers go; commit it when it finishes."""
+        self._pending = None
+        activity = self._open
+        assert activity is not None
+        m = self._m
+        saved = m.decider
+        m.decider = PrefixDecider(activity.answers, self.chance == "step")
+        try:
+            mark = m.transaction(activity.work(m))
+        except StopForAnswer:
+            return
+        except BoardrulesError:
+            self._open = None
+            raise
+        finally:
+            m.decider = saved
+        self._finish(activity, mark, None)
+
+    def _commit(self) -> None:
+        activity = self._open
+        assert activity is not None
+        self._advance()
+        if self._open is activity and self._pending is None:
+            raise BoardrulesError("E509", "the open decision cannot be finished")
+
+    def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
+        self._open = None
+        self._pending = None
+        if activity.kind != "setup":
+            self._history.append((mark, len(self.log)))
+        self.log.append(_log_entry(activity, recorder))
+        self._trim()
+
+    # ---------------------------------------------------------------- conveniences: whole actions at once
+    def act(self, player: str | None, action: str, params: dict[str, Any] | None = None,
+            decider: Decider | None = None) -> None:
+        """Take an action and answer its decisions from `decider` (chance from it too, or the seeded generator).
+
+        With a flow this is a move (it must be the player's turn and phase), and what the game does after it
+        runs too. On any error the state is exactly as before, and the error is raised."""
+        self._run_whole(Activity("move" if self._m.flow_on else "act", player, action, dict(params or {})), decider)
+
+    def end_turn(self, player: str, decider: Decider | None = None) -> None:
+        """End a player's turn in free play: deferred events, then `turn_end` triggers, as one transaction."""
+        self._run_whole(Activity("end_turn", player), decider)
+
+    def end_round(self) -> None:
+        """End the round in free play: per-round limits start again."""
+        self._run_whole(Activity("end_round"), None)
+
+    def _run_whole(self, activity: Activity, decider: Decider | None) -> None:
+        if self._open is not None:
+            raise BoardrulesError("E509", "a decision is open: answer it or undo() first")
+        if activity.kind in ("end_turn", "end_round") and self._m.flow_on:
+            raise BoardrulesError("E509", "with a flow, turns and rounds end by the rules, not by the caller")
+        m = self._m
+        recorder = Recorder(decider or m.decider)
+        saved = m.decider
+        m.decider = recorder
+        try:
+            mark = m.transaction(activity.work(m))
+        finally:
+            m.decider = saved
+        self._pending = None
+        self._finish(activity, mark, recorder)
+
+    def begin(self, player: str | None, action: str, params: dict[str, Any] | None = None) -> Pending | None:
+        """Start an action whose decisions the caller answers one at a time with `answer` (or `apply`).
+
+        Returns the first pending decision, or None when the action needed none and is done."""
+        if self._open is not None:
+            raise BoardrulesError("E509", "a decision is open: answer it or undo() first")
+        self._start(Activity("move" if self._m.flow_on else "act", player, action, dict(params or {})))
+        return self._pending_or_none()
+
+    def answer(self, value: Any) -> Pending | None:
+        """Answer the open decision (an option, its id, value or label); the next decision, or None when done."""
+        if self._open is None:
+            raise BoardrulesError("E509", "there is no open decision to answer")
+        self.apply(value.id if isinstance(value, Option) else value)
+        return self._pending_or_none()
+
+    def _pending_or_none(self) -> Pending | None:
+        return self.pending() if self._open is not None else None
+
+    # ---------------------------------------------------------------- undo, results
+    def undo(self) -> bool:
+        """Take back the last answer of an open decision, or else the last completed move or action."""
+        if self._open is not None:
+            if self._open.answers:
+                self._open.answers.pop()
+            else:
+                self._open = None
+            self._pending = None
+            return True
+        if not self._history:
+            return False
+        mark, log_len = self._history.pop()
+        self._m.state.rollback(mark)
+        del self.log[log_len:]
+        self._pending = None
+        return True
+
+    def ranking(self) -> list[dict[str, Any]]:
+        """Players in rank order, with the values of the ranking keys; equal keys share a rank (1, 1, 3)."""
+        return [{"rank": r, "player": p, "keys": [plain(k) for k in keys]} for r, p, keys in flow.ranking(self._m)]
+
+    def returns(self) -> list[float]:
+        """One number per player, in seat order: at the end, (players ranked below - players ranked above) /
+        (players - 1), so a 2-player win is 1 and a loss -1; before the end, zeros."""
+        n = len(self._m.players)
+        if not self.is_terminal() or n == 1:
+            return [0.0] * n
+        ranks = {row["player"]: row["rank"] for row in self.ranking()}
+        return [(sum(ranks[q] > ranks[p] for q in ranks) - sum(ranks[q] < ranks[p] for q in ranks)) / (n - 1)
+                for p in self.players]
+
+    # ---------------------------------------------------------------- copies, saves, replays
+    def clone(self) -> Game:
+        """An independent copy of the game now, without its undo history (for search and simulation)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._m = self._m.copy()
+        other.log = list(self.log)
+        other._history = []
+        other._open = None if self._open is None else _with(self._open, None, drop=True)
+        other._pending = self._pending
+        other._pending_answers = dict(self._pending_answers)
+        return other
+
+    def reseed(self, seed: int) -> None:
+        """Start the seeded generator again from `seed` (to sample other futures in a copy); logged."""
+        if self._open is not None:
+            raise BoardrulesError("E509", "a decision is open: answer it or undo() first")
+        st = self._m.state
+        mark = st.mark()
+        st.set_var("rng", State([], seed).vars["rng"])
+        self._pending = None
+        self._history.append((mark, len(self.log)))
+        self.log.append({"kind": "reseed", "seed": seed})
+
+    def to_json(self) -> dict[str, Any]:
+        """The state alone (modules and state store); see `serialize` for a whole game."""
+        return {"modules": self.rules.modules, "state": self._m.state.to_json()}
+
+    @classmethod
+    def from_json(cls, rules: Rules, data: dict[str, Any], decider: Decider | None = None) -> Game:
+        """A game in free play from a state saved with `to_json`."""
+        _check_modules(rules, data.get("modules"), None)
+        state = State.from_json(data["state"])
+        game = cls(rules, len(state.players), 1, decider)
+        game._m.state = state
+        game._set_up = True
+        return game
+
+    def serialize(self) -> str:
+        """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
+        decision's answers and the state (which `deserialize` checks against a replay of the log)."""
+        data = {
+            "format": SAVE_FORMAT, "modules": self.rules.modules, "fingerprint": self.rules.fingerprint,
+            "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
+            "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
+            "open": None if self._open is None else _log_entry(self._open, None),
+            "state": self._m.state.to_json(),
+        }
+        return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def deserialize(cls, text: str, pack: Rules | str | Path) -> Game:
+        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules).
+
+        A save of other modules, of changed rules or one that does not replay to its saved state is refused
+        with a diagnostic (E512)."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise BoardrulesError("E512", f"not a saved game: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
+            raise BoardrulesError("E512", f"not a saved game of this version (format {SAVE_FORMAT})")
+        if isinstance(pack, Rules):
+            rules = pack
+        else:
+            from .language.pack import load_rules
+
+            rules = load_rules(pack, data.get("modules"), data.get("options"))
+        _check_modules(rules, data.get("modules"), data.get("fingerprint"))
+        if rules.options != (data.get("options") or {}):
+            raise BoardrulesError("E512", f"the save was made with options {data.get('options')}, these rules "
+                                  f"have {rules.options}")
+        game = cls.replay(rules, int(data["players"]), int(data["seed"]), data["log"], flow=bool(data["flow"]),
+                          chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
+        if data.get("open"):
+            entry = data["open"]
+            game._start(Activity(entry["kind"], entry.get("player"), entry.get("action"),
+                                 {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}))
+            for a in entry.get("answers", []):
+                game.apply(game.pending().option(a).id)  # type: ignore[union-attr]
+        saved = json.dumps(data["state"], sort_keys=True)
+        if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
+            raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
+                                  None, "the save was edited, or made by another version of boardrules")
+        return game
+
+    @classmethod
+    def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]], *, flow: bool | None = None,
+               chance: str = "auto", undo_depth: int | None = UNDO_DEPTH) -> Game:
+        """A new game with this seed, set up and played through a log (`game.log`)."""
+        if flow is None:
+            flow = any(e.get("kind") == "move" for e in log)
+        game = cls(rules, players, seed, flow=flow, chance=chance, undo_depth=undo_depth)
+        entries = list(log)
+        first = entries.pop(0) if entries and entries[0].get("kind") == "setup" else None
+        game._set_up = True
+        if first is not None and "chance" not in first:
+            game._replay_stepwise(Activity("setup"), first)
+        else:
+            decider = ScriptedDecider(first.get("answers", []), first.get("chance", [])) if first else None
+            game._run_whole(Activity("setup"), decider)
+        for entry in entries:
+            kind = entry.get("kind")
+            if kind == "reseed":
+                game.reseed(int(entry["seed"]))
+            elif kind in ("move", "skip") and "chance" not in entry:
+                params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+                game._replay_stepwise(Activity(kind, entry.get("player"), entry.get("action"), params), entry)
+            else:
+                decider = ScriptedDecider(entry.get("answers", []), entry.get("chance", []))
+                if kind == "end_turn" or "end_turn" in entry:
+                    game.end_turn(entry.get("player") or entry["end_turn"], decider)
+                elif kind == "end_round":
+                    game.end_round()
+                else:
+                    game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
+        return game
+
+    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any]) -> None:
+        """Answer by plain value, without the legality search: the log was legal when it was played."""
+        self._open = activity
+        for a in entry.get("answers", []):
+            result = probe(self._m, activity, self.chance == "step")
+            if result.outcome != "stop":
+                raise BoardrulesError("E512", f"the log has answers no decision asked for: {entry}")
+            answers = answers_for(result.decision)  # type: ignore[arg-type]
+            match = [x for x in answers if plain(x) == a]
+            if not match:
+                raise BoardrulesError("E512", f"the logged answer {a!r} is not an option of "
+                                      f"'{result.decision.prompt}'")  # type: ignore[union-attr]
+            activity.answers.append(match[0])
+        self._advance()
+        if self._open is not None:
+            raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
+
+    # ---------------------------------------------------------------- memory
+    def _trim(self) -> None:
+        """Keep `undo_depth` activities of undo history; drop older journal entries in large chunks."""
+        if self.undo_depth is None:
+            return
+        extra = len(self._history) - self.undo_depth
+        if extra > 0:
+            del self._history[:extra]
+        journal = self._m.state.journal
+        keep_from = self._history[0][0] if self._history else len(journal)
+        if keep_from >= _TRIM_AT:
+            del journal[:keep_from]
+            self._history = [(mark - keep_from, n) for mark, n in self._history]
+
+
+def _label(answer: Any) -> str:
+    if answer is None or type(answer) is bool:
+        return {None: "none", True: "yes", False: "no"}[answer]
+    if isinstance(answer, list):
+        return ", ".join(str(plain(a)) for a in answer) or "nothing"
+    return str(plain(answer))
+
+
+def _with(activity: Activity, answer: Any, drop: bool = False) -> Activity:
+    answers = list(activity.answers) if drop else [*activity.answers, answer]
+    return Activity(activity.kind, activity.player, activity.action, dict(activity.params), answers)
+
+
+def _log_entry(activity: Activity, recorder: Recorder | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"kind": activity.kind}
+    if activity.player is not None:
+        entry["player"] = activity.player
+    if activity.action is not None:
+        entry["action"] = activity.action
+        entry["params"] = {k: plain(v) for k, v in activity.params.items()}
+    if recorder is not None:
+        entry["answers"] = list(recorder.answers)
+        entry["chance"] = list(recorder.chance_results)
+    else:
+        entry["answers"] = [plain(a) for a in activity.answers]
+    return entry
+
+
+def _line(span: Span | None) -> str | None:
+    if span is None:
+        return None
+    text = source_line(span.file, span.line)
+    return text.strip() if text else None
+
+
+def _check_modules(rules: Rules, modules: Any, fingerprint: Any) -> None:
+    if modules is not None and list(modules) != list(rules.modules):
+        raise BoardrulesError("E512", f"the save is of modules {modules}, not {rules.modules}", None,
+                              "load it with the pack it was saved from")
+    if fingerprint is not None and fingerprint != rules.fingerprint:
+        changed = sorted(m for m in rules.fingerprint if fingerprint.get(m) != rules.fingerprint[m])
+        raise BoardrulesError("E512", f"the rules changed since the save: {', '.join(changed)}", None,
+                              "a save replays only on the rules it was made with")
+
+
+__all__ = ["CHANCE", "TERMINAL", "Game", "Option", "Pending", "Piece", "Player"]
