@@ -63,7 +63,7 @@ def children(node: e.Effect) -> Iterator[tuple[Any, str, e.Body]]:
     elif isinstance(node, e.MayE):
         yield "yes", "taken", node.body
         yield "no", "declined", ()
-    elif isinstance(node, e.ForE | e.RepeatE):
+    elif isinstance(node, e.ForE | e.RepeatE | e.AsE):
         yield None, "", node.body
 
 
@@ -101,6 +101,13 @@ def rule_bodies(rules: Rules) -> Iterator[tuple[str, e.CostC | None, e.Body]]:
         yield f"procedures.{name}", None, p.body
     for s in rules.scoring:
         yield f"scoring.{s.name}", None, s.body
+    if rules.flow is not None:
+        for ph in rules.flow.phases:
+            for part, body in (("before", ph.before), ("do", ph.body), ("after", ph.after)):
+                if body:
+                    yield f"flow.{ph.name}.{part}", None, body
+        if rules.flow.final:
+            yield "flow.end", None, rules.flow.final
 
 
 def pack_points(modules: dict[str, Module]) -> dict[str, dict[str, RuleCoverage]]:

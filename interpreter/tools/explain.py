@@ -234,6 +234,7 @@ class Book:
         """Events: which rules raise each one and which triggers listen to it."""
         sec = Section("flow", "Game flow",
                       intro="The events of the game; the end of each turn (turn end) is built in.")
+        sec.entries += self.course()
         raised: dict[str, list[str]] = {}
         for rule, _, body in rule_bodies(self.rules):
             for line in self.x.body(body):
@@ -252,6 +253,51 @@ class Book:
                               refs=[("rule", r) for r in listeners]))
             sec.entries.append(Entry(f"events.{event}", words(event), lines, None))
         return sec
+
+    def course(self) -> list[Entry]:
+        """Rounds, phases, turns, the end and the ranking, when the rules declare a flow."""
+        fl = self.rules.flow
+        if fl is None:
+            return []
+        sp = self.x.sp
+        owner = next((m for m in self.modules.values() if m.file == fl.span.file), None)
+        node = owner.doc.get("flow", {}) if owner is not None else {}
+        node = node if isinstance(node, dict) else {}
+        raw_phases = node.get("phases", {}) if isinstance(node.get("phases"), dict) else {}
+        head = [Line(0, "The game is played in rounds; each round goes through these phases in order.", fl.span)]
+        if "first_player" in node:
+            head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
+        if fl.end_text:
+            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}")))
+        if fl.ranking:
+            head.append(Line(0, sentence("the players are ranked by " +
+                                         ", then by ".join(sp.text(text) for _, text in fl.ranking) +
+                                         ", highest first")))
+        out = [Entry("flow.rounds", "Rounds", head, fl.span)]
+        for n, ph in enumerate(fl.phases, 1):
+            raw = raw_phases.get(ph.name, {}) if isinstance(raw_phases.get(ph.name), dict) else {}
+            lines: list[Line] = []
+            if "if" in raw:
+                lines.append(Line(0, sentence(f"only in a round where {sp.text(raw['if'])}"), ph.span))
+            lines += self.x.body(ph.before)
+            if ph.turns is not None:
+                turns = raw.get("turns", {}) if isinstance(raw.get("turns"), dict) else {}
+                start = sp.text(turns["from"]) if "from" in turns else "the start player"
+                until = {"each_once": "each player has had one turn",
+                         "all_passed": "every player has passed"}.get(ph.turns.until) or sp.text(turns.get("until"))
+                per = (f"{ph.turns.per_turn} action(s) in a turn" if ph.turns.per_turn else
+                       "actions until the player ends the turn or passes")
+                lines.append(Line(0, sentence(f"the players take turns clockwise from {start}, until {until}; "
+                                              f"{per}"), ph.turns.span))
+                if ph.actions:
+                    lines.append(Line(0, "In a turn: " + ", ".join(words(a) for a in ph.actions) + ".",
+                                      refs=[("rule", f"actions.{a}") for a in ph.actions]))
+            lines += self.x.body(ph.body)
+            lines += self.x.body(ph.after)
+            out.append(Entry(f"flow.{ph.name}", f"Phase {n}: {words(ph.name)}", lines, ph.span))
+        if fl.final:
+            out.append(Entry("flow.end", "The end of the game", self.x.body(fl.final), fl.span))
+        return out
 
     def unknowns(self) -> Section:
         sec = Section("unknowns", "Unknown values",

@@ -34,7 +34,7 @@ from ..language.parser import _parser
 from .scenario import Result, ScenarioRunner
 
 RULE_SECTIONS = ("setup", "actions", "triggers", "procedures", "scoring")
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may")
+BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as")
 COMPARISONS = {"<": (">=", "<="), "<=": (">", "<"), ">": ("<=", ">="), ">=": ("<", ">"), "==": ("!=",),
                "!=": ("==",)}
 Path_ = tuple[Any, ...]  # keys and indexes from a module's root to the mutated node
@@ -163,7 +163,7 @@ class _Finder:
     def block(self, path: Path_, block: dict, span: Span) -> None:
         vspan = getattr(block, "value_spans", {})
         kind = next((k for k in BLOCK_KEYS if k in block), None)
-        if kind in ("if", "for", "repeat", "match"):
+        if kind in ("if", "for", "repeat", "match", "as"):
             self.string(path, kind, block[kind], vspan.get(kind, span))
         for sub in ("then", "else", "do"):
             if sub in block:
@@ -257,7 +257,30 @@ class _Finder:
                 elif kind in RULE_SECTIONS:
                     self.rule_node((section, name), node, span)
         self.rule = None
+        self.flow(doc.get("flow"))
         return self.out
+
+    def flow(self, node: Any) -> None:
+        """The game's course: phase guards and bodies, the end condition and the final steps."""
+        if not isinstance(node, dict):
+            return
+        span = getattr(node, "span", self.module.span)
+        phases = node.get("phases")
+        for name, ph in (phases.items() if isinstance(phases, dict) else []):
+            if isinstance(ph, dict):
+                path = ("flow", "phases", name)
+                pspan = getattr(phases, "value_spans", {}).get(name, span)
+                self.guarded(path, ph, pspan, "if")
+                for part in ("before", "do", "after"):
+                    if part in ph:
+                        self.sub_body(path, ph, part, getattr(ph, "value_spans", {}).get(part, pspan))
+        end = node.get("end")
+        if isinstance(end, dict):
+            espan = getattr(node, "value_spans", {}).get("end", span)
+            if "when" in end:
+                self.string(("flow", "end"), "when", end["when"], getattr(end, "value_spans", {}).get("when", espan))
+            if "do" in end:
+                self.sub_body(("flow", "end"), end, "do", getattr(end, "value_spans", {}).get("do", espan))
 
 
 def _offsets(text: str) -> list[int]:

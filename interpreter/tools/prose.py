@@ -77,7 +77,8 @@ class Speaker:
         r = self.rules
         special = {"me": "you", "players": "the players", "player_count": "the number of players",
                    "turn_player": "the player whose turn it is", "turn_number": "the turn number",
-                   "chance": "chance", "it": "it"}
+                   "chance": "chance", "it": "it", "round_number": "the round number",
+                   "start_player": "the start player", "game_over": "the game is over"}
         if name in special:
             return special[name]
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit():
@@ -391,7 +392,8 @@ def _call_proc(x: Explainer, n: e.CallE, st: s.CallProc) -> str:
     x.sp.refs.append(("procedure", n.proc))
     proc = x.sp.rules.procedures.get(n.proc)
     params = [p for p, _ in proc.params] if proc else []
-    return f"carry out {words(n.proc)}{_args(x, params, st.args)}"
+    who = f" for {x.sp.expr(st.as_player)}" if st.as_player is not None else ""
+    return f"carry out {words(n.proc)}{_args(x, params, st.args)}{who}"
 
 
 def _require(x: Explainer, n: e.RequireE, st: s.Require) -> str:
@@ -451,6 +453,10 @@ def _one_of(x: Explainer, n: e.OneOfE, depth: int) -> list[Line]:
     return out
 
 
+def _as(x: Explainer, n: e.AsE, depth: int) -> list[Line]:
+    return [x.head(n, f"as {x.sp.text(n.span.text)}, acting for them:", depth), *x.body(n.body, depth + 1)]
+
+
 def _may(x: Explainer, n: e.MayE, depth: int) -> list[Line]:
     who = f"{x.sp.text(n.span.text)} may" if n.span.text else "you may"
     return [x.head(n, f"{who}:", depth), *x.body(n.body, depth + 1)]
@@ -481,6 +487,9 @@ EFFECTS: dict[type, Callable[[Explainer, Any, int], str | list[Line]]] = {
     e.LimitE: _stmt(_limit),
     e.EndE: lambda x, n, d: f"end the {n.what}",
     e.ScoreE: lambda x, n, d: "score the game",
+    e.PassE: lambda x, n, d: "pass: your turn ends, and you take no more turns in this phase",
+    e.SetStartPlayerE: _stmt(lambda x, n, st: f"the start player is now {x.sp.expr(st.value)}"),
+    e.AsE: _as,
     e.IfE: _if,
     e.ForE: _for,
     e.RepeatE: _repeat,
