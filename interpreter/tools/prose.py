@@ -371,7 +371,10 @@ def _place(x: Explainer, n: e.PlaceE, st: s.Place) -> str:
 
 
 def _args(x: Explainer, names: list[str], args: tuple[s.Node, ...]) -> str:
-    said = [f"{words(p)} {x.sp.expr(a)}" if p else x.sp.expr(a) for p, a in zip(names, args, strict=False)]
+    said = []
+    for p, a in zip(names, args, strict=False):
+        value = x.sp.expr(a)
+        said.append(value if not p or value == words(p) else f"{words(p)} {value}")
     return f" ({', '.join(said)})" if said else ""
 
 
