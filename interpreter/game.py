@@ -6,7 +6,6 @@ Everything a program needs is here; `docs/embedding.md` documents it. The rules 
 
 from __future__ import annotations
 
-import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +85,7 @@ class Game:
         self.search_budget = search_budget
         self._m = Machine(rules, players, seed, decider)
         self._m.flow_on = flow
-        self.log: list[dict[str, Any]] = []
+        self._log: list[tuple[Any, ...]] = []  # compact entries (see _log_entry); `log` gives them as dicts
         self._history: list[tuple[int, int]] = []  # (journal mark, log length) before each completed activity
         self._open: Activity | None = None
         self._pending: Pending | None = None
@@ -115,7 +114,6 @@ class Game:
         game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
                    search_budget=search_budget)
         game.setup()
-        gc.freeze()  # the linked rules live as long as the game: keep the collector from rescanning them
         return game
 
     def setup(self) -> None:
@@ -137,6 +135,11 @@ class Game:
     def state(self) -> State:
         """The state store, to read (counters, zones, pieces, markers, vars); never write to it."""
         return self._m.state
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """What happened, in order: setup, each move with its answers, skipped turns, reseeds (plain data)."""
+        return [_entry_dict(e) for e in self._log]
 
     @property
     def covered(self) -> set[str]:
@@ -258,8 +261,11 @@ class Game:
         self._open = None
         self._pending = None
         if activity.kind != "setup":
-            self._history.append((mark, len(self.log)))
-        self.log.append(_log_entry(activity, recorder))
+            self._history.append((mark, len(self._log)))
+        entry = _log_entry(activity, recorder)
+        if activity.kind == "setup":  # how the game was played, so a replay needs only the log
+            entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
+        self._log.append(entry)
         self._trim()
 
     # ---------------------------------------------------------------- conveniences: whole actions at once
@@ -328,7 +334,7 @@ class Game:
             return False
         mark, log_len = self._history.pop()
         self._m.state.rollback(mark)
-        del self.log[log_len:]
+        del self._log[log_len:]
         self._pending = None
         return True
 
@@ -352,7 +358,7 @@ class Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._m = self._m.copy()
-        other.log = list(self.log)
+        other._log = list(self._log)
         other._history = []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = self._pending
@@ -367,8 +373,8 @@ class Game:
         mark = st.mark()
         st.set_var("rng", State([], seed).vars["rng"])
         self._pending = None
-        self._history.append((mark, len(self.log)))
-        self.log.append({"kind": "reseed", "seed": seed})
+        self._history.append((mark, len(self._log)))
+        self._log.append(("reseed", seed))
 
     def to_json(self) -> dict[str, Any]:
         """The state alone (modules and state store); see `serialize` for a whole game."""
@@ -391,7 +397,7 @@ class Game:
             "format": SAVE_FORMAT, "modules": self.rules.modules, "fingerprint": self.rules.fingerprint,
             "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
-            "open": None if self._open is None else _log_entry(self._open, None),
+            "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
         }
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
@@ -434,10 +440,12 @@ class Game:
 
     @classmethod
     def replay(cls, rules: Rules, players: int, seed: int, log: list[dict[str, Any]], *, flow: bool | None = None,
-               chance: str = "auto", undo_depth: int | None = UNDO_DEPTH) -> Game:
-        """A new game with this seed, set up and played through a log (`game.log`)."""
-        if flow is None:
-            flow = any(e.get("kind") == "move" for e in log)
+               chance: str | None = None, undo_depth: int | None = UNDO_DEPTH) -> Game:
+        """A new game with this seed, set up and played through a log (`game.log`); how the game was played
+        (with its flow or not, chance stepped or not) is read from the log unless given."""
+        setup = log[0] if log and log[0].get("kind") == "setup" else {}
+        flow = bool(setup.get("flow", False)) if flow is None else flow
+        chance = str(setup.get("chance_mode", "auto")) if chance is None else chance
         game = cls(rules, players, seed, flow=flow, chance=chance, undo_depth=undo_depth)
         entries = list(log)
         first = entries.pop(0) if entries and entries[0].get("kind") == "setup" else None
@@ -509,19 +517,36 @@ def _with(activity: Activity, answer: Any, drop: bool = False) -> Activity:
     return Activity(activity.kind, activity.player, activity.action, dict(activity.params), answers)
 
 
-def _log_entry(activity: Activity, recorder: Recorder | None) -> dict[str, Any]:
-    entry: dict[str, Any] = {"kind": activity.kind}
-    if activity.player is not None:
-        entry["player"] = activity.player
-    if activity.action is not None:
-        entry["action"] = activity.action
-        entry["params"] = {k: plain(v) for k, v in activity.params.items()}
+def _log_entry(activity: Activity, recorder: Recorder | None) -> tuple[Any, ...]:
+    """A log entry as a tuple of plain values: small, and the collector stops tracking it (memory stays flat)."""
+    params = tuple((k, _frozen(plain(v))) for k, v in activity.params.items())
     if recorder is not None:
-        entry["answers"] = list(recorder.answers)
-        entry["chance"] = list(recorder.chance_results)
+        answers = (tuple(_frozen(a) for a in recorder.answers), tuple(_frozen(c) for c in recorder.chance_results))
     else:
-        entry["answers"] = [plain(a) for a in activity.answers]
-    return entry
+        answers = (tuple(_frozen(plain(a)) for a in activity.answers), None)
+    return (activity.kind, activity.player, activity.action, params, *answers)
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _entry_dict(entry: tuple[Any, ...]) -> dict[str, Any]:
+    if entry[0] == "reseed":
+        return {"kind": "reseed", "seed": entry[1]}
+    kind, player, action, params, answers, chance = entry[:6]
+    out: dict[str, Any] = {"kind": kind}
+    if len(entry) > 6:
+        out.update(entry[6])
+    if player is not None:
+        out["player"] = player
+    if action is not None:
+        out["action"] = action
+        out["params"] = {k: list(v) if isinstance(v, tuple) else v for k, v in params}
+    out["answers"] = [list(a) if isinstance(a, tuple) else a for a in answers]
+    if chance is not None:
+        out["chance"] = [list(c) if isinstance(c, tuple) else c for c in chance]
+    return out
 
 
 def _line(span: Span | None) -> str | None:

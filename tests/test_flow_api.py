@@ -74,7 +74,7 @@ def test_random_games_reach_the_end_and_replay_exactly() -> None:
         assert len(returns) == players and abs(sum(returns)) < 1e-9
         ranking = game.ranking()
         assert sorted(r["player"] for r in ranking) == game.players
-        again = Game.replay(game.rules, players, seed, game.log, flow=True, chance="step")
+        again = Game.replay(game.rules, players, seed, game.log)  # flow and chance mode come from the log
         assert again.state.dumps() == game.state.dumps()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,8 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
     files = [f for p in found for f in p.module_files]
     loaded = load_modules(files, diags) if not diags.has_errors else {}
     spans = {name: (value, OPTION_SPAN) for name, value in (options or {}).items()}
-    rules = link(loaded, list(modules) if modules else list(loaded), diags, spans) if loaded else Rules()
+    roots = list(modules) if modules else game_modules(loaded, diags, root)
+    rules = link(loaded, roots, diags, spans) if loaded and not diags.has_errors else Rules()
     if not loaded and not diags.has_errors:
         diags.error("E105", f"no rule modules found in {root}", Span(str(root), 1, 1))
     errors = [d for d in diags.sorted() if d.severity == "error"]
@@ -116,12 +118,31 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
         err = BoardrulesError(errors[0].code, errors[0].message, errors[0].span, errors[0].hint)
         err.diagnostics = errors
         raise err
+    # Linked rules live as long as the games played on them: keep the collector from rescanning them
+    # (collect first, so no earlier garbage is frozen with them).
+    gc.collect()
+    gc.freeze()
     return rules
 
 
-def check_pack(pack: Pack, diags: Diagnostics) -> dict[str, Module]:
-    """Load, validate and link every module of a pack: each with what it requires, then all together."""
+def game_modules(modules: dict[str, Module], diags: Diagnostics, root: Path) -> list[str]:
+    """The module a whole game starts from when none is named: the one module with a flow that no other
+    module requires (a pack's game module); without any flow, every module of the pack."""
+    required = {r for m in modules.values() for r in m.requires}
+    games = [mid for mid, m in modules.items() if isinstance(m.doc.get("flow"), dict) and mid not in required]
+    if len(games) > 1:
+        diags.error("E509", f"{root} has several games: {', '.join(sorted(games))}", Span(str(root), 1, 1),
+                    "name the modules to play")
+    return games if games else list(modules)
+
+
+def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
+               ) -> dict[str, Module]:
+    """Load, validate and link every module of a pack: each with what it requires, then all together; with
+    options, the pack's game module once more with them, so they are checked too."""
     modules = load_modules(pack.module_files, diags)
+    if options and modules:
+        link(modules, game_modules(modules, diags, pack.root), diags, options)
     for mid in modules:
         rules = link(modules, [mid], diags)
         for name, note, span in rules.unknowns:

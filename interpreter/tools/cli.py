@@ -7,10 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..diagnostics import Diagnostics, render_json, render_text
-from ..language.pack import Pack, check_pack, discover, display, load_modules
+from ..diagnostics import BoardrulesError, Diagnostics, render_json, render_text
+from ..language.pack import Pack, check_pack, discover, display, game_modules, link, load_modules
 from ..resources import grammar_dir, rules_dir
 from . import coverage
+from .options_arg import read_options
 from .scenario import ScenarioRunner
 
 EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
@@ -22,10 +23,11 @@ def _paths(raw: list[str]) -> list[Path]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     diags = Diagnostics()
+    options = read_options(args.set, args.options, diags)
     packs = discover(_paths(args.paths), diags)
     for pack in packs:
         if pack.module_files:
-            check_pack(pack, diags)
+            check_pack(pack, diags, options)
     items = diags.sorted()
     errors = sum(1 for d in items if d.severity == "error")
     warnings = len(items) - errors
@@ -81,6 +83,43 @@ def cmd_test(args: argparse.Namespace) -> int:
     if args.coverage == "json":
         print(coverage.dumps(covered))
     return 1 if failed else 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .simulate import dumps, render, simulate
+
+    diags = Diagnostics()
+    options = read_options(args.set, args.options, diags)
+    packs = [p for p in discover([Path(args.pack)], diags) if p.module_files]
+    if len(packs) != 1 and not diags.has_errors:
+        diags.error("E105", f"{args.pack} is not one rule pack", None)
+    rules = None
+    if not diags.has_errors:
+        modules = load_modules(packs[0].module_files, diags)
+        roots = args.modules or game_modules(modules, diags, packs[0].root)
+        if not diags.has_errors:
+            rules = link(modules, roots, diags, options)
+            if rules.flow is None and not diags.has_errors:
+                diags.error("E509", f"modules {roots} declare no flow, so there is no whole game to play", None)
+    if diags.has_errors or rules is None:
+        print(render_text(diags.sorted()))
+        return 1
+    try:
+        report = simulate(rules, args.players, args.games, args.seed, args.chance)
+    except BoardrulesError as err:
+        print(render_text([err.diagnostic]))
+        return 1
+    if args.json:
+        Path(args.json).write_text(dumps(report) + "\n", encoding="utf-8")
+    print(render(report))
+    return 1 if report["errors"] else 0
+
+
+def _add_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="give a value the pack leaves open (a value, a counter's start, kind.property); repeatable")
+    p.add_argument("--options", action="append", default=[], metavar="FILE.yaml",
+                   help="a YAML mapping of option name to value")
 
 
 def _one_pack(raw: str) -> tuple[Pack | None, dict | None]:
@@ -152,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Load, validate and link rule packs; report every problem.", epilog=EPILOG)
     check.add_argument("paths", nargs="*", metavar="PATH", help="pack directories, directories of packs, or files")
     check.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
+    _add_options(check)
     check.set_defaults(run=cmd_check)
     test = sub.add_parser("test", help="run scenario files",
                           description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
@@ -180,6 +220,19 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_argument("--seed", type=int, default=1, help="seed for picking mutants with --max (default 1)")
     mutate.add_argument("--max", type=int, default=None, metavar="N", help="run at most N mutants")
     mutate.set_defaults(run=cmd_mutate)
+    sim = sub.add_parser("simulate", help="play whole games with random players",
+                         description="Play whole games of a pack (its game module, or --modules) with every "
+                         "decision chosen at random, and report games finished, errors, length and wins.")
+    sim.add_argument("pack", metavar="PACK", help="a pack directory")
+    sim.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
+    sim.add_argument("--players", type=int, default=2, help="players per game (default 2)")
+    sim.add_argument("--games", type=int, default=10, help="how many games (default 10)")
+    sim.add_argument("--seed", type=int, default=1, help="the first game's seed; game i uses seed + i (default 1)")
+    sim.add_argument("--chance", choices=["step", "auto"], default="step",
+                     help="chance as decisions sampled by their probabilities (step), or by the game (auto)")
+    sim.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
+    _add_options(sim)
+    sim.set_defaults(run=cmd_simulate)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
     schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
