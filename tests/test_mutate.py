@@ -64,3 +64,16 @@ def test_cli_reports_survivors_with_places_and_a_score_per_module(capsys: pytest
         if ": survived: " in line:
             file, row, col = line.split(":")[:3]
             assert file.endswith(".yaml") and row.isdigit() and col.isdigit()
+
+
+def test_a_cost_alternative_is_removed_with_its_or_and_the_payer_kept(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(
+        "module: m\ntitle: M\ncounters:\n  grain: {per: player}\n  coins: {per: player}\n"
+        "actions:\n  feed:\n    title: Feed\n    source: here\n    do: ['pay 1 grain or 2 coins by p2']\n",
+        encoding="utf-8")
+    modules = load_modules([tmp_path / "m.yaml"], Diagnostics())
+    removed = sorted(str(m.arg) for m in find_mutants(modules) if "cost alternative" in m.what)
+    assert removed == ["pay 1 grain by p2", "pay 2 coins by p2"]
+    numbers = sorted(str(m.arg) for m in find_mutants(modules) if m.what.startswith(("1 ->", "2 ->")))
+    assert numbers == ["pay 0 grain or 2 coins by p2", "pay 1 grain or 1 coins by p2",
+                       "pay 1 grain or 3 coins by p2", "pay 2 grain or 2 coins by p2"]

@@ -105,7 +105,7 @@ class _Finder:
             elif tok.type == "ASSIGN_OP" and tok.value in ("+=", "-="):
                 op = "-=" if tok.value == "+=" else "+="
                 self.add(at, f"'{tok.value}' -> '{op}' in `{_quote(src)}`", path, "set", key, changed(op))
-        if cost:
+        if cost or (tokens and tokens[0].type == "PAY"):
             self.alternatives(path, key, src, tokens, starts, text)
 
     def alternatives(self, path: Path_, key: Any, src: str, tokens: list[Any], starts: list[int],

@@ -178,6 +178,9 @@ def _binop(sp: Speaker, n: s.BinOp) -> str:
 
 def _compare(sp: Speaker, n: s.Compare) -> str:
     right = n.right
+    if (isinstance(n.left, s.Call) and n.left.fn == "count" and isinstance(right, s.Literal) and right.value == 0
+            and n.op in ("==", "!=", ">")):
+        return f"{sp.expr(n.left.args[0])} {'is empty' if n.op == '==' else 'is not empty'}"
     if n.op in ("==", "!=") and isinstance(right, s.Literal) and right.value is None:
         return f"{sp.expr(n.left)} {'exists' if n.op == '!=' else 'does not exist'}"
     return f"{sp.expr(n.left)} {_COMPARE.get(n.op, n.op)} {sp.expr(right)}"
