@@ -248,9 +248,11 @@ def cost_words(sp: Speaker, cost: s.Cost) -> str:
         terms = []
         for t in alt.terms:
             amount = sp.expr(t.amount)
+            if not isinstance(t.amount, s.Literal | s.Name | s.Attr):
+                amount = f"({amount})"  # a formula, kept apart from the counter it counts
             what = words(t.counter)
             if t.key == "any":
-                terms.append(f"{amount} {what} all of one kind")
+                terms.append(f"{amount} {what} of any one kind")
             elif t.key == "different":
                 terms.append(f"{amount} {what} of different kinds")
             elif t.key is not None:
