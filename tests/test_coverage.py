@@ -59,7 +59,7 @@ def test_cli_coverage_json_is_the_whole_stdout(capsys: pytest.CaptureFixture[str
     packs = json.loads(out.out)
     (pack,) = packs
     files = {m["file"].rsplit("/", 1)[-1]: m for m in pack["modules"]}
-    assert set(files) == {"base.yaml", "plus.yaml"}
+    assert {"base.yaml", "plus.yaml"} <= set(files)
     assert all(0 <= m["percent"] <= 100 for m in files.values())
     assert "passed" in out.err
 

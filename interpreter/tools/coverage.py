@@ -63,8 +63,11 @@ def children(node: e.Effect) -> Iterator[tuple[Any, str, e.Body]]:
     elif isinstance(node, e.MayE):
         yield "yes", "taken", node.body
         yield "no", "declined", ()
-    elif isinstance(node, e.ForE | e.RepeatE | e.AsE):
+    elif isinstance(node, e.ForE | e.RepeatE | e.AsE | e.WhileE | e.StepE):
         yield None, "", node.body
+    elif isinstance(node, e.WrapE):
+        for body in (node.before, node.instead or (), node.after, node.inner):
+            yield None, "", body
 
 
 def _cost_points(cost: e.CostC | None, rule: str) -> Iterator[Point]:

@@ -34,7 +34,7 @@ from ..language.parser import _parser
 from .scenario import Result, ScenarioRunner
 
 RULE_SECTIONS = ("setup", "actions", "triggers", "procedures", "scoring")
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as")
+BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 COMPARISONS = {"<": (">=", "<="), "<=": (">", "<"), ">": ("<=", ">="), ">=": ("<", ">"), "==": ("!=",),
                "!=": ("==",)}
 Path_ = tuple[Any, ...]  # keys and indexes from a module's root to the mutated node
@@ -163,7 +163,7 @@ class _Finder:
     def block(self, path: Path_, block: dict, span: Span) -> None:
         vspan = getattr(block, "value_spans", {})
         kind = next((k for k in BLOCK_KEYS if k in block), None)
-        if kind in ("if", "for", "repeat", "match", "as"):
+        if kind in ("if", "for", "repeat", "match", "as", "while"):
             self.string(path, kind, block[kind], vspan.get(kind, span))
         for sub in ("then", "else", "do"):
             if sub in block:

@@ -214,6 +214,19 @@ def _sorted_by(sp: Speaker, n: s.SortedBy) -> str:
     return f"{sp.expr(n.items)} in {'descending' if n.descending else 'ascending'} order of {sp.expr(n.key)}"
 
 
+def _can_pay(sp: Speaker, n: s.CanPay) -> str:
+    who = sp.expr(n.by) if n.by is not None else "you"
+    return f"{who} can pay {cost_words(sp, n.cost)}"
+
+
+def _can_take(sp: Speaker, n: s.CanTake) -> str:
+    sp.refs.append(("rule", f"actions.{n.action}"))
+    action = sp.rules.actions.get(n.action)
+    who = sp.expr(n.by) if n.by is not None else "you"
+    args = f" ({', '.join(sp.expr(a) for a in n.args)})" if n.args else ""
+    return f"{who} could take the action '{action.title if action else words(n.action)}'{args} now"
+
+
 EXPRESSIONS: dict[type, Callable[[Speaker, Any], str]] = {
     s.Literal: _literal,
     s.Name: lambda sp, n: sp.name(n.id),
@@ -232,6 +245,8 @@ EXPRESSIONS: dict[type, Callable[[Speaker, Any], str]] = {
     s.Range: _range,
     s.Where: _where,
     s.SortedBy: _sorted_by,
+    s.CanPay: _can_pay,
+    s.CanTake: _can_take,
 }
 
 
@@ -310,7 +325,9 @@ def _stmt(fn: Callable[[Explainer, Any, Any], str]) -> Callable[[Explainer, e.Ef
     return say
 
 
-def _let(x: Explainer, n: e.LetE, st: s.Let) -> str:
+def _let(x: Explainer, n: e.LetE, st: s.Let | s.Assign) -> str:
+    if isinstance(st, s.Assign):  # a local name set again
+        return _assign(x, n, st)
     return f"let {words(st.name)} be {x.sp.expr(st.value)}"
 
 
@@ -367,12 +384,16 @@ def _refill(x: Explainer, n: e.RefillE, st: s.Refill) -> str:
     return f"refill {x.sp.expr(st.zone)} up to its capacity from {x.sp.expr(st.source)}"
 
 
+def _marker(x: Explainer, marker: Any) -> str:
+    return f"the {words(marker)}" if isinstance(marker, str) else x.sp.expr(marker)
+
+
 def _advance(x: Explainer, n: e.AdvanceE, st: s.Advance) -> str:
-    return f"advance the {words(st.marker)} by {x.sp.expr(st.by)} space(s)"
+    return f"advance {_marker(x, st.marker)} by {x.sp.expr(st.by)} space(s)"
 
 
 def _place(x: Explainer, n: e.PlaceE, st: s.Place) -> str:
-    return f"place the {words(st.marker)} on space {x.sp.expr(st.at)}"
+    return f"place {_marker(x, st.marker)} on space {x.sp.expr(st.at)}"
 
 
 def _args(x: Explainer, names: list[str], args: tuple[s.Node, ...]) -> str:
@@ -465,6 +486,37 @@ def _as(x: Explainer, n: e.AsE, depth: int) -> list[Line]:
     return [x.head(n, f"as {x.sp.text(n.span.text)}, acting for them:", depth), *x.body(n.body, depth + 1)]
 
 
+def _take(x: Explainer, n: e.TakeE, st: s.Take) -> str:
+    x.sp.refs.append(("rule", f"actions.{n.action}"))
+    action = x.sp.rules.actions.get(n.action)
+    params = [p for p, _ in action.params] if action else []
+    title = action.title if action else words(n.action)
+    who = f" as {x.sp.expr(st.as_player)}" if st.as_player is not None else ""
+    return f"take the action '{title}'{_args(x, params, st.args)}{who}, with its condition and cost"
+
+
+def _while(x: Explainer, n: e.WhileE, depth: int) -> list[Line]:
+    return [x.head(n, f"as long as {x.sp.text(n.span.text)}:", depth), *x.body(n.body, depth + 1)]
+
+
+def _step(x: Explainer, n: e.StepE, depth: int) -> list[Line]:
+    return [x.head(n, f"step '{words(n.name)}':", depth), *x.body(n.body, depth + 1)]
+
+
+def _wrap(x: Explainer, n: e.WrapE, depth: int) -> list[Line]:
+    out: list[Line] = []
+    if n.before:
+        out += [Line(depth, f"First ({n.module} adds):", n.span), *x.body(n.before, depth + 1)]
+    if n.instead is not None:
+        out += [Line(depth, f"Instead ({n.module} changes it):", n.span), *x.body(n.instead, depth + 1)]
+        out += [Line(depth, "where 'carry on' means:", n.span), *x.body(n.inner, depth + 1)]
+    else:
+        out += x.body(n.inner, depth)
+    if n.after:
+        out += [Line(depth, f"Then ({n.module} adds):", n.span), *x.body(n.after, depth + 1)]
+    return out
+
+
 def _may(x: Explainer, n: e.MayE, depth: int) -> list[Line]:
     who = f"{x.sp.text(n.span.text)} may" if n.span.text else "you may"
     return [x.head(n, f"{who}:", depth), *x.body(n.body, depth + 1)]
@@ -498,6 +550,11 @@ EFFECTS: dict[type, Callable[[Explainer, Any, int], str | list[Line]]] = {
     e.PassE: lambda x, n, d: "pass: your turn ends, and you take no more turns in this phase",
     e.SetStartPlayerE: _stmt(lambda x, n, st: f"the start player is now {x.sp.expr(st.value)}"),
     e.AsE: _as,
+    e.TakeE: _stmt(_take),
+    e.WhileE: _while,
+    e.StepE: _step,
+    e.WrapE: _wrap,
+    e.ProceedE: lambda x, n, d: "carry on with the rule as it stands",
     e.IfE: _if,
     e.ForE: _for,
     e.RepeatE: _repeat,
