@@ -113,8 +113,12 @@ class Book:
 
     def components(self) -> Section:
         r = self.rules
-        sec = Section("components", "Components",
-                      intro=f"For {r.players_min} to {r.players_max} players.")
+        declared = [(m, self.modules[m].doc["players"]) for m in r.modules
+                    if isinstance(self.modules[m].doc.get("players"), dict)]
+        intro = f"For {r.players_min} to {r.players_max} players."
+        if len(declared) > 1:  # the last module in requires order sets the count; say who says what
+            intro += " (" + "; ".join(f"{m}: {d.get('min', '?')} to {d.get('max', '?')}" for m, d in declared) + ")"
+        sec = Section("components", "Components", intro=intro)
         if r.sets:
             sec.entries.append(Entry("components.sets", "Kinds of things", [
                 Line(0, sentence(f"{words(n)}: {', '.join(words(i) for i in items)}")) for n, items in r.sets.items()
