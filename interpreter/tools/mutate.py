@@ -258,7 +258,24 @@ class _Finder:
                     self.rule_node((section, name), node, span)
         self.rule = None
         self.flow(doc.get("flow"))
+        self.hooks(doc.get("wrap"))
+        self.rule = None
         return self.out
+
+    def hooks(self, table: Any) -> None:
+        """`wrap:` hooks: their before / instead / after bodies belong to the rule they wrap."""
+        if not isinstance(table, dict):
+            return
+        vspans = getattr(table, "value_spans", {})
+        for target, spec in table.items():
+            if not isinstance(spec, dict):
+                continue
+            section, _, rest = str(target).partition(".")
+            self.rule = f"{section}.{rest.split('.')[0]}"
+            span = vspans.get(target, self.module.span)
+            for kind in ("before", "instead", "after"):
+                if kind in spec:
+                    self.sub_body(("wrap", target), spec, kind, getattr(spec, "value_spans", {}).get(kind, span))
 
     def flow(self, node: Any) -> None:
         """The game's course: phase guards and bodies, the end condition and the final steps."""
