@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.effects import CostC
 from ..engine.rules import (
     ActionDef,
     CounterDecl,
@@ -32,9 +33,11 @@ from .options import fingerprint, set_options
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring", "substitutes")
+READABLE = {"sets": "set", "values": "value", "counters": "counter", "pieces": "piece kind", "zones": "zone",
+            "tracks": "track", "dice": "die"}
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 PARAM_TYPES = {
-    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list:any"
+    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list"
 }
 
 
@@ -188,6 +191,7 @@ class Linker:
             if isinstance(players, dict):
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max
+        self._one_meaning(decls)
         self._declare(rules, decls)
         if options:
             set_options(rules, options, self.diags)
@@ -211,6 +215,24 @@ class Linker:
     # ---------------------------------------------------------------- vocabulary
     def _section(self, decls: dict[tuple[str, str], Decl], section: str) -> list[tuple[str, Decl]]:
         return [(name, d) for (sec, name), d in decls.items() if sec == section]
+
+    def _one_meaning(self, decls: dict[tuple[str, str], Decl]) -> None:
+        """A name an expression can read (a value, counter, zone, ...) may be declared in one section only:
+        otherwise one declaration silently hides the other."""
+        bare: dict[str, tuple[str, Decl]] = {}
+        mine: dict[str, tuple[str, Decl]] = {}  # read through a player (me.goods): a namespace of their own
+        for (section, name), d in decls.items():
+            if section not in READABLE:
+                continue
+            per_player = section in ("counters", "zones") and isinstance(d.node, dict) and d.node.get("per") == "player"
+            seen = mine if per_player else bare
+            if name in seen:
+                other, first = seen[name]
+                self.diags.error("E403", f"'{name}' is declared as a {READABLE[section]} here and as a "
+                                 f"{READABLE[other]} in {first.module} ({first.span})", d.span,
+                                 "names are global to the composed game: rename one")
+                continue
+            seen[name] = (section, d)
 
     def _declare(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
         for name, d in self._section(decls, "sets"):
@@ -348,6 +370,8 @@ class Linker:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
                     self._report(b, err)
+            if name not in rules.costs:  # reported once here; its uses need no error of their own
+                rules.costs[name] = CostC(d.span, (), str(node))
         for name, d in self._section(decls, "substitutes"):
             substitutes.build(b, rules, name, d)
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
@@ -356,7 +380,7 @@ class Linker:
             rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span, _source(d.node))
         for name, d in procs:
             params = rules.procedures[name].params
-            scope = Scope(dict(params), True)
+            scope = Scope.of(params)
             rules.procedures[name].body = self._rule_body(b, f"procedures.{name}", self._do(d), d, scope)
         for name, d in self._section(decls, "setup"):
             body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
@@ -374,7 +398,7 @@ class Linker:
                 self.diags.error("E401", f"unknown event '{event}'", _vspan(n, "on", d.span),
                                  did_you_mean(event, rules.events))
                 continue
-            scope = Scope(dict(rules.events[event]), True)
+            scope = Scope.of(rules.events[event])
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
             body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
             rules.triggers.setdefault(event, []).append(
@@ -400,7 +424,7 @@ class Linker:
         n = d.node if isinstance(d.node, dict) else {}
         by = str(n.get("by", "player"))
         params = self._params(n)
-        scope = Scope(dict(params), by != "game")
+        scope = Scope.of(params, by != "game")
         guard = b.expression(n["allowed_if"], _vspan(n, "allowed_if", d.span), scope) if "allowed_if" in n else None
         cost = None
         if "cost" in n:
