@@ -7,7 +7,7 @@ import json
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +19,8 @@ class Span:
     col: int
     end_line: int | None = None
     end_col: int | None = None
+    # The source text of what the span covers (an effect line, a condition); not part of the place itself.
+    text: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

@@ -22,6 +22,7 @@ class Payments:
 
     rules: Rules
     state: State
+    coverage: set[Any] | None
 
     # Provided by the other parts of Game.
     choose: Callable[..., Any]
@@ -98,6 +99,8 @@ class Payments:
         if len(ways) > 1:
             chosen = self.choose(self._payer(f), f"pay {cost.text}", list(ways), (), False, False)
             alt = ways[chosen]
+        if self.coverage is not None and len(cost.alternatives) > 1:
+            self.coverage.add((cost.span, cost.alternatives.index(alt)))
         for term in alt:
             amount, base, key = self._term_needs(term, f)
             if key is None:

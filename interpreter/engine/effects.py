@@ -251,6 +251,7 @@ class MatchE(Effect):
 class OneOfE(Effect):
     by: Fn | None
     options: tuple[tuple[str, Fn | None, Body], ...]
+    guard_texts: tuple[str | None, ...] = ()  # each option's `if:` as written, for explain
 
 
 @dataclass(frozen=True, slots=True)

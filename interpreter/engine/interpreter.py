@@ -29,11 +29,14 @@ class Frame:
 def run_body(body: e.Body, f: Frame) -> None:
     g = f.g
     state = g.state
+    ran = g.coverage  # None unless coverage is being recorded: one test per node when it is off
     for node in body:
         g.steps += 1
         if g.steps > g.step_budget:
             raise g.loop_error(node.span)
         state.cause = node.span
+        if ran is not None:
+            ran.add(node.span)
         RUNNERS[type(node)](node, f)
 
 
@@ -313,7 +316,10 @@ def run_score(n: e.ScoreE, f: Frame) -> None:
 
 
 def run_if(n: e.IfE, f: Frame) -> None:
-    run_body(n.then if check_known(n.cond(f), f) else n.other, f)
+    taken = bool(check_known(n.cond(f), f))
+    if f.g.coverage is not None:
+        f.g.coverage.add((n.span, "then" if taken else "else"))
+    run_body(n.then if taken else n.other, f)
 
 
 def run_for(n: e.ForE, f: Frame) -> None:
@@ -333,8 +339,12 @@ def run_match(n: e.MatchE, f: Frame) -> None:
     subject = str(plain(check_known(n.subject(f), f))).lower()
     for case, body in n.cases:
         if case.lower() == subject:
+            if f.g.coverage is not None:
+                f.g.coverage.add((n.span, case))
             run_body(body, f)
             return
+    if f.g.coverage is not None:
+        f.g.coverage.add((n.span, "else"))
     run_body(n.other, f)
 
 
@@ -343,12 +353,17 @@ def run_one_of(n: e.OneOfE, f: Frame) -> None:
     who = n.by(f) if n.by else f.me
     labels = [label for label, _ in open_options]
     label = f.g.choose(who, "one_of: " + " | ".join(labels), labels, (), False, False)
+    if f.g.coverage is not None:
+        f.g.coverage.add((n.span, label))
     run_body(dict(open_options)[label], f)
 
 
 def run_may(n: e.MayE, f: Frame) -> None:
     who = n.by(f) if n.by else f.me
-    if f.g.yes_no(who, "may: an optional step"):
+    taken = f.g.yes_no(who, "may: an optional step")
+    if f.g.coverage is not None:
+        f.g.coverage.add((n.span, "yes" if taken else "no"))
+    if taken:
         run_body(n.body, f)
 
 

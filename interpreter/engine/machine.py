@@ -31,6 +31,9 @@ FLOW_VARS = {"round": 1, "start_player": "p1", "phase": -1, "passed": [], "turns
 
 
 class Machine(Choices, Payments):
+    # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
+    coverage: set[Any] | None = None
+
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:
         if not rules.players_min <= players <= rules.players_max:

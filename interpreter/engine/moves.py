@@ -123,6 +123,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
     saved, covered, mark = m.decider, m.covered, m.state.mark()
     m.decider = PrefixDecider(activity.answers, chance_steps)
     m.covered = set()  # a dry run is not play: it must not count for coverage
+    traced, m.coverage = m.coverage, None
     try:
         m.transaction(activity.work(m))
         result = Probe("done")
@@ -135,7 +136,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
             raise
         result = Probe("fail", error=err)
     finally:
-        m.decider, m.covered = saved, covered
+        m.decider, m.covered, m.coverage = saved, covered, traced
     m.state.rollback(mark)
     return result
 

@@ -82,6 +82,8 @@ class TriggerDef:
     guard: Fn | None
     body: Body
     span: Span
+    guard_text: str | None = None
+    source: str | None = None
 
 
 @dataclass
@@ -104,6 +106,7 @@ class ProcDef:
     params: tuple[tuple[str, str], ...]
     body: Body
     span: Span
+    source: str | None = None
 
 
 @dataclass
@@ -113,6 +116,7 @@ class StepDef:
     name: str
     body: Body
     span: Span
+    source: str | None = None
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
@@ -32,6 +33,13 @@ class Text:
 
     def at(self, pos: s.Pos) -> Span:
         return span_in(self.span, pos, self.style)
+
+    def covering(self, start: Span | None = None) -> Span:
+        """A span to the end of this text, carrying the text: what an effect node keeps. It starts at the text,
+        or at `start` (a block starts where its mapping does)."""
+        lines = self.text.rstrip().split("\n")
+        first, end = start or self.at((1, 1)), self.at((len(lines), len(lines[-1]) + 1))
+        return Span(first.file, first.line, first.col, end.line, end.col, self.text)
 
 
 MAX_FORMULA_CHARS = 64_000  # per file; the shipped modules have at most about 20,000
@@ -186,7 +194,8 @@ class Builder:
             _bind_unknown(scope, _BINDS.findall(text.text))
             return None
         try:
-            return self._statements[type(node)](node, scope, text)
+            effect = self._statements[type(node)](node, scope, text)
+            return replace(effect, span=text.covering())
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
             # The line's own name still exists for the lines after it: one mistake, one error.
@@ -201,6 +210,8 @@ class Builder:
             self.error("E201", f"a block needs one of {', '.join(BLOCK_KEYS)}", span)
             return None
         here = vspan.get(kind, span)
+        head = block[kind].get("by") if isinstance(block[kind], dict) else block[kind]  # the text a block keeps
+        span = Text(head, here).covering(span) if head is not None and not isinstance(head, list) else span
 
         def sub(key: str, inner: Scope) -> e.Body:
             return self.body(block.get(key, []), vspan.get(key, span), inner)
@@ -256,17 +267,18 @@ class Builder:
                 self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
                 return None
             by = self.expression(spec["by"], here, scope) if "by" in spec else None
-            options = []
+            options, guard_texts = [], []
             ospans = getattr(spec["options"], "value_spans", {})
             for label, opt in spec["options"].items():
                 ospan = ospans.get(label, here)
                 guard = None
+                guard_texts.append(str(opt["if"]) if isinstance(opt, dict) and "if" in opt else None)
                 if isinstance(opt, dict) and "do" in opt:
                     if "if" in opt:
                         guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
                     opt = opt["do"]
                 options.append((str(label), guard, self.body(opt, ospan, scope.child())))
-            return e.OneOfE(span, by, tuple(options))
+            return e.OneOfE(span, by, tuple(options), tuple(guard_texts))
         if kind == "as":
             who = self.expression(block["as"], here, scope)
             inner = scope.child()

@@ -91,6 +91,10 @@ def _bare(value: Any) -> Any:
     return value
 
 
+def _source(node: Any) -> str | None:
+    return str(node["source"]) if isinstance(node, dict) and "source" in node else None
+
+
 def _vspan(node: Any, key: str, fallback: Span) -> Span:
     return getattr(node, "value_spans", {}).get(key, fallback)
 
@@ -395,14 +399,14 @@ class Linker:
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
         procs = self._section(decls, "procedures")
         for name, d in procs:
-            rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span)
+            rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span, _source(d.node))
         for name, d in procs:
             params = rules.procedures[name].params
             scope = Scope.of(params)
             rules.procedures[name].body = self._rule_body(b, f"procedures.{name}", self._do(d), d, scope)
         for name, d in self._section(decls, "setup"):
             body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
-            rules.setup.append(StepDef(name, body, d.span))
+            rules.setup.append(StepDef(name, body, d.span, _source(d.node)))
         for name, d in self._section(decls, "actions"):
             b.rule = f"actions.{name}"
             rules.actions[name] = self._action(b, name, d)
@@ -419,10 +423,11 @@ class Linker:
             scope = Scope.of(rules.events[event])
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
             body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
-            rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
+            rules.triggers.setdefault(event, []).append(
+                TriggerDef(name, event, guard, body, d.span, str(n["if"]) if "if" in n else None, _source(n)))
         for name, d in self._section(decls, "scoring"):
             rules.scoring.append(StepDef(name, self._rule_body(b, f"scoring.{name}", self._do(d), d, Scope({}, True)),
-                                         d.span))
+                                         d.span, _source(d.node)))
         hooks.report_unused(b, self.diags)
         self._check_counts(rules)
 

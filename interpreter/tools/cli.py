@@ -11,8 +11,9 @@ from pathlib import Path
 from ..diagnostics import MAX_SHOWN, BoardrulesError, Diagnostics, render_json, render_text
 from ..diagnostics_codes import CODES, explain
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
-from ..language.pack import check_pack, discover, display, game_modules, link, load_modules
+from ..language.pack import Pack, check_pack, discover, display, game_modules, link, load_modules
 from ..resources import grammar_dir, rules_dir
+from . import coverage
 from .options_arg import read_options
 from .sarif import render_sarif
 from .scenario import ScenarioRunner
@@ -63,8 +64,11 @@ def cmd_test(args: argparse.Namespace) -> int:
     diags = Diagnostics()
     packs = discover(_paths(args.paths), diags)
     passed = failed = internal = 0
+    # With --coverage=json the JSON alone goes to stdout, so tools can read it.
+    say = (lambda *a: print(*a, file=sys.stderr)) if args.coverage == "json" else print
+    covered: dict[str, list] = {}
     for d in diags.sorted():
-        print(render_text([d]))
+        say(render_text([d]))
         failed += 1
     for pack in packs:
         if not pack.scenario_files:
@@ -75,31 +79,38 @@ def cmd_test(args: argparse.Namespace) -> int:
         if loaded.has_errors:
             # Scenarios of rules that are not valid prove nothing: report the rules, run none of them.
             errors = [d for d in loaded.sorted() if d.severity == "error"]
-            print(f"FAIL {display(pack.root)}: its modules have errors, so its {len(pack.scenario_files)} "
-                  "scenario(s) were not run")
-            print("  " + render_text(errors, MAX_SHOWN).replace("\n", "\n  "))
+            say(f"FAIL {display(pack.root)}: its modules have errors, so its {len(pack.scenario_files)} "
+                "scenario(s) were not run")
+            say("  " + render_text(errors, MAX_SHOWN).replace("\n", "\n  "))
             failed += len(pack.scenario_files)
             continue
         runner = ScenarioRunner(modules)
+        runner.trace = set() if args.coverage else None
         for path in pack.scenario_files:
             result = runner.run_file(path)
             if result.passed:
                 passed += 1
                 if args.verbose:
-                    print(f"PASS {result.file}: {result.title}")
+                    say(f"PASS {result.file}: {result.title}")
             else:
                 failed += 1
                 internal += result.internal
-                print(f"FAIL {result.file}: {result.title}")
+                say(f"FAIL {result.file}: {result.title}")
                 for failure in result.failures:
-                    print("  " + failure.replace("\n", "\n  "))
+                    say("  " + failure.replace("\n", "\n  "))
         if args.coverage:
             missed = runner.uncovered()
             total = len(runner.rules_for(list(runner.modules))[0].rule_names())
-            print(f"coverage {display(pack.root)}: {total - len(missed)} of {total} rules run by a scenario")
+            say(f"coverage {display(pack.root)}: {total - len(missed)} of {total} rules run by a scenario")
             for name in missed:
-                print(f"  never run: {name}")
-    print(f"{passed} passed, {failed} failed")
+                say(f"  never run: {name}")
+            table = coverage.measure(modules, runner.trace or set())
+            covered[display(pack.root)] = coverage.to_json(table)
+            if args.coverage == "text":
+                say(coverage.render_text(table, args.verbose))
+    say(f"{passed} passed, {failed} failed")
+    if args.coverage == "json":
+        print(coverage.dumps(covered))
     return EXIT_INTERNAL if internal else 1 if failed else 0
 
 
@@ -140,6 +151,62 @@ def _add_options(p: argparse.ArgumentParser) -> None:
                    help="a YAML mapping of option name to value")
 
 
+def _one_pack(raw: str) -> tuple[Pack | None, dict | None]:
+    diags = Diagnostics()
+    packs = [p for p in discover([Path(raw)], diags) if p.module_files]
+    if diags.has_errors or len(packs) != 1:
+        print(render_text(diags.sorted()) or f"boardrules: {raw} is not one rule pack", file=sys.stderr)
+        return None, None
+    modules = load_modules(packs[0].module_files, diags)
+    if diags.has_errors:
+        print(render_text(diags.sorted()), file=sys.stderr)
+        return None, None
+    return packs[0], modules
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from . import explain, report
+
+    pack, modules = _one_pack(args.pack)
+    if pack is None or modules is None:
+        return 1
+    roots = args.modules or list(modules)
+    unknown = [m for m in roots if m not in modules]
+    if unknown:
+        print(f"boardrules: unknown module(s) {', '.join(unknown)}; the pack has {', '.join(modules)}", file=sys.stderr)
+        return 1
+    if args.format == "html":
+        text = report.render(pack, modules, roots)
+    else:
+        doc = explain.build(modules, roots)
+        text = explain.render_md(doc, args.quote) if args.format == "md" else explain.render_text(doc, args.quote)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    from .mutate import default_workers, mutate_pack
+
+    pack, modules = _one_pack(args.pack)
+    if pack is None or modules is None:
+        return 1
+    unknown = [m for m in args.modules or [] if m not in modules]
+    if unknown:
+        print(f"boardrules: unknown module(s) {', '.join(unknown)}; the pack has {', '.join(modules)}", file=sys.stderr)
+        return 1
+    try:
+        report = mutate_pack(pack, args.modules, args.workers or default_workers(), args.seed, args.max,
+                             progress=sys.stderr.isatty())
+    except ValueError as err:
+        print(f"boardrules: {err}", file=sys.stderr)
+        return 1
+    print(report.render())
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     schema = json.loads((grammar_dir() / f"{args.kind}.schema.json").read_text(encoding="utf-8"))
     print(json.dumps(schema, indent=2, ensure_ascii=False))
@@ -164,9 +231,29 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
     test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
-    test.add_argument("--coverage", action="store_true",
-                      help="list the rules (actions, triggers, procedures, setup, scoring) no scenario ran")
+    test.add_argument("--coverage", nargs="?", const="text", choices=["text", "json"],
+                      help="report the rules, effect lines and branches (if sides, match cases, options, cost "
+                           "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")
     test.set_defaults(run=cmd_test)
+    explain = sub.add_parser("explain", help="the composed rules of a pack in plain English",
+                             description="Render a pack's composed rules as a rulebook: components, setup, game "
+                                         "flow, actions, triggers, procedures, scoring and unknown values.")
+    explain.add_argument("pack", metavar="PACK", help="a pack directory")
+    explain.add_argument("--modules", nargs="+", metavar="MODULE", help="modules to compose (default: all)")
+    explain.add_argument("--format", choices=["text", "md", "html"], default="text",
+                         help="text, markdown, or the HTML pack report (default text)")
+    explain.add_argument("--quote", action="store_true", help="quote the YAML of each effect under its sentence")
+    explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    explain.set_defaults(run=cmd_explain)
+    mutate = sub.add_parser("mutate", help="mutation testing: do the scenarios notice a changed rule?",
+                            description="Change one thing at a time in a pack's rules, run the scenarios against "
+                                        "each change, and list the changes no scenario noticed.")
+    mutate.add_argument("pack", metavar="PACK", help="a pack directory with scenarios")
+    mutate.add_argument("--modules", nargs="+", metavar="MODULE", help="mutate only these modules")
+    mutate.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
+    mutate.add_argument("--seed", type=int, default=1, help="seed for picking mutants with --max (default 1)")
+    mutate.add_argument("--max", type=int, default=None, metavar="N", help="run at most N mutants")
+    mutate.set_defaults(run=cmd_mutate)
     sim = sub.add_parser("simulate", help="play whole games with random players",
                          description="Play whole games of a pack (its game module, or --modules) with every "
                          "decision chosen at random, and report games finished, errors, length and wins.")

@@ -46,6 +46,7 @@ class ScenarioRunner:
     def __init__(self, modules: dict[str, Module]) -> None:
         self.modules = modules
         self.covered: set[str] = set()  # rules any scenario of this runner ran
+        self.trace: set[Any] | None = None  # when a set: every effect and branch the scenarios ran (see coverage)
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
 
     def rules_for(self, roots: list[str], options: dict[str, tuple[Any, Span]] | None = None
@@ -94,6 +95,7 @@ class ScenarioRunner:
             where = getattr(doc, "value_spans", {}).get("players", Span(file, 1, 1))
             result.failures.append(render_text([_placed(err.diagnostic, where)]))
             return None
+        game._m.coverage = self.trace
         try:
             self._play(game, doc, result, file)
         except BoardrulesError as err:

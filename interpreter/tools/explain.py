@@ -1,0 +1,421 @@
+"""`boardrules explain`: a pack's composed rules as a rulebook, in plain English.
+
+The document is built from the linked rule set (declarations and effect trees, see prose.py) in rulebook
+order: components, setup, game flow (events, who raises them and who listens), actions, triggers, procedures,
+scoring, and the values the sources leave unknown. Every rule ends with its source reference and `file:line`.
+A rule or value a module `replace`s is shown as a change against the base it replaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..engine.rules import Rules, ValueDecl
+from ..language.linker import DECLARING, Module
+from ..language.pack import link
+from .coverage import rule_bodies
+from .prose import Explainer, Line, Speaker, by_players, sentence, words
+
+
+@dataclass
+class Entry:
+    id: str  # section.name, unique in the document
+    title: str
+    lines: list[Line]
+    span: Span | None
+    source: str | None = None
+    change: str | None = None  # "changed by MODULE" when a module replaces it
+    before: list[Line] = field(default_factory=list)  # what the base said, for a replaced rule
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    entries: list[Entry] = field(default_factory=list)
+    intro: str | None = None
+
+
+@dataclass
+class Document:
+    title: str
+    modules: list[str]
+    sections: list[Section]
+    rules: Rules
+
+
+def _value_words(v: ValueDecl, sp: Speaker) -> str:
+    if v.kind == "unknown":
+        return f"unknown: {v.data}"
+    if v.kind == "by_players":
+        return by_players(v.data)
+    if v.kind == "expr":
+        return sp.text(v.data)
+    if isinstance(v.data, list):
+        return ", ".join(words(str(x)) for x in v.data)
+    return words(str(v.data)) if isinstance(v.data, str) else str(v.data)
+
+
+def _span_of(node: Any) -> Span | None:
+    return getattr(node, "span", None)
+
+
+class Book:
+    """Builds the Document of one composition of modules."""
+
+    def __init__(self, modules: dict[str, Module], roots: list[str]) -> None:
+        self.modules = modules
+        self.rules = link(modules, roots, Diagnostics())
+        self.x = Explainer(self.rules)
+        self.replaced = self._replacements()
+
+    # ---------------------------------------------------------------- replacements
+    def _replacements(self) -> dict[str, tuple[str, str, Rules]]:
+        """section.name -> (replacing module, declaring module, the declaring module linked alone)."""
+        out: dict[str, tuple[str, str, Rules]] = {}
+        based: dict[str, Rules] = {}
+        for mid in self.rules.modules:
+            table = self.modules[mid].doc.get("replace")
+            if not isinstance(table, dict):
+                continue
+            for target in table:
+                section, _, name = str(target).partition(".")
+                owner = next((m for m in self.rules.modules if section in DECLARING
+                              and isinstance(self.modules[m].doc.get(section), dict)
+                              and name in self.modules[m].doc[section]), None)
+                if owner is None:
+                    continue
+                if owner not in based:
+                    based[owner] = link(self.modules, [owner], Diagnostics())
+                out[str(target)] = (mid, owner, based[owner])
+        return out
+
+    def _change(self, key: str) -> tuple[str | None, Rules | None]:
+        if key not in self.replaced:
+            return None, None
+        mid, owner, base = self.replaced[key]
+        return f"changed by {mid} (the rule of {owner} it replaces is shown as 'before')", base
+
+    # ---------------------------------------------------------------- sections
+    def document(self) -> Document:
+        r = self.rules
+        titles = [str(self.modules[m].doc.get("title", m)) for m in r.modules]
+        sections = [self.components(), self.steps("setup", "Setup", r.setup), self.flow(), self.actions(),
+                    self.triggers(), self.procedures(), self.steps("scoring", "Scoring", r.scoring,
+                                                                   "At the end of the game, for each player:"),
+                    self.unknowns()]
+        for sec in sections:
+            if not sec.entries:
+                sec.intro = "None in these modules."
+        return Document(" + ".join(titles), list(r.modules), sections, r)
+
+    def components(self) -> Section:
+        r = self.rules
+        declared = [(m, self.modules[m].doc["players"]) for m in r.modules
+                    if isinstance(self.modules[m].doc.get("players"), dict)]
+        intro = f"For {r.players_min} to {r.players_max} players."
+        if len(declared) > 1:  # the last module in requires order sets the count; say who says what
+            intro += " (" + "; ".join(f"{m}: {d.get('min', '?')} to {d.get('max', '?')}" for m, d in declared) + ")"
+        sec = Section("components", "Components", intro=intro)
+        if r.sets:
+            sec.entries.append(Entry("components.sets", "Kinds of things", [
+                Line(0, sentence(f"{words(n)}: {', '.join(words(i) for i in items)}")) for n, items in r.sets.items()
+            ], None))
+        lines = []
+        for name, v in r.values.items():
+            text = f"{words(name)}: {_value_words(v, self.x.sp)}"
+            change, base = self._change(f"values.{name}")
+            if base is not None and name in base.values:
+                text += f" (instead of {_value_words(base.values[name], Speaker(base))}; {change.split(' (')[0]})"
+            lines.append(Line(0, sentence(text), v.span, [("value", name)]))
+        if lines:
+            sec.entries.append(Entry("components.values", "Numbers and values", lines, None))
+        lines = []
+        for c in r.counters.values():
+            who = "Each player has" if c.per == "player" else "The game has"
+            keys = f" of each of {', '.join(words(k) for k in c.keys)}" if c.keys else ""
+            initial = c.initial
+            start = (f"unknown: {initial.note}" if hasattr(initial, "note") else
+                     self.x.sp.name(initial) if isinstance(initial, str) else str(initial or 0))
+            bounds = f", never below {c.min}" if c.min else ""
+            bounds += f", at most {self.x.sp.name(c.max) if isinstance(c.max, str) else c.max}" if c.max is not None \
+                else ""
+            lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
+        for kind, props in r.kinds.items():
+            said = ", ".join(f"{words(p)}" + ("" if t == "any" else f" ({t})") for p, t in props.items())
+            lines.append(Line(0, sentence(f"a {words(kind)} piece" + (f" has {said}" if said else "")), None))
+        for z in r.zones.values():
+            who = "Each player has" if z.per == "player" else "There is"
+            shape = []
+            if z.ordered:
+                shape.append("in order")
+            if z.slots is not None:
+                shape.append(f"{self._size(z.slots)} slots")
+            if z.capacity is not None:
+                shape.append(f"room for {self._size(z.capacity)}")
+            lines.append(Line(0, sentence(f"{who} a place called {words(z.name)}" +
+                                          (f" ({', '.join(shape)})" if shape else "")), z.span))
+        for t in r.tracks.values():
+            icons = "; ".join(f"space {n}: {', '.join(words(i) for i in ic)}" for n, ic in sorted(t.icons.items()))
+            markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
+            text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
+            text += ", in a ring" if t.circular else ""
+            lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +
+                                          (f"; {markers}" if markers else "")), t.span))
+        for die, sides in r.dice.items():
+            lines.append(Line(0, sentence(f"{words(die)} is a {sides}-sided die"), None))
+        for name, cost in r.costs.items():
+            text = f"the cost {words(name)} is {self.x.sp.text(cost.text, 'cost')}"
+            change, base = self._change(f"costs.{name}")
+            if base is not None and name in base.costs:
+                text += f" (instead of {Speaker(base).text(base.costs[name].text, 'cost')}; {change.split(' (')[0]})"
+            lines.append(Line(0, sentence(text), cost.span))
+        if lines:
+            sec.entries.append(Entry("components.pieces", "Counters, pieces, places, tracks and dice", lines, None))
+        return sec
+
+    def _size(self, raw: Any) -> str:
+        return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
+
+    def _entry(self, key: str, title: str, head: list[Line], body: Any, span: Span, source: str | None) -> Entry:
+        change, base = self._change(key)
+        entry = Entry(key, title, [*head, *self.x.body(body)], span, source, change)
+        if base is not None:
+            old = {k: b for k, _, b in rule_bodies(base)}
+            if key in old:
+                entry.before = Explainer(base).body(old[key])
+        return entry
+
+    def steps(self, section: str, title: str, steps: list[Any], intro: str | None = None) -> Section:
+        sec = Section(section, title, intro=intro)
+        for st in steps:
+            sec.entries.append(self._entry(f"{section}.{st.name}", sentence(words(st.name))[:-1], [], st.body,
+                                           st.span, st.source))
+        return sec
+
+    def actions(self) -> Section:
+        sec = Section("actions", "Actions")
+        sp = self.x.sp
+        for name, a in self.rules.actions.items():
+            head = []
+            if a.by == "game":
+                head.append(Line(0, "The game takes this action, not a player."))
+            if a.params:
+                head.append(Line(0, sentence("you say " + " and ".join(f"which {words(p)}" for p, _ in a.params))))
+            if a.guard_text:
+                sp.refs = []
+                head.append(Line(0, sentence(f"allowed only if {sp.text(a.guard_text)}"), a.span, list(sp.refs)))
+            if a.cost is not None:
+                sp.refs = []
+                head.append(Line(0, sentence(f"cost: {sp.text(a.cost.text, 'cost')}"), a.cost.span, list(sp.refs)))
+            sec.entries.append(self._entry(f"actions.{name}", a.title, head, a.body, a.span, a.source))
+        return sec
+
+    def triggers(self) -> Section:
+        sec = Section("triggers", "Triggers", intro="Rules that run by themselves when an event happens.")
+        sp = self.x.sp
+        for event, ts in self.rules.triggers.items():
+            for t in ts:
+                head = [Line(0, sentence(f"when {words(event)} happens"), t.span, [("event", event)])]
+                if t.guard_text:
+                    sp.refs = []
+                    head.append(Line(0, sentence(f"only if {sp.text(t.guard_text)}"), t.span, list(sp.refs)))
+                sec.entries.append(self._entry(f"triggers.{t.name}", sentence(words(t.name))[:-1], head, t.body,
+                                               t.span, t.source))
+        return sec
+
+    def procedures(self) -> Section:
+        sec = Section("procedures", "Procedures", intro="Steps that other rules carry out by name.")
+        for name, p in self.rules.procedures.items():
+            params = f" (given {', '.join(words(n) for n, _ in p.params)})" if p.params else ""
+            sec.entries.append(self._entry(f"procedures.{name}", sentence(words(name))[:-1] + params, [], p.body,
+                                           p.span, p.source))
+        return sec
+
+    def flow(self) -> Section:
+        """Events: which rules raise each one and which triggers listen to it."""
+        sec = Section("flow", "Game flow",
+                      intro="The events of the game; the end of each turn (turn end) is built in.")
+        sec.entries += self.course()
+        raised: dict[str, list[str]] = {}
+        for rule, _, body in rule_bodies(self.rules):
+            for line in self.x.body(body):
+                for kind, name in line.refs:
+                    if kind == "event" and rule not in raised.setdefault(name, []):
+                        raised[name].append(rule)
+        for event, params in self.rules.events.items():
+            listeners = [f"triggers.{t.name}" for t in self.rules.triggers.get(event, [])]
+            if event == "turn_end" and not listeners and event not in raised:
+                continue
+            lines = [Line(0, sentence(f"{words(event)} happens" +
+                                      (f" for {', '.join(words(p) for p, _ in params)}" if params else "")))]
+            lines.append(Line(0, "Raised by: " + (", ".join(raised.get(event, [])) or "the game itself") + ".",
+                              refs=[("rule", r) for r in raised.get(event, [])]))
+            lines.append(Line(0, "Heard by: " + (", ".join(listeners) or "no trigger") + ".",
+                              refs=[("rule", r) for r in listeners]))
+            sec.entries.append(Entry(f"events.{event}", words(event), lines, None))
+        return sec
+
+    def course(self) -> list[Entry]:
+        """Rounds, phases, turns, the end and the ranking, when the rules declare a flow."""
+        fl = self.rules.flow
+        if fl is None:
+            return []
+        sp = self.x.sp
+        owner = next((m for m in self.modules.values() if m.file == fl.span.file), None)
+        node = owner.doc.get("flow", {}) if owner is not None else {}
+        node = node if isinstance(node, dict) else {}
+        raw_phases = node.get("phases", {}) if isinstance(node.get("phases"), dict) else {}
+        head = [Line(0, "The game is played in rounds; each round goes through these phases in order.", fl.span)]
+        if "first_player" in node:
+            head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
+        if fl.end_text:
+            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}")))
+        if fl.ranking:
+            head.append(Line(0, sentence("the players are ranked by " +
+                                         ", then by ".join(sp.text(text) for _, text in fl.ranking) +
+                                         ", highest first")))
+        out = [Entry("flow.rounds", "Rounds", head, fl.span)]
+        for n, ph in enumerate(fl.phases, 1):
+            raw = raw_phases.get(ph.name, {}) if isinstance(raw_phases.get(ph.name), dict) else {}
+            lines: list[Line] = []
+            if "if" in raw:
+                lines.append(Line(0, sentence(f"only in a round where {sp.text(raw['if'])}"), ph.span))
+            lines += self.x.body(ph.before)
+            if ph.turns is not None:
+                turns = raw.get("turns", {}) if isinstance(raw.get("turns"), dict) else {}
+                start = sp.text(turns["from"]) if "from" in turns else "the start player"
+                until = {"each_once": "each player has had one turn",
+                         "all_passed": "every player has passed"}.get(ph.turns.until) or sp.text(turns.get("until"))
+                per = (f"{ph.turns.per_turn} action(s) in a turn" if ph.turns.per_turn else
+                       "actions until the player ends the turn or passes")
+                lines.append(Line(0, sentence(f"the players take turns clockwise from {start}, until {until}; "
+                                              f"{per}"), ph.turns.span))
+                if ph.actions:
+                    lines.append(Line(0, "In a turn: " + ", ".join(words(a) for a in ph.actions) + ".",
+                                      refs=[("rule", f"actions.{a}") for a in ph.actions]))
+            lines += self.x.body(ph.body)
+            lines += self.x.body(ph.after)
+            out.append(Entry(f"flow.{ph.name}", f"Phase {n}: {words(ph.name)}", lines, ph.span))
+        if fl.final:
+            out.append(Entry("flow.end", "The end of the game", self.x.body(fl.final), fl.span))
+        return out
+
+    def unknowns(self) -> Section:
+        sec = Section("unknowns", "Unknown values",
+                      intro="Values the sources leave open; a game that needs one stops with E601.")
+        needed = self.needed_by()
+        for name, note, span in self.rules.unknowns:
+            where = needed.get(name.split(".")[-1], [])
+            lines = [Line(0, sentence(f"unknown: {note}"), span)]
+            lines.append(Line(0, "Needed by: " + (", ".join(where) or "no rule reads it directly") + ".",
+                              refs=[("rule", r) for r in where]))
+            sec.entries.append(Entry(f"unknown.{name}", words(name), lines, span))
+        return sec
+
+    def needed_by(self) -> dict[str, list[str]]:
+        """name -> the rules whose text reads it (values, counters, piece properties)."""
+        import re
+
+        out: dict[str, list[str]] = {}
+        names = {n.split(".")[-1] for n, _, _ in self.rules.unknowns}
+        names |= {n for n, c in self.rules.counters.items() if n in names}
+        for rule, cost, body in rule_bodies(self.rules):
+            texts = [cost.text] if cost is not None else []
+            texts += _texts(body)
+            if rule.startswith("actions."):
+                texts.append(self.rules.actions[rule.split(".", 1)[1]].guard_text or "")
+            joined = "\n".join(texts)
+            for name in names:
+                if re.search(rf"\b{re.escape(name)}\b", joined) and rule not in out.setdefault(name, []):
+                    out[name].append(rule)
+        # a value read while the components are laid out (a counter's start, a zone's size)
+        for c in self.rules.counters.values():
+            if isinstance(c.initial, str) and c.initial in names:
+                out.setdefault(c.initial, []).append(f"the starting {words(c.name)}")
+            if hasattr(c.initial, "note"):
+                out.setdefault(c.name, []).append(f"the starting {words(c.name)}")
+        for z in self.rules.zones.values():
+            for raw in (z.slots, z.capacity):
+                if isinstance(raw, str) and raw in names:
+                    out.setdefault(raw, []).append(f"the size of {words(z.name)}")
+        for v in self.rules.values.values():
+            if v.kind == "expr":
+                for name in names:
+                    if re.search(rf"\b{re.escape(name)}\b", str(v.data)):
+                        out.setdefault(name, []).append(f"the value {words(v.name)}")
+        return out
+
+
+def _texts(body: Any) -> list[str]:
+    from .coverage import children
+
+    out = []
+    for node in body:
+        if node.span.text:
+            out.append(node.span.text)
+        for guard in getattr(node, "guard_texts", ()) or ():
+            if guard:
+                out.append(guard)
+        for _, _, inner in children(node):
+            out.extend(_texts(inner))
+    return out
+
+
+def build(modules: dict[str, Module], roots: list[str]) -> Document:
+    return Book(modules, roots).document()
+
+
+# ---------------------------------------------------------------- text and markdown
+
+
+def _where(span: Span | None) -> str:
+    return f"{span.file}:{span.line}" if span else ""
+
+
+def render_text(doc: Document, quote: bool = False) -> str:
+    out = [doc.title, "=" * len(doc.title), f"Modules: {', '.join(doc.modules)}", ""]
+    for n, sec in enumerate(doc.sections, 1):
+        out += [f"{n}. {sec.title}", "-" * (len(sec.title) + len(str(n)) + 2)]
+        if sec.intro:
+            out += [sec.intro, ""]
+        for entry in sec.entries:
+            out.append(f"{entry.title}  [{entry.id}]")
+            if entry.change:
+                out.append(f"  ({entry.change})")
+            if entry.before:
+                out.append("  before:")
+                out += [f"    {'  ' * line.depth}{line.text}" for line in entry.before]
+                out.append("  now:")
+            for line in entry.lines:
+                out.append(f"  {'  ' * line.depth}{line.text}")
+                if quote and line.span is not None and line.span.text:
+                    out.append(f"  {'  ' * line.depth}    | {' '.join(line.span.text.split())}")
+            tail = " - ".join(x for x in (entry.source and f"Source: {entry.source}", _where(entry.span)) if x)
+            if tail:
+                out.append(f"  {tail}")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def render_md(doc: Document, quote: bool = False) -> str:
+    out = [f"# {doc.title}", "", f"Modules: {', '.join(f'`{m}`' for m in doc.modules)}", ""]
+    for n, sec in enumerate(doc.sections, 1):
+        out += [f"## {n}. {sec.title}", ""]
+        if sec.intro:
+            out += [sec.intro, ""]
+        for entry in sec.entries:
+            out += [f"### {entry.title}", "", f"`{entry.id}`" + (f" — *{entry.change}*" if entry.change else ""), ""]
+            if entry.before:
+                out += ["Before:", ""] + [f"{'  ' * line.depth}- ~~{line.text}~~" for line in entry.before]
+                out += ["", "Now:", ""]
+            for line in entry.lines:
+                out.append(f"{'  ' * line.depth}- {line.text}")
+                if quote and line.span is not None and line.span.text:
+                    out.append(f"{'  ' * line.depth}  `{' '.join(line.span.text.split())}`")
+            tail = " — ".join(x for x in (entry.source and f"Source: {entry.source}",
+                                         f"`{_where(entry.span)}`" if entry.span else "") if x)
+            out += ["", tail, ""] if tail else [""]
+    return "\n".join(out).rstrip() + "\n"

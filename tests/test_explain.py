@@ -1,0 +1,96 @@
+"""`boardrules explain`: the composed rules read back in plain English, each with its source and place."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from boardrules.diagnostics import Diagnostics
+from boardrules.language.pack import link, load_modules
+from boardrules.tools import explain
+from boardrules.tools.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+HARVEST = ROOT / "tests" / "packs" / "harvest"
+
+
+def _doc(*roots: str) -> explain.Document:
+    modules = load_modules(sorted(HARVEST.glob("*.yaml")), Diagnostics())
+    return explain.build(modules, list(roots) or list(modules))
+
+
+def test_effect_nodes_keep_their_source_text_and_end() -> None:
+    modules = load_modules(sorted(HARVEST.glob("*.yaml")), Diagnostics())
+    rules = link(modules, ["harvest.plus"], Diagnostics())
+    (line,) = [n for n in rules.procedures["retire_worker"].body if n.span.text == "o.points += 2"]
+    source = Path(line.span.file).read_text().splitlines()[line.span.line - 1]
+    # The span runs from the first to one past the last character of the effect line, on its line.
+    assert source[line.span.col - 1:line.span.end_col - 1] == "o.points += 2"
+    assert line.span.end_line == line.span.line
+
+
+def test_rulebook_order_and_every_rule_ends_with_source_and_place() -> None:
+    doc = _doc()
+    assert [s.id for s in doc.sections][:2] == ["components", "setup"]
+    order = [s.id for s in doc.sections]
+    assert order.index("actions") < order.index("triggers") < order.index("procedures")
+    text = explain.render_text(doc)
+    for sec in doc.sections:
+        for e in sec.entries:
+            if e.span is not None and not e.id.startswith("unknown."):
+                assert re.search(rf"\[{re.escape(e.id)}\]\n(?:.*\n)*?  .*{re.escape(e.span.file)}:{e.span.line}\n",
+                                 text), e.id
+
+
+def test_sentences_come_from_the_effects() -> None:
+    text = explain.render_text(_doc())
+    # `cost: "1 coins or 1 grain"` replaced in plus, `o.points += 2`, a guard and a trigger
+    assert "The cost hire cost is 1 coins or 1 grain (instead of 2 coins; changed by harvest.plus)." in text
+    assert "Add 2 to o's points." in text
+    assert "When festival happens." in text
+    assert "Start workers: 3 (instead of 2; changed by harvest.plus)." in text
+
+
+def test_a_replaced_rule_shows_what_it_said_before() -> None:
+    doc = _doc()
+    retire = next(e for s in doc.sections for e in s.entries if e.id == "procedures.retire_worker")
+    assert retire.change and "harvest.plus" in retire.change
+    assert retire.before and retire.lines
+    assert [x.text for x in retire.before] != [x.text for x in retire.lines]
+
+
+def test_unknown_values_read_as_unknown_with_their_note(tmp_path: Path) -> None:
+    pack = tmp_path / "p"
+    pack.mkdir()
+    (pack / "m.yaml").write_text(
+        "module: m\ntitle: M\nvalues:\n  size: {unknown: check the card}\ncounters:\n  coins: {per: player}\n"
+        "actions:\n  grow:\n    title: Grow\n    source: here\n    do: ['me.coins += size']\n", encoding="utf-8")
+    modules = load_modules([pack / "m.yaml"], Diagnostics())
+    text = explain.render_text(explain.build(modules, ["m"]))
+    assert "Add size (unknown: check the card) to your coins." in text
+    assert "Needed by: actions.grow." in text
+
+
+@pytest.mark.parametrize("fmt", ["text", "md"])
+def test_cli_writes_the_rulebook(fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / f"rules.{fmt}"
+    assert main(["explain", str(HARVEST), "--format", fmt, "--quote", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Hire a worker" in text and "o.points += 2" in text  # --quote shows the YAML under its sentence
+    if fmt == "md":
+        assert text.startswith("# ") and "## 4. Actions" in text
+
+
+def test_cli_explains_the_shipped_packs(capsys: pytest.CaptureFixture[str]) -> None:
+    for pack in ("village", "lisboa"):
+        assert main(["explain", str(ROOT / "rules" / pack)]) == 0
+    out = capsys.readouterr().out
+    assert "Meet the Cardinal" in out and "unknown: " in out
+    assert "`" not in out.replace("'", "")  # every line parsed and said in words, none left as raw text
+
+
+def test_cli_rejects_an_unknown_module(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", str(HARVEST), "--modules", "harvest.nope"]) == 1
+    assert "harvest.nope" in capsys.readouterr().err
