@@ -7,6 +7,7 @@ Everything a program needs is here; `docs/embedding.md` documents it. The rules 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,12 @@ class Pending:
                 return o
         raise BoardrulesError("E505", f"{id_or_value!r} is not an option of '{self.prompt}'; the options are "
                               f"{[(o.id, o.label) for o in self.options]}")
+
+    def sample(self, rng: random.Random) -> Option:
+        """A random option: chance outcomes by their probabilities, a player's options uniformly."""
+        if self.player == CHANCE:
+            return rng.choices(self.options, [o.probability or 0.0 for o in self.options])[0]
+        return rng.choice(self.options)
 
     def to_json(self) -> dict[str, Any]:
         return {"player": self.player, "kind": self.kind, "prompt": self.prompt, "rule": self.rule,

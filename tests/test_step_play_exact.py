@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from boardrules.diagnostics import BoardrulesError
-from boardrules.game import CHANCE, Game
+from boardrules.game import Game
 from boardrules.language.pack import load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,10 +36,7 @@ def test_stepping_is_exact(name: str) -> None:
         with pytest.raises(BoardrulesError) as err:
             game.apply(10_000)  # not an option
         assert err.value.code == "E505" and game.state.dumps() == before and game.pending() == pending
-        if pending.player == CHANCE:
-            option = rng.choices(pending.options, [o.probability for o in pending.options])[0]
-        else:
-            option = rng.choice(pending.options)
+        option = pending.sample(rng)  # chance by its probabilities, a player uniformly
         in_setup = game._open is not None and game._open.kind == "setup"
         game.apply(option.id)
         after = game.state.dumps()
