@@ -109,7 +109,7 @@ class Game:
     @classmethod
     def new(cls, pack: Rules | str | Path, players: int, seed: int = 1, options: dict[str, Any] | None = None, *,
             modules: list[str] | None = None, chance: str = "step", undo_depth: int | None = UNDO_DEPTH,
-            search_budget: int = SEARCH_BUDGET) -> Game:
+            search_budget: int = SEARCH_BUDGET, limits: Limits | None = None) -> Game:
         """Start a game: load and link the pack (a directory, or rules already linked), lay it out, run setup.
 
         `options` give values to the pack's values (usually those it leaves `unknown`), counters' starting
@@ -125,7 +125,7 @@ class Game:
 
             rules = load_rules(pack, modules, options)
         game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
-                   search_budget=search_budget)
+                   search_budget=search_budget, limits=limits)
         game.setup()
         return game
 
