@@ -75,7 +75,8 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .simulate import dumps, render, simulate
+    from .bots import parse_bots
+    from .simulate import Setup, dumps, render, simulate
 
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
@@ -94,7 +95,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(render_text(diags.sorted()))
         return 1
     try:
-        report = simulate(rules, args.players, args.games, args.seed, args.chance)
+        bots = parse_bots(args.bots, args.players)
+        setup = Setup(str(args.pack), tuple(roots), tuple(sorted((k, v) for k, (v, _) in options.items())),
+                      args.players, args.chance, tuple(sorted(bots.items())), args.max_steps,
+                      None if args.no_save else args.failures, not args.no_check)
+        report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
@@ -133,9 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--coverage", action="store_true",
                       help="list the rules (actions, triggers, procedures, setup, scoring) no scenario ran")
     test.set_defaults(run=cmd_test)
-    sim = sub.add_parser("simulate", help="play whole games with random players",
-                         description="Play whole games of a pack (its game module, or --modules) with every "
-                         "decision chosen at random, and report games finished, errors, length and wins.")
+    sim = sub.add_parser("simulate", help="play whole games with bots, checking invariants",
+                         description="Play whole games of a pack (its game module, or --modules) with bots "
+                         "(random by default), check invariants after every step, and report games finished, "
+                         "errors, length, scores, wins, and how often each action and rule fired.")
     sim.add_argument("pack", metavar="PACK", help="a pack directory")
     sim.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
     sim.add_argument("--players", type=int, default=2, help="players per game (default 2)")
@@ -144,6 +150,18 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--chance", choices=["step", "auto"], default="step",
                      help="chance as decisions sampled by their probabilities (step), or by the game (auto)")
     sim.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
+    sim.add_argument("--workers", type=int, default=1, metavar="K",
+                     help="processes to play on (default 1); the report is the same whatever K")
+    sim.add_argument("--bots", metavar="SEAT=BOT,...", help="bots per seat, e.g. p2=random,p3=greedy (default random)")
+    sim.add_argument("--max-steps", type=int, default=100_000, metavar="N",
+                     help="decisions after which a game counts as one that never ends (default 100000)")
+    sim.add_argument("--failures", default="boardrules-failures", metavar="DIR",
+                     help="where the replayable logs of failed games go (default ./boardrules-failures)")
+    sim.add_argument("--no-save", action="store_true", help="do not save the logs of failed games")
+    sim.add_argument("--no-check", action="store_true", help="do not check invariants after every step")
+    sim.add_argument("--backend", choices=["process", "ray"], default="process",
+                     help="run the games on local processes, or as Ray tasks (pip install 'boardrules[ray]')")
+    sim.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
     _add_options(sim)
     sim.set_defaults(run=cmd_simulate)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
