@@ -109,6 +109,27 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 1 if report["errors"] else 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    import random
+
+    from .bots import parse_bots
+    from .play import Session, read_line, start
+
+    diags = Diagnostics()
+    options = read_options(args.set, args.options, diags)
+    if diags.has_errors:
+        print(render_text(diags.sorted()))
+        return 1
+    try:
+        game = start(args.pack, args.players, args.seed, {k: v for k, (v, _) in options.items()}, args.modules,
+                     args.load)
+        bots = parse_bots(args.bots, len(game.players))
+    except BoardrulesError as err:
+        print(render_text(getattr(err, "diagnostics", None) or [err.diagnostic]))
+        return 1
+    return Session(game, bots, random.Random(game.seed), read_line, lambda s: print(s, flush=True)).run()
+
+
 def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                    help="give a value the pack leaves open (a value, a counter's start, kind.property); repeatable")
@@ -164,6 +185,17 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
     _add_options(sim)
     sim.set_defaults(run=cmd_simulate)
+    play = sub.add_parser("play", help="play a whole game in the terminal, against bots or people",
+                          description="Play a whole game of a pack: each decision is a numbered menu with who "
+                          "decides and the rule that asks; u undoes, s FILE saves, q quits.")
+    play.add_argument("pack", metavar="PACK", help="a pack directory")
+    play.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
+    play.add_argument("--players", type=int, default=2, help="players (default 2)")
+    play.add_argument("--seed", type=int, default=1, help="the game's seed, also the bots' and chance's (default 1)")
+    play.add_argument("--bots", metavar="SEAT=BOT,...", help="seats played by bots, e.g. p2=random,p3=greedy")
+    play.add_argument("--load", metavar="FILE", help="resume a game saved with s FILE")
+    _add_options(play)
+    play.set_defaults(run=cmd_play)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
     schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
