@@ -50,7 +50,9 @@ class Pending:
     source: str | None  # that line of the rule file
 
     def option(self, id_or_value: Any) -> Option:
-        """The option with this id, or whose plain value or label equals the argument."""
+        """The option with this id, or whose plain value or label equals the argument (or the option itself)."""
+        if isinstance(id_or_value, Option):
+            id_or_value = id_or_value.id
         for o in self.options:
             if o.id == id_or_value and type(id_or_value) is int:
                 return o
@@ -90,6 +92,7 @@ class Game:
         self._open: Activity | None = None
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -159,11 +162,14 @@ class Game:
         """The one decision the game waits for now, or None (the game is over, or free play awaits an action)."""
         while self._pending is None:
             if self._open is not None:
-                result = probe(self._m, self._open, self.chance == "step")
-                if result.outcome == "stop":
-                    self._pending = self._decision(result.decision)  # type: ignore[arg-type]
+                waiting = self._waiting
+                if waiting is None:
+                    result = probe(self._m, self._open, self.chance == "step")
+                    waiting = result.decision if result.outcome == "stop" else None
+                if waiting is not None:
+                    self._pending = self._decision(waiting)
                     break
-                self._commit()  # the open activity finishes with what it has (an undo took an answer back)
+                self._advance()  # it finishes with the answers it has: commit it (or raise its error)
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
@@ -172,7 +178,10 @@ class Game:
             if moves:
                 self._pending_answers = {i: m for m, i in moves}
                 options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
-                self._pending = Pending(player, "move", f"{player} chooses a move", options, None, None)
+                phase = flow.current_phase(self._m)
+                span = phase.span if phase is not None else None
+                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span))
                 break
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
         return self._pending
@@ -234,6 +243,7 @@ class Game:
     def _advance(self) -> None:
         """Run the open activity as far as its answers go; commit it when it finishes."""
         self._pending = None
+        self._waiting = None
         activity = self._open
         assert activity is not None
         m = self._m
@@ -241,7 +251,8 @@ class Game:
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
             mark = m.transaction(activity.work(m))
-        except StopForAnswer:
+        except StopForAnswer as stop:
+            self._waiting = stop.decision  # what pending() shows next, without running the activity again
             return
         except BoardrulesError:
             self._open = None
@@ -249,13 +260,6 @@ class Game:
         finally:
             m.decider = saved
         self._finish(activity, mark, None)
-
-    def _commit(self) -> None:
-        activity = self._open
-        assert activity is not None
-        self._advance()
-        if self._open is activity and self._pending is None:
-            raise BoardrulesError("E509", "the open decision cannot be finished")
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
@@ -328,7 +332,7 @@ class Game:
                 self._open.answers.pop()
             else:
                 self._open = None
-            self._pending = None
+            self._pending = self._waiting = None
             return True
         if not self._history:
             return False
@@ -394,8 +398,9 @@ class Game:
         """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
         data = {
-            "format": SAVE_FORMAT, "modules": self.rules.modules, "fingerprint": self.rules.fingerprint,
-            "options": self.rules.options, "players": len(self._m.players), "seed": self.seed,
+            "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
+            "fingerprint": self.rules.fingerprint, "options": self.rules.options,
+            "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
             "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
@@ -403,8 +408,9 @@ class Game:
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def deserialize(cls, text: str, pack: Rules | str | Path) -> Game:
-        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules).
+    def deserialize(cls, text: str, pack: Rules | str | Path | None = None) -> Game:
+        """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules;
+        by default the directory the game was started from).
 
         A save of other modules, of changed rules or one that does not replay to its saved state is refused
         with a diagnostic (E512)."""
@@ -414,6 +420,9 @@ class Game:
             raise BoardrulesError("E512", f"not a saved game: {exc}") from None
         if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
             raise BoardrulesError("E512", f"not a saved game of this version (format {SAVE_FORMAT})")
+        pack = pack if pack is not None else data.get("pack")
+        if pack is None:
+            raise BoardrulesError("E512", "the save does not say which pack it is of: pass the pack")
         if isinstance(pack, Rules):
             rules = pack
         else:
@@ -428,10 +437,9 @@ class Game:
                           chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
         if data.get("open"):
             entry = data["open"]
-            game._start(Activity(entry["kind"], entry.get("player"), entry.get("action"),
-                                 {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}))
-            for a in entry.get("answers", []):
-                game.apply(game.pending().option(a).id)  # type: ignore[union-attr]
+            params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+            game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params), entry,
+                                  finish=False)
         saved = json.dumps(data["state"], sort_keys=True)
         if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
@@ -472,8 +480,9 @@ class Game:
                     game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
         return game
 
-    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any]) -> None:
-        """Answer by plain value, without the legality search: the log was legal when it was played."""
+    def _replay_stepwise(self, activity: Activity, entry: dict[str, Any], finish: bool = True) -> None:
+        """Answer by plain value, without the legality search: the log was legal when it was played.
+        With `finish`, the entry must complete the activity; without, it is left open at its next decision."""
         self._open = activity
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
@@ -486,7 +495,7 @@ class Game:
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
-        if self._open is not None:
+        if finish and self._open is not None:
             raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
 
     # ---------------------------------------------------------------- memory

@@ -84,6 +84,20 @@ def test_expected_error_that_does_not_happen_fails(tmp_path: Path, capsys: pytes
     assert "expected error E502, but it succeeded" in out
 
 
+def test_expected_error_that_does_not_happen_names_unused_answers(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    pack = tmp_path / "market"
+    (pack / "scenarios").mkdir(parents=True)
+    (pack / "market.yaml").write_text((MARKET / "market.yaml").read_text())
+    (pack / "scenarios" / "s.yaml").write_text(
+        "scenario: s\nmodules: [market]\nplayers: 1\n"
+        "steps:\n  - {action: buy_apple, player: p1, answers: [yes], expect_error: E502}\n"
+    )
+    code, out = run(capsys, "test", str(pack))
+    assert code == 1
+    assert "expected error E502, but it succeeded; answers or rolls never asked for: [True]" in out
+
+
 def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "schema")
     assert code == 0

@@ -95,7 +95,7 @@ def test_serialize_then_deserialize_continues_the_same_game_even_mid_decision() 
         assert pending is not None
         game.apply(rng.choice(pending.options).id)
     text = game.serialize()
-    back = Game.deserialize(text, RELAY)
+    back = Game.deserialize(text)  # the save knows the pack directory it was started from
     assert back.state.dumps() == game.state.dumps()
     assert back.pending() == game.pending()
     assert back.log == game.log
@@ -188,3 +188,54 @@ def test_a_parameter_outside_its_declared_values_is_refused() -> None:
         game.act("p1", "buy", {"n": 3})
     assert err.value.code == "E509" and "not one of [1, 2]" in err.value.diagnostic.message
     assert game.state.dumps() == before
+
+
+def test_a_save_in_the_middle_of_a_move_with_a_number_answer_loads() -> None:
+    game = Game.new(RELAY, 2, seed=1, options=OPTIONS, chance="auto")
+    for _ in range(30):  # play until a favour's yes/no (a bool answer) or the end
+        pending = game.pending()
+        if pending is None or pending.kind == "yesno":
+            break
+        game.apply(pending.options[0].id)
+    if game.pending() is not None:
+        game.apply(1)  # yes
+    back = Game.deserialize(game.serialize(), RELAY)
+    assert back.state.dumps() == game.state.dumps() and back.pending() == game.pending()
+
+
+NUMBERS = """
+module: numbers
+title: A move that asks for a number
+counters:
+  total: {per: player}
+actions:
+  count_up:
+    title: Count up
+    do:
+      - choose n from [3, 1, 2]
+      - me.total += n
+flow:
+  phases:
+    play:
+      turns: {}
+      actions: [count_up]
+  end:
+    when: round_number > 3
+  ranking: [me.total]
+"""
+
+
+def test_a_save_in_the_middle_of_a_move_with_a_number_answer_loads_and_continues(tmp_path: Path) -> None:
+    (tmp_path / "numbers.yaml").write_text(NUMBERS)
+    game = Game.new(tmp_path, 2, seed=1)
+    game.apply(0)  # the move count_up
+    pending = game.pending()
+    assert pending is not None and [(o.id, o.value) for o in pending.options] == [(0, 3), (1, 1), (2, 2)]
+    game.apply(2)  # the option with id 2: the number 2
+    game.apply(0)
+    assert game.pending().kind == "one"  # type: ignore[union-attr]
+    back = Game.deserialize(game.serialize(), tmp_path)
+    assert back.state.dumps() == game.state.dumps() and back.pending() == game.pending()
+    assert back.state.counters["p1.total"] == 2
+    back.apply(0)
+    assert back.state.counters["p2.total"] == 3

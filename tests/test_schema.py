@@ -630,6 +630,9 @@ _SECTIONS = {
     "actions",
     "triggers",
     "scoring",
+    "substitutes",
+    "extend",
+    "wrap",
 }
 
 
@@ -652,7 +655,7 @@ def test_reference_section_examples_validate() -> None:
         if isinstance(block, dict) and block.keys() <= _SECTIONS:
             assert errors("module", {"module": "doc.example", "title": "Example", **block}) == [], block
             checked += 1
-    assert checked >= 10
+    assert checked >= 14
 
 
 def test_reference_structural_blocks_validate() -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
+from . import substitution
 from .effects import CostC, CostTermC
 from .interpreter import Frame
 from .runtime import check_known, runtime_type_error
@@ -76,7 +77,7 @@ class Payments:
         return low if low is not None else -(10**9)
 
     def _payable(self, cost: CostC, f: Frame) -> bool:
-        return any(self._alternative_payable(alt, f) for alt in cost.alternatives)
+        return any(self._alternative_payable(alt, f) for alt in substitution.alternatives(self, cost, f))
 
     def _label(self, alt: tuple[CostTermC, ...], f: Frame) -> str:
         parts = []
@@ -86,15 +87,17 @@ class Payments:
         return " + ".join(parts) or "nothing"
 
     def pay(self, cost: CostC, f: Frame) -> None:
-        payable = [alt for alt in cost.alternatives if self._alternative_payable(alt, f)]
+        payable = [alt for alt in substitution.alternatives(self, cost, f) if self._alternative_payable(alt, f)]
         if not payable:
             raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
                                   f"{self._payer(f).id} has " + self._holdings(cost, f))
         alt = payable[0]
-        if len(payable) > 1:
-            labels = [self._label(a, f) for a in payable]
-            chosen = self.choose(self._payer(f), f"pay {cost.text}", labels, (), False, False)
-            alt = payable[labels.index(chosen)]
+        ways: dict[str, tuple[CostTermC, ...]] = {}
+        for way in payable:  # one option per label (substitutions can reach one sum two ways)
+            ways.setdefault(self._label(way, f), way)
+        if len(ways) > 1:
+            chosen = self.choose(self._payer(f), f"pay {cost.text}", list(ways), (), False, False)
+            alt = ways[chosen]
         for term in alt:
             amount, base, key = self._term_needs(term, f)
             if key is None:

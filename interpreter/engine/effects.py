@@ -134,13 +134,13 @@ class RefillE(Effect):
 
 @dataclass(frozen=True, slots=True)
 class AdvanceE(Effect):
-    marker: str
+    marker: Fn  # -> a marker (Ref); a player's marker is keyed by the player
     by: Fn
 
 
 @dataclass(frozen=True, slots=True)
 class PlaceE(Effect):
-    marker: str
+    marker: Fn
     at: Fn
 
 
@@ -199,6 +199,15 @@ class SetStartPlayerE(Effect):
 
 
 @dataclass(frozen=True, slots=True)
+class TakeE(Effect):
+    """An action taken inside a rule, by the acting player or another: guard, cost, then its effects."""
+
+    action: str
+    args: tuple[Fn, ...]
+    as_player: Fn | None
+
+
+@dataclass(frozen=True, slots=True)
 class PassE(Effect):
     """The acting player passes: their turn ends and the phase's turns skip them until it ends."""
 
@@ -248,3 +257,34 @@ class OneOfE(Effect):
 class MayE(Effect):
     by: Fn | None
     body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class WhileE(Effect):
+    cond: Fn
+    body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class StepE(Effect):
+    """A named step of a rule (`step: name`), which a module may wrap as section.rule.name."""
+
+    name: str
+    body: Body
+
+
+@dataclass(frozen=True, slots=True)
+class WrapE(Effect):
+    """One module's hooks around a rule or a step: before, then `instead` (or the wrapped body), then after."""
+
+    target: str
+    module: str
+    before: Body
+    instead: Body | None
+    after: Body
+    inner: Body
+
+
+@dataclass(frozen=True, slots=True)
+class ProceedE(Effect):
+    pass

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
 from . import effects as e
+from . import overflow
 from .runtime import as_list, check_known, runtime_type_error
-from .values import Piece, Player, Zone, encode, plain
+from .values import Piece, Player, Ref, Zone, encode, plain
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -115,7 +116,12 @@ def run_move(n: e.MoveE, f: Frame) -> None:
         for pid in state.group_of(piece.id):
             if pid not in moved:
                 moved.add(pid)
-                state.move_piece(pid, zone.key, at)
+                dest = overflow.destination(f.g, zone.key, pid)
+                if dest is None:  # a full zone that discards: the piece leaves the game
+                    f.g.unlink(pid)
+                    state.remove_piece(pid)
+                else:
+                    state.move_piece(pid, dest, at if dest == zone.key else None)
 
 
 def run_create(n: e.CreateE, f: Frame) -> None:
@@ -126,11 +132,14 @@ def run_create(n: e.CreateE, f: Frame) -> None:
     created = []
     for _ in range(count):
         props = {name: fn(f) for name, fn in n.props}
+        dest = overflow.destination(f.g, zone.key, None)
+        if dest is None:  # a full zone that discards: the piece is never made
+            continue
         pid = str(props.pop("id")) if "id" in props else state.new_id(n.kind)
-        state.create_piece(pid, n.kind, zone.key, at, props)
+        state.create_piece(pid, n.kind, dest, at if dest == zone.key else None, props)
         created.append(Piece(pid))
     if n.bind:
-        f.vars[n.bind] = created if n.count else created[0]
+        f.vars[n.bind] = created if n.count else (created[0] if created else None)
 
 
 def run_remove(n: e.RemoveE, f: Frame) -> None:
@@ -193,12 +202,19 @@ def run_refill(n: e.RefillE, f: Frame) -> None:
         state.move_piece(src[0], zone.key, None)
 
 
+def _marker(value: Any, f: Frame) -> str:
+    if type(value) is not Ref or value.kind != "marker":
+        check_known(value, f)
+        raise runtime_type_error(f"expected a track marker, got {value!r}", f)
+    return value.name
+
+
 def run_advance(n: e.AdvanceE, f: Frame) -> None:
-    f.g.advance(n.marker, _int(n.by(f), f, "the number of spaces"))
+    f.g.advance(_marker(n.marker(f), f), _int(n.by(f), f, "the number of spaces"))
 
 
 def run_place(n: e.PlaceE, f: Frame) -> None:
-    f.g.place(n.marker, _int(n.at(f), f, "the space"))
+    f.g.place(_marker(n.marker(f), f), _int(n.at(f), f, "the space"))
 
 
 def run_emit(n: e.EmitE, f: Frame) -> None:
@@ -275,6 +291,12 @@ def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
     f.g.state.set_var("start_player", _acting(n.value(f), f).id)
 
 
+def run_take(n: e.TakeE, f: Frame) -> None:
+    who = _acting(n.as_player(f), f) if n.as_player is not None else _acting(f.me, f)
+    params = f.g.rules.actions[n.action].params
+    f.g.take(n.action, {name: fn(f) for (name, _), fn in zip(params, n.args, strict=True)}, who)
+
+
 def run_as(n: e.AsE, f: Frame) -> None:
     run_body(n.body, Frame(f.g, _acting(n.who(f), f), f.vars))
 
@@ -324,6 +346,46 @@ def run_may(n: e.MayE, f: Frame) -> None:
         run_body(n.body, f)
 
 
+def run_while(n: e.WhileE, f: Frame) -> None:
+    g = f.g
+    while check_known(n.cond(f), f):
+        # Each turn of the loop costs a step, so a loop whose body does nothing still meets the budget (E507).
+        g.steps += 1
+        if g.steps > g.step_budget:
+            raise g.loop_error(n.span)
+        run_body(n.body, f)
+
+
+def run_step(n: e.StepE, f: Frame) -> None:
+    run_body(n.body, f)
+
+
+_PROCEED = "\0proceed"  # not a name the language can write: the bodies `proceed` runs, innermost last
+
+
+def run_wrap(n: e.WrapE, f: Frame) -> None:
+    run_body(n.before, f)
+    if n.instead is None:
+        run_body(n.inner, f)
+    else:
+        stack = f.vars.setdefault(_PROCEED, [])
+        stack.append(n.inner)
+        try:
+            run_body(n.instead, f)
+        finally:
+            stack.pop()
+    run_body(n.after, f)
+
+
+def run_proceed(n: e.ProceedE, f: Frame) -> None:
+    stack = f.vars.get(_PROCEED)
+    inner = stack.pop()  # the linker allows proceed only inside an instead hook, so there is one
+    try:
+        run_body(inner, f)
+    finally:
+        stack.append(inner)
+
+
 RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
     e.LetE: run_let,
     e.SetCounterE: run_set_counter,
@@ -352,10 +414,15 @@ RUNNERS: dict[type, Callable[[Any, Frame], None]] = {
     e.PassE: run_pass,
     e.SetStartPlayerE: run_set_start_player,
     e.AsE: run_as,
+    e.TakeE: run_take,
     e.IfE: run_if,
     e.ForE: run_for,
     e.RepeatE: run_repeat,
     e.MatchE: run_match,
     e.OneOfE: run_one_of,
     e.MayE: run_may,
+    e.WhileE: run_while,
+    e.StepE: run_step,
+    e.WrapE: run_wrap,
+    e.ProceedE: run_proceed,
 }

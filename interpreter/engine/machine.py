@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
+from . import overflow, watch
 from .choices import Choices
 from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
@@ -70,7 +71,11 @@ class Machine(Choices, Payments):
                                     self._initial(raw, n))
         for t in r.tracks.values():
             for marker, start in t.markers.items():
-                st.add_marker(marker, t.name, int(start))
+                if marker in r.player_markers:
+                    for p in self.players:
+                        st.add_marker(f"{p.id}.{marker}", t.name, int(start))
+                else:
+                    st.add_marker(marker, t.name, int(start))
 
     def _size(self, raw: Any, players: int) -> int | str | None:
         v = self.rules.values.get(raw) if isinstance(raw, str) else None
@@ -156,23 +161,47 @@ class Machine(Choices, Payments):
         def work() -> None:
             if self.state.vars.get("game_over"):
                 raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
-            self.covered.add(f"actions.{a.name}")
-            self.state.cause = a.span
             self.state.clear_usage("action")
-            f = Frame(self, me, dict(variables))
-            for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
-                allowed = as_list(domain(f), f)
-                if variables[pname] not in allowed:
-                    raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {plain(variables[pname])!r}, "
-                                          f"not one of {plain(allowed)}", a.span)
-            if a.guard is not None and not check_known(a.guard(f), f):
-                raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
-            if a.cost is not None:
-                self.state.cause = a.cost.span
-                self.pay(a.cost, f)
-            run_body(a.body, f)
+            self.run_action(a.name, variables, me)
 
         return work
+
+    def run_action(self, name: str, variables: dict[str, Any], me: Player | None) -> None:
+        """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
+        another rule's `take`)."""
+        a = self.rules.actions[name]
+        self.covered.add(f"actions.{a.name}")
+        self.state.cause = a.span
+        f = Frame(self, me, dict(variables))
+        for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
+            allowed = as_list(domain(f), f)
+            if variables[pname] not in allowed:
+                raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {plain(variables[pname])!r}, "
+                                      f"not one of {plain(allowed)}", a.span)
+        if a.guard is not None and not check_known(a.guard(f), f):
+            raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
+        if a.cost is not None:
+            self.state.cause = a.cost.span
+            self.pay(a.cost, f)
+        run_body(a.body, f)
+
+    def take(self, name: str, params: dict[str, Any], me: Player) -> None:
+        """`take ACTION(args) as p`: the action inside the running rule, as part of it."""
+        self.enter(f"actions.{name}", self.state.cause)
+        try:
+            self.run_action(name, params, me)
+        finally:
+            self.leave()
+
+    def can_take(self, name: str, params: dict[str, Any], me: Player) -> bool:
+        """Whether `take` would find a complete legal way now: a dry run inside the running rule, taken back."""
+        from .moves import Activity, Search
+
+        steps, stack, cause = self.steps, list(self.stack), self.state.cause
+        try:
+            return Search(self, chance_steps=False).can_finish(Activity("take", me.id, name, params))
+        finally:
+            self.steps, self.stack, self.state.cause = steps, stack, cause
 
     def params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
                span: Span) -> dict[str, Any]:
@@ -266,9 +295,16 @@ class Machine(Choices, Payments):
                 raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
                                       self.state.cause)
             if high is not None and value > high:
-                raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
-                                      self.state.cause)
-        self.state.set_counter(key, value)
+                if self.rules.counters[counter].overflow == "refuse":
+                    raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
+                                          self.state.cause)
+                value = overflow.counter_value(self, key, counter, value, high)
+        if counter in self.rules.watchers:
+            old = self.state.counters.get(key)
+            self.state.set_counter(key, value)
+            watch.changed(self, counter, key, old, value)
+        else:
+            self.state.set_counter(key, value)
 
     def family_key(self, family: Any, key: Any) -> str:
         if type(family) is not Ref or family.kind != "family":
@@ -325,6 +361,8 @@ class Machine(Choices, Payments):
                 return Zone(f"{obj.id}.{name}")
             if name == "seat":
                 return obj.seat
+            if name in r.player_markers:
+                return Ref("marker", f"{obj.id}.{name}")
         if type(obj) is Zone and name == "owner":
             return self.zone_owner(obj)
         if type(obj) is Ref and obj.kind == "marker" and name == "position":
@@ -382,7 +420,7 @@ class Machine(Choices, Payments):
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
         spaces, circular = self.track_spaces(marker)
-        pos = self.state.markers[marker].pos
+        pos = start = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):
             if circular:
@@ -393,9 +431,14 @@ class Machine(Choices, Payments):
                 break
             entered.append(pos)
         self.state.set_marker(marker, pos, entered)
+        if self.rules.watchers:
+            watch.moved(self, marker, start, entered)
 
     def place(self, marker: str, at: int) -> None:
         spaces, _ = self.track_spaces(marker)
         if not 1 <= at <= spaces:
             raise BoardrulesError("E510", f"space {at} is not on the track (1..{spaces})", self.state.cause)
+        start = self.state.markers[marker].pos
         self.state.set_marker(marker, at, [])
+        if self.rules.watchers:
+            watch.moved(self, marker, start, [])

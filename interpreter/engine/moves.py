@@ -69,6 +69,9 @@ class Activity:
             return lambda: m.end_turn_here(me)
         if self.kind == "end_round":
             return lambda: m.state.clear_usage("round")
+        if self.kind == "take":  # inside a running rule: no per-action reset, no flow
+            me = m.player(self.player)
+            return lambda: m.run_action(str(self.action), self.params, me)
         action_work = m.action_work(self.player, str(self.action), self.params)
         if self.kind == "act" or not m.flow_on:
             return action_work

@@ -22,6 +22,8 @@ class CounterDecl:
     min: int | None
     max: int | None
     span: Span
+    overflow: str = "refuse"  # above max: refuse (E508), discard (stop at max), carry (the excess to carry_to)
+    carry_to: str | None = None
 
 
 @dataclass
@@ -33,6 +35,8 @@ class ZoneDecl:
     slot_capacity: int
     capacity: Any  # int, value name or None
     span: Span
+    overflow: str = "refuse"  # a piece beyond capacity: refuse (E504), discard (out of the game), carry (carry_to)
+    carry_to: str | None = None
 
 
 @dataclass
@@ -78,6 +82,20 @@ class TriggerDef:
     guard: Fn | None
     body: Body
     span: Span
+
+
+@dataclass
+class WatchDef:
+    """A trigger on a counter's changes (`on: {change: c}`), optionally only when it reaches or passes marks."""
+
+    name: str
+    counter: str
+    crosses: Fn | None  # -> one mark
+    every: Fn | None  # -> each multiple of it is a mark
+    guard: Fn | None
+    body: Body
+    span: Span
+    down: bool = False  # marks are reached going down (a counter's direction: down)
 
 
 @dataclass
@@ -159,6 +177,7 @@ class Rules:
     zones: dict[str, ZoneDecl] = field(default_factory=dict)
     tracks: dict[str, TrackDecl] = field(default_factory=dict)
     markers: dict[str, str] = field(default_factory=dict)  # marker -> track
+    player_markers: set[str] = field(default_factory=set)  # markers each player has one of (me.pawn)
     dice: dict[str, int] = field(default_factory=dict)
     events: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
     costs: dict[str, CostC] = field(default_factory=dict)
@@ -166,10 +185,13 @@ class Rules:
     setup: list[StepDef] = field(default_factory=list)
     actions: dict[str, ActionDef] = field(default_factory=dict)
     triggers: dict[str, list[TriggerDef]] = field(default_factory=dict)
+    watchers: dict[str, list[WatchDef]] = field(default_factory=dict)  # counter -> triggers on its changes
+    substitutes: list[Any] = field(default_factory=list)  # payment substitutions (engine.substitution)
     scoring: list[StepDef] = field(default_factory=list)
     flow: FlowDef | None = None
     options: dict[str, Any] = field(default_factory=dict)  # option name -> the plain value it was given
     fingerprint: dict[str, str] = field(default_factory=dict)  # module -> a hash of its content
+    pack: str | None = None  # the directory the rules were loaded from, when they were
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
     invariants: list[InvariantDef] = field(default_factory=list)
     bot_score: Fn | None = None  # per player (`me`): what the greedy bot maximises
@@ -180,6 +202,7 @@ class Rules:
         """Every runnable rule as section.name: what coverage is measured against."""
         names = [f"setup.{s.name}" for s in self.setup] + [f"actions.{a}" for a in self.actions]
         names += [f"triggers.{t.name}" for ts in self.triggers.values() for t in ts]
+        names += [f"triggers.{w.name}" for ws in self.watchers.values() for w in ws]
         names += [f"procedures.{p}" for p in self.procedures] + [f"scoring.{s.name}" for s in self.scoring]
         return names
 
@@ -187,7 +210,8 @@ class Rules:
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",
                  "start_player", "game_over"]
-        names += list(self.values) + list(self.markers) + list(self.tracks) + list(self.dice)
+        names += list(self.values) + [m for m in self.markers if m not in self.player_markers]
+        names += list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)
         names += [n for n, c in self.counters.items() if c.per == "game"]
         names += [n for n, z in self.zones.items() if z.per == "game"]

@@ -168,6 +168,20 @@ def known_truth(f: Frame, v: Any) -> bool:
         raise unknown_error(exc.value, f) from None
 
 
+def can_pay(f: Frame, cost: Any, payer: Any) -> bool:
+    if type(payer) is not Player:
+        check_known(payer, f)
+        raise runtime_type_error(f"a cost is paid by a player, got {payer!r}", f)
+    return f.g._payable(cost, type(f)(f.g, payer, f.vars))
+
+
+def can_take(f: Frame, action: str, args: tuple[tuple[str, Any], ...], who: Any) -> bool:
+    if type(who) is not Player:
+        check_known(who, f)
+        raise runtime_type_error(f"an action is taken by a player, got {who!r}", f)
+    return f.g.can_take(action, dict(args), who)
+
+
 def attr(f: Frame, obj: Any, name: str) -> Any:
     return f.g.get_attr(obj, name)
 

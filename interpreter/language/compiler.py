@@ -48,6 +48,8 @@ _BASE_NS: dict[str, Any] = {
     "_prop": rt.prop,
     "_key": rt.key_of, "_arith": rt.arith, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
     "_range": rt.int_range, "_sort": rt.sort_pairs, "_truth": rt.known_truth, "_as_list": rt.as_list,
+    "_can_pay": rt.can_pay,
+    "_can_take": rt.can_take,
     "_attr": rt.attr, "_item": rt.family_item, "_known": rt.check_known, "Zone": Zone, "Ref": Ref,
     **{f"_b_{name}": spec.impl for name, spec in FUNCTIONS.items()},
 }
@@ -67,14 +69,17 @@ class Scope:
     has_me: bool = True
     py_locals: frozenset[str] = field(default_factory=frozenset)  # bound inside the expression itself
     live_pieces: frozenset[str] = field(default_factory=frozenset)  # py_locals iterating a zone's pieces
+    outer: frozenset[str] = field(default_factory=frozenset)  # names bound by enclosing blocks: not rebindable
 
     def child(self, **extra: str) -> Scope:
-        return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra), self.live_pieces - set(extra))
+        """The scope of a nested block: it sees every name bound so far, and what it binds stays inside it."""
+        return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra), self.live_pieces - set(extra),
+                     frozenset(self.names))
 
     def inner(self, from_zone: bool = False, **extra: str) -> Scope:
         """A scope for an expression's own bound names (where's `it`, a comprehension's variable)."""
         live = self.live_pieces | set(extra) if from_zone else self.live_pieces - set(extra)
-        return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live)
+        return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live, self.outer)
 
 
 def _local(name: str) -> str:
@@ -114,7 +119,11 @@ class ExprCompiler:
             s.Range: self._range,
             s.Where: self._where,
             s.SortedBy: self._sorted_by,
+            s.CanPay: self._can_pay,
+            s.CanTake: self._can_take,
         }
+        # Set by the effect builder: compiles a cost for can_pay (costs are built there, with their own checks).
+        self.cost_compiler: Callable[[s.Cost, Scope], Any] | None = None
 
     # ---------------------------------------------------------------- entry points
     def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, str]:
@@ -203,6 +212,8 @@ class ExprCompiler:
             return f"f.g.state.counters[{name!r}]", "int"
         if name in r.zones and r.zones[name].per == "game":
             return gen.const(Zone(name)), "zone"
+        if name in r.player_markers:
+            raise CompileError("E402", f"each player has a marker '{name}': say whose (me.{name}, p.{name})", node.pos)
         for table, kind in ((r.markers, "marker"), (r.tracks, "track"), (r.dice, "die")):
             if name in table:
                 return gen.const(Ref(kind, name)), kind
@@ -227,7 +238,9 @@ class ExprCompiler:
                 return f"Zone(_pid({obj}, f) + {'.' + name!r})", "zone"
             if name == "seat":
                 return f"_seat({obj}, f)", "int"
-            candidates = [*r.player_counter_names(), *r.player_zone_names(), "seat"]
+            if name in r.player_markers:
+                return f"Ref('marker', _pid({obj}, f) + {'.' + name!r})", "marker"
+            candidates = [*r.player_counter_names(), *r.player_zone_names(), *r.player_markers, "seat"]
             raise CompileError(
                 "E401", f"a player has no counter or zone '{name}'", node.pos, did_you_mean(name, candidates)
             )
@@ -364,6 +377,35 @@ class ExprCompiler:
         low = self._expect(node.low, scope, gen, NUMERIC, "the start of a range")
         high = self._expect(node.high, scope, gen, NUMERIC, "the end of a range")
         return f"_range(f, {low}, {high})", "list:int"
+
+    def _can_pay(self, node: s.CanPay, scope: Scope, gen: _Gen) -> tuple[str, str]:
+        if self.cost_compiler is None:
+            raise CompileError("E402", "can_pay is not available here", node.pos)
+        if node.by is not None:
+            payer = self._expect(node.by, scope, gen, {"player"}, "who pays")
+        elif scope.has_me:
+            payer = "f.me"
+        else:
+            raise CompileError("E401", "'me' is not available here: write can_pay(COST by PLAYER)", node.pos)
+        return f"_can_pay(f, {gen.const(self.cost_compiler(node.cost, scope))}, {payer})", "bool"
+
+    def _can_take(self, node: s.CanTake, scope: Scope, gen: _Gen) -> tuple[str, str]:
+        action = self.rules.actions.get(node.action)
+        if action is None:
+            raise CompileError("E401", f"unknown action '{node.action}'", node.pos,
+                               did_you_mean(node.action, self.rules.actions))
+        if len(node.args) != len(action.params):
+            raise CompileError("E405", f"action '{node.action}' takes {len(action.params)} argument(s), got "
+                               f"{len(node.args)}", node.pos)
+        args = ", ".join(f"({name!r}, {self._src(a, scope, gen)[0]})"
+                         for (name, _), a in zip(action.params, node.args, strict=True))
+        if node.by is not None:
+            who = self._expect(node.by, scope, gen, {"player"}, "who would take it")
+        elif scope.has_me:
+            who = "f.me"
+        else:
+            raise CompileError("E401", "'me' is not available here: write can(ACTION, ... by PLAYER)", node.pos)
+        return f"_can_take(f, {node.action!r}, ({args}{',' if args else ''}), {who})", "bool"
 
     # ---------------------------------------------------------------- function calls
     def _call(self, node: s.Call, scope: Scope, gen: _Gen) -> tuple[str, str]:

@@ -8,13 +8,14 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..engine.runtime import elem_type
+from ..engine.runtime import arith, elem_type
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
+from .hooks import wrap_body
 from .loader import YMap, YStr
 from .parser import ParseError, parse
 
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as")
+BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 
 
 class Text:
@@ -34,6 +35,14 @@ class Builder:
         self.rules = rules
         self.diags = diags
         self.exprs = ExprCompiler(rules)
+        self.exprs.cost_compiler = self._cost_in_expression
+        # wrap: hooks by target (set by the linker), the rule being built (section.name), the named steps met,
+        # the targets whose hooks were built, and whether an `instead` hook is being built (proceed is legal).
+        self.hooks: dict[str, list[Any]] = {}
+        self.rule: str | None = None
+        self.steps_seen: set[str] = set()
+        self.hooks_used: set[str] = set()
+        self.instead_depth = 0
         self._statements: dict[type, Callable[[Any, Scope, Text], e.Effect | None]] = {
             s.Let: self._let,
             s.Assign: self._assign,
@@ -60,7 +69,9 @@ class Builder:
             s.Limit: self._limit,
             s.End: lambda n, sc, t: e.EndE(t.at(n.pos), n.what),
             s.Score: lambda n, sc, t: e.ScoreE(t.at(n.pos)),
+            s.Proceed: self._proceed,
             s.PassTurn: lambda n, sc, t: e.PassE(t.at(n.pos)),
+            s.Take: self._take,
         }
 
     # ---------------------------------------------------------------- helpers
@@ -165,11 +176,24 @@ class Builder:
                 return None
             try:
                 items, t = self._typed(head.iterable, scope, text)
+                if head.var in scope.names:
+                    raise _Reported(_rebound(head.var, head.pos), text)
             except _Reported as rep:
                 self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
                 return None
             body = sub("do", scope.child(**{head.var: elem_type(t)}))
             return e.ForE(span, head.var, items, body)
+        if kind == "while":
+            cond = self.expression(block["while"], here, scope)
+            body = sub("do", scope.child())
+            return e.WhileE(span, cond, body) if cond else None
+        if kind == "step":
+            name = str(block["step"])
+            target = f"{self.rule}.{name}"
+            if target in self.steps_seen:
+                self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
+            self.steps_seen.add(target)
+            return e.StepE(span, name, wrap_body(self, target, sub("do", scope.child()), scope))
         if kind == "repeat":
             count = self.expression(block["repeat"], here, scope)
             body = sub("do", scope.child())
@@ -219,10 +243,28 @@ class Builder:
         return e.MayE(span, by, body)
 
     # ---------------------------------------------------------------- statements
+    def _bind(self, scope: Scope, name: str, typ: str, pos: s.Pos, t: Text) -> None:
+        """Bind a local name in this block; a name an enclosing block bound cannot be bound again (E403)."""
+        if name in scope.outer:
+            raise _Reported(_rebound(name, pos), t)
+        scope.names[name] = typ
+
     def _let(self, n: s.Let, scope: Scope, t: Text) -> e.Effect:
         fn, typ = self._typed(n.value, scope, t)
-        scope.names[n.name] = typ
+        self._bind(scope, n.name, typ, n.pos, t)
         return e.LetE(t.at(n.pos), n.name, fn)
+
+    def _proceed(self, n: s.Proceed, scope: Scope, t: Text) -> e.Effect:
+        if not self.instead_depth:
+            msg = "proceed runs the wrapped rule, so it belongs in a wrap's instead hook"
+            raise _Reported(CompileError("E402", msg, n.pos), t)
+        return e.ProceedE(t.at(n.pos))
+
+    def _cost_in_expression(self, cost: s.Cost, scope: Scope) -> e.CostC:
+        try:
+            return self.cost(cost, scope, _EXPRESSION_TEXT, "can_pay")
+        except _Reported as rep:
+            raise rep.err from None
 
     def _assign(self, n: s.Assign, scope: Scope, t: Text) -> e.Effect:
         value, vt = self._typed(n.value, scope, t)
@@ -230,6 +272,8 @@ class Builder:
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
         target = n.target
         r = self.rules
+        if isinstance(target, s.Name) and target.id in scope.names:
+            return self._set_local(n, target.id, value, vt, scope, t)
         if isinstance(target, s.Name) and target.id == "start_player" and "start_player" not in r.counters:
             if n.op != "=" or vt not in ("player", "any"):
                 raise _Reported(CompileError("E402", "start_player is set to a player: start_player = EXPR",
@@ -282,6 +326,24 @@ class Builder:
                     raise _Reported(CompileError("E402", msg, n.value.pos), t)
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
+
+    def _set_local(self, n: s.Assign, name: str, value: Any, vt: str, scope: Scope, t: Text) -> e.Effect:
+        """`x = EXPR`, `x += EXPR` on a local name: changes the binding where it was made (an enclosing block's
+        too), which is how a loop counts or a `while` learns to stop."""
+        old = scope.names[name]
+        if n.op != "=" and old not in ("int", "any"):
+            raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but '{name}' is {old}", n.target.pos), t)
+        if n.op == "=" and not _assignable(old, vt) and old != "none":
+            msg = f"'{name}' holds {_WORDS.get(old, old)}, but the value is {_WORDS.get(vt, vt)}"
+            raise _Reported(CompileError("E402", msg, n.value.pos), t)
+        if n.op == "=":
+            return e.LetE(t.at(n.pos), name, value)
+        sign = n.op[0]
+
+        def update(f: Any) -> Any:
+            return arith(f, sign, f.vars[name], value(f))
+
+        return e.LetE(t.at(n.pos), name, update)
 
     def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: str, n: s.Assign, t: Text):
         if vt not in ("int", "any"):
@@ -357,7 +419,7 @@ class Builder:
             raise _Reported(CompileError("E402", f"pieces are created in a zone, but this is {zt}", n.zone.pos), t)
         at = self._expr(n.at, scope, t) if n.at else None
         if n.bind:
-            scope.names[n.bind] = "list:piece" if n.count else "piece"
+            self._bind(scope, n.bind, "list:piece" if n.count else "piece", n.pos, t)
         return e.CreateE(t.at(n.pos), count, n.kind, zone, at, tuple(props), n.bind)
 
     def _choose(self, n: s.Choose, scope: Scope, t: Text) -> e.Effect:
@@ -367,17 +429,17 @@ class Builder:
             raise _Reported(CompileError("E402", msg, n.options.pos), t)
         by = self._expr(n.by, scope, t) if n.by else None
         count = self._expr(n.count, scope, t) if n.count else None
-        scope.names[n.var] = f"list:{elem_type(ot)}" if n.count else elem_type(ot)
+        self._bind(scope, n.var, f"list:{elem_type(ot)}" if n.count else elem_type(ot), n.pos, t)
         return e.ChooseE(t.at(n.pos), n.var, options, by, n.optional, count, t.text)
 
     def _roll(self, n: s.Roll, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.dice, n.die, "die", n.pos, t)
-        scope.names[n.var] = "int"
+        self._bind(scope, n.var, "int", n.pos, t)
         return e.RollE(t.at(n.pos), n.die, self.rules.dice[n.die], n.var)
 
     def _draw(self, n: s.Draw, scope: Scope, t: Text) -> e.Effect:
         zone = self._expr(n.zone, scope, t)
-        scope.names[n.var] = "piece"
+        self._bind(scope, n.var, "piece", n.pos, t)
         return e.DrawE(t.at(n.pos), n.var, zone)
 
     def _refill(self, n: s.Refill, scope: Scope, t: Text) -> e.Effect:
@@ -388,13 +450,21 @@ class Builder:
             raise _Reported(CompileError("E402", msg, n.zone.pos, f"give zones.{name} a capacity"), t)
         return e.RefillE(t.at(n.pos), self._expr(n.zone, scope, t), self._expr(n.source, scope, t))
 
+    def _marker(self, node: s.Node, scope: Scope, t: Text) -> Any:
+        if isinstance(node, s.Name) and node.id not in scope.names and node.id not in self.rules.global_names():
+            self._lookup(self.rules.markers, node.id, "marker", node.pos, t)
+            if node.id in self.rules.player_markers:
+                msg = f"each player has a marker '{node.id}': say whose (me.{node.id}, p.{node.id})"
+                raise _Reported(CompileError("E402", msg, node.pos), t)
+        return self._as(node, scope, t, {"marker"}, "what moves on a track")
+
     def _advance(self, n: s.Advance, scope: Scope, t: Text) -> e.Effect:
-        self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)
-        return e.AdvanceE(t.at(n.pos), n.marker, self._as(n.by, scope, t, _NUMBER, "the number of spaces"))
+        marker = self._marker(n.marker, scope, t)
+        return e.AdvanceE(t.at(n.pos), marker, self._as(n.by, scope, t, _NUMBER, "the number of spaces"))
 
     def _place(self, n: s.Place, scope: Scope, t: Text) -> e.Effect:
-        self._lookup(self.rules.markers, n.marker, "marker", n.pos, t)
-        return e.PlaceE(t.at(n.pos), n.marker, self._as(n.at, scope, t, _NUMBER, "the space"))
+        marker = self._marker(n.marker, scope, t)
+        return e.PlaceE(t.at(n.pos), marker, self._as(n.at, scope, t, _NUMBER, "the space"))
 
     def _event_args(self, event: str, args: tuple[s.Node, ...], pos: s.Pos, scope: Scope, t: Text) -> tuple:
         self._lookup(self.rules.events, event, "event", pos, t)
@@ -422,6 +492,15 @@ class Builder:
         as_player = self._as(n.as_player, scope, t, {"player"}, "the player it runs for") if n.as_player else None
         return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args), as_player)
 
+    def _take(self, n: s.Take, scope: Scope, t: Text) -> e.Effect:
+        self._lookup(self.rules.actions, n.action, "action", n.pos, t)
+        params = self.rules.actions[n.action].params
+        if len(n.args) != len(params):
+            msg = f"action '{n.action}' takes {len(params)} argument(s), got {len(n.args)}"
+            raise _Reported(CompileError("E405", msg, n.pos), t)
+        who = self._as(n.as_player, scope, t, {"player"}, "the player who takes it") if n.as_player else None
+        return e.TakeE(t.at(n.pos), n.action, tuple(self._expr(a, scope, t) for a in n.args), who)
+
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None
         return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
@@ -431,7 +510,16 @@ _PIECE = {"piece"}
 _PIECES = {"piece", "list:piece", "list:any", "zone"}
 _NUMBER = {"int"}
 _WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player", "piece": "a piece",
-          "list:piece": "a list of pieces", "list:any": "a list", "zone": "a zone", "none": "none"}
+          "list:piece": "a list of pieces", "list:any": "a list", "zone": "a zone", "none": "none",
+          "marker": "a track marker"}
+
+
+_EXPRESSION_TEXT = Text("can_pay", Span("<expression>", 1, 1))
+
+
+def _rebound(name: str, pos: s.Pos) -> CompileError:
+    return CompileError("E403", f"'{name}' is already bound outside this block", pos,
+                        "a block's names are its own: pick another name, or set the outer one before the block")
 
 
 class _Reported(Exception):

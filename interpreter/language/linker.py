@@ -25,13 +25,14 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown
+from . import extend, hooks, substitutes, watch
 from .compiler import Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
-             "setup", "actions", "triggers", "scoring")
+             "setup", "actions", "triggers", "scoring", "substitutes")
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 PARAM_TYPES = {
     "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list:any"
@@ -177,6 +178,7 @@ class Linker:
                                      "make one module require the other, so the order is explicit")
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
+        extend.apply(ordered, closure, decls, self.diags)
         rules = Rules(modules=[m.id for m in ordered])
         for m in ordered:
             players = m.doc.get("players")
@@ -186,7 +188,7 @@ class Linker:
         self._declare(rules, decls)
         if options:
             set_options(rules, options, self.diags)
-        self._build(rules, decls)
+        self._build(rules, decls, hooks.collect(ordered, closure, decls, self.diags))
         if options:
             rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
         self._flow(rules, ordered, closure)
@@ -240,7 +242,10 @@ class Linker:
             low = low if isinstance(low, int) and not isinstance(low, bool) else 0
             high = n.get("max")
             high = high if isinstance(high, int | str) and not isinstance(high, bool) else None
-            rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span)
+            rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
+                                               str(n.get("overflow", "refuse")), n.get("carry_to"))
+        for name, d in self._section(decls, "counters"):
+            watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "pieces"):
             props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
             kind: dict[str, str] = {}
@@ -267,7 +272,10 @@ class Linker:
             rules.zones[name] = ZoneDecl(
                 name, str(n.get("per", "game")), bool(n.get("ordered", False)), n.get("slots"),
                 _count(n.get("slot_capacity")) or 1, n.get("capacity"), d.span,
+                str(n.get("overflow", "refuse")), n.get("carry_to"),
             )
+        for name, d in self._section(decls, "zones"):
+            watch.check_zone_overflow(rules, rules.zones[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "tracks"):
             n = d.node if isinstance(d.node, dict) else {}
             icons: dict[int, tuple[str, ...]] = {}
@@ -278,7 +286,11 @@ class Linker:
                     icons[number] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
                     rules.symbols.update(icons[number])
             markers = n.get("markers", {})
-            markers = {str(k): _count(v) or 1 for k, v in markers.items()} if isinstance(markers, dict) else {}
+            markers = markers if isinstance(markers, dict) else {}
+            for k, v in markers.items():
+                if isinstance(v, dict) and v.get("per") == "player":  # each player has one: me.pawn
+                    rules.player_markers.add(str(k))
+            markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
             rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
                                            d.span)
             for marker in markers:
@@ -315,8 +327,9 @@ class Linker:
                      for k, v in params.items())
 
     # ---------------------------------------------------------------- rules
-    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
+    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl], wraps: dict[str, list] | None = None) -> None:
         b = Builder(rules, self.diags)
+        b.hooks = wraps or {}
         for name, v in rules.values.items():
             if v.kind == "unknown":
                 rules.unknowns.append((name, v.data, v.span))
@@ -333,6 +346,8 @@ class Linker:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
                     self._report(b, err)
+        for name, d in self._section(decls, "substitutes"):
+            substitutes.build(b, rules, name, d)
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
         procs = self._section(decls, "procedures")
         for name, d in procs:
@@ -340,14 +355,18 @@ class Linker:
         for name, d in procs:
             params = rules.procedures[name].params
             scope = Scope(dict(params), True)
-            rules.procedures[name].body = b.body(self._do(d), _vspan(d.node, "do", d.span), scope)
+            rules.procedures[name].body = self._rule_body(b, f"procedures.{name}", self._do(d), d, scope)
         for name, d in self._section(decls, "setup"):
-            body = b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, False))
+            body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
             rules.setup.append(StepDef(name, body, d.span))
         for name, d in self._section(decls, "actions"):
+            b.rule = f"actions.{name}"
             rules.actions[name] = self._action(b, name, d)
         for name, d in self._section(decls, "triggers"):
             n = d.node if isinstance(d.node, dict) else {}
+            if isinstance(n.get("on"), dict):  # {change: counter}: runs when the counter changes
+                watch.build(b, rules, name, d, n, self._rule_body)
+                continue
             event = str(n.get("on", ""))
             if event not in rules.events:
                 self.diags.error("E401", f"unknown event '{event}'", _vspan(n, "on", d.span),
@@ -355,12 +374,20 @@ class Linker:
                 continue
             scope = Scope(dict(rules.events[event]), True)
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
-            body = b.body(self._do(d), _vspan(n, "do", d.span), scope)
+            body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
             rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
         for name, d in self._section(decls, "scoring"):
-            rules.scoring.append(StepDef(name, b.body(self._do(d), _vspan(d.node, "do", d.span), Scope({}, True)),
+            rules.scoring.append(StepDef(name, self._rule_body(b, f"scoring.{name}", self._do(d), d, Scope({}, True)),
                                          d.span))
+        hooks.report_unused(b, self.diags)
         self._check_counts(rules)
+
+    @staticmethod
+    def _rule_body(b: Builder, rule: str, items: Any, d: Decl, scope: Scope) -> Any:
+        """A rule's `do:`, with the hooks of every module that wraps it."""
+        b.rule = rule
+        outside = scope.child()  # hooks see the rule's parameters, not the names its body binds
+        return hooks.wrap_body(b, rule, b.body(items, _vspan(d.node, "do", d.span), scope), outside)
 
     @staticmethod
     def _do(d: Decl) -> Any:
@@ -381,7 +408,7 @@ class Linker:
                     cost = b.cost(parsed, scope, text)
                 except Exception as err:
                     self._report(b, err)
-        body = b.body(n.get("do", []), _vspan(n, "do", d.span), scope)
+        body = self._rule_body(b, f"actions.{name}", n.get("do", []), d, scope)
         domains = {}
         raw = n.get("params", {})
         for pname, spec in (raw.items() if isinstance(raw, dict) else []):

@@ -118,6 +118,7 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
         err = BoardrulesError(errors[0].code, errors[0].message, errors[0].span, errors[0].hint)
         err.diagnostics = errors
         raise err
+    rules.pack = str(root.resolve())
     # Linked rules live as long as the games played on them: keep the collector from rescanning them
     # (collect first, so no earlier garbage is frozen with them).
     gc.collect()

@@ -207,11 +207,23 @@ class _ToSyntax(Transformer):
     def refill(self, zone: s.Node, source: s.Node) -> s.Refill:
         return s.Refill(zone.pos, zone, source)
 
-    def advance(self, marker: Token, by: s.Node) -> s.Advance:
-        return s.Advance(_pos(marker), str(marker), by)
+    def advance(self, marker: s.Node, by: s.Node) -> s.Advance:
+        return s.Advance(marker.pos, marker, by)
 
-    def place(self, marker: Token, at: s.Node) -> s.Place:
-        return s.Place(_pos(marker), str(marker), at)
+    def place(self, marker: s.Node, at: s.Node) -> s.Place:
+        return s.Place(marker.pos, marker, at)
+
+    def proceed(self) -> s.Proceed:
+        return s.Proceed((1, 1))
+
+    def can_take(self, action: Token, args, by: s.Node | None) -> s.CanTake:
+        return s.CanTake(_pos(action), str(action), tuple(args or ()), by)
+
+    def take(self, action: Token, args, as_player: s.Node | None) -> s.Take:
+        return s.Take(_pos(action), str(action), tuple(args or ()), as_player)
+
+    def can_pay(self, cost: s.Cost, by: s.Node | None) -> s.CanPay:
+        return s.CanPay(cost.pos, cost, by)
 
     def emit(self, event: Token, args) -> s.Emit:
         return s.Emit(_pos(event), str(event), args or ())

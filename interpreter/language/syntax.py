@@ -122,6 +122,32 @@ class SortedBy(Node):
     descending: bool
 
 
+@dataclass(frozen=True, slots=True)
+class CanTake(Node):
+    """can(ACTION, args... [by PLAYER]): whether the action has a complete legal way to be taken now."""
+
+    action: str
+    args: tuple[Node, ...]
+    by: Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class Take(Node):
+    """take ACTION(args) [as PLAYER]: an action taken inside another rule (guard, cost, effects)."""
+
+    action: str
+    args: tuple[Node, ...]
+    as_player: Node | None
+
+
+@dataclass(frozen=True, slots=True)
+class CanPay(Node):
+    """can_pay(COST [by PLAYER]): whether the cost could be paid now (substitutions included)."""
+
+    cost: Cost
+    by: Node | None
+
+
 # ---------------------------------------------------------------- costs
 
 
@@ -236,14 +262,19 @@ class Refill(Node):
 
 @dataclass(frozen=True, slots=True)
 class Advance(Node):
-    marker: str
+    marker: Node  # an expression giving a marker (a name, or a player's marker: me.pawn)
     by: Node
 
 
 @dataclass(frozen=True, slots=True)
 class Place(Node):
-    marker: str
+    marker: Node
     at: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Proceed(Node):
+    """In an `instead` hook: run the wrapped rule (or the next inner hook)."""
 
 
 @dataclass(frozen=True, slots=True)

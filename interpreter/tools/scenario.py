@@ -135,11 +135,13 @@ class ScenarioRunner:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
             return True
+        left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
         if expected_error is not None:
-            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded")
+            # Answers left over usually say why the error never came: the rule that should fail never asked.
+            unused = f"; answers or rolls never asked for: {left}" if left else ""
+            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded{unused}")
             return False
-        if decider.answers or decider.rolls:
-            left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
+        if left:
             result.failures.append(f"{where}: answers or rolls never asked for: {left}")
             return False
         return True
@@ -187,7 +189,12 @@ class ScenarioRunner:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
         game.state.cause = span
-        run_body((effect,), Frame(game._m, None))
+        machine = game._m
+        machine.quiet_counters = True  # a scenario's starting state is not a change: no counter triggers run
+        try:
+            run_body((effect,), Frame(machine, None))
+        finally:
+            machine.quiet_counters = False
 
     def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
         kind = str(spec["kind"])

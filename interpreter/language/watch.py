@@ -1,0 +1,110 @@
+"""Triggers on counters and markers (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters'
+overflow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.rules import CounterDecl, Rules, WatchDef, ZoneDecl
+from .compiler import CompileError, Scope
+from .effect_builder import Builder, Text
+
+OVERFLOWS = ("refuse", "discard", "carry")
+
+
+def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Callable[..., Any]) -> None:
+    on = n["on"]
+    spans = getattr(n, "value_spans", {})
+    here = spans.get("on", d.span)
+    counter = str(on.get("change", ""))
+    if counter in rules.markers:  # a marker: old and new are spaces; thresholds count the spaces it entered
+        names = {"key": "none", "old": "int", "new": "int"}
+        watched = f"marker {counter}"
+    elif counter in rules.counters:
+        c = rules.counters[counter]
+        names = {"key": "symbol" if c.keys is not None else "none", "old": "int", "new": "int"}
+        watched = counter
+    else:
+        b.error("E401", f"unknown counter or marker '{counter}'", here,
+                did_you_mean(counter, [*rules.counters, *rules.markers]))
+        return
+    # `me` is the counter's owner (none for a game counter).
+    scope = Scope(dict(names), True)
+    crosses = _number(b, on["crosses"], here, scope) if "crosses" in on else None
+    every = _number(b, on["every"], here, scope) if "every" in on else None
+    if "crosses" in on and "every" in on:
+        b.error("E201", "a counter trigger takes crosses or every, not both", here)
+    if crosses or every:
+        scope = Scope({**names, "mark": "int"}, True)
+    guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
+    body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
+    direction = str(on.get("direction", "up"))
+    if direction not in ("up", "down"):
+        b.error("E201", f"direction is up or down, not {direction!r}", here)
+    elif direction == "down" and watched != counter:
+        b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
+    rules.watchers.setdefault(watched, []).append(
+        WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down"))
+
+
+def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
+    """A threshold: an expression whose type must be a number (or known only in play)."""
+    text = Text(value, span)
+    node = b.parse(text, "expr")
+    if node is None:
+        return None
+    try:
+        fn, t = b.exprs.compile(node, scope)
+    except CompileError as err:
+        b.error(err.code, err.message, text.at(err.pos), err.hint)
+        return None
+    if t not in ("int", "any"):
+        b.error("E402", f"a threshold is a number, but this is {t}", text.at(node.pos))
+        return None
+    return fn
+
+
+def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics) -> None:
+    if c.overflow not in OVERFLOWS:
+        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {c.overflow!r}", span)
+        return
+    if c.overflow != "carry":
+        if c.carry_to is not None:
+            diags.error("E402", f"carry_to needs overflow: carry (counter '{c.name}' has {c.overflow})", span)
+        return
+    if c.max is None:
+        diags.error("E402", f"counter '{c.name}' overflows only above a max, and it has none", span)
+    target = rules.counters.get(str(c.carry_to))
+    if target is None:
+        diags.error("E401", f"unknown counter '{c.carry_to}'", span, did_you_mean(str(c.carry_to), rules.counters))
+    elif target.name == c.name:
+        diags.error("E402", f"counter '{c.name}' cannot carry its excess to itself", span)
+    elif target.per == "player" and c.per == "game":
+        diags.error("E402", f"the excess of game counter '{c.name}' has no owner to go to in '{target.name}'", span)
+    elif target.keys is not None and (c.keys is None or not set(c.keys) <= set(target.keys)):
+        diags.error("E402", f"'{target.name}' is keyed: the excess of '{c.name}' needs keys it also has", span)
+
+
+def check_zone_overflow(rules: Rules, z: ZoneDecl, span: Span, diags: Diagnostics) -> None:
+    if z.overflow not in OVERFLOWS:
+        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {z.overflow!r}", span)
+        return
+    if z.overflow == "refuse":
+        if z.carry_to is not None:
+            diags.error("E402", f"carry_to needs overflow: carry (zone '{z.name}' has refuse)", span)
+        return
+    if z.capacity is None:
+        diags.error("E402", f"zone '{z.name}' overflows only beyond a capacity, and it has none", span)
+    if z.overflow == "discard":
+        if z.carry_to is not None:
+            diags.error("E402", f"carry_to needs overflow: carry (zone '{z.name}' has discard)", span)
+        return
+    target = rules.zones.get(str(z.carry_to))
+    if target is None:
+        diags.error("E401", f"unknown zone '{z.carry_to}'", span, did_you_mean(str(z.carry_to), rules.zones))
+    elif target.name == z.name:
+        diags.error("E402", f"zone '{z.name}' cannot carry its overflow to itself", span)
+    elif target.per == "player" and z.per == "game":
+        diags.error("E402", f"the overflow of game zone '{z.name}' has no owner to go to in '{target.name}'", span)
