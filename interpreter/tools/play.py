@@ -79,7 +79,7 @@ class Session:
         who = pending.player if pending.player not in self.bots else f"{pending.player} ({self.bots[pending.player]})"
         if pending.player == CHANCE:
             who = f"chance ({pending.prompt})"
-        where = _short(pending.rule) if pending.rule else _action_rule(game, pending, option_id)
+        where = _action_rule(game, pending, option_id) or (_short(pending.rule) if pending.rule else None)
         try:
             game.apply(option_id)
         except BoardrulesError as err:
