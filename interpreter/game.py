@@ -433,8 +433,13 @@ class Game:
         if rules.options != (data.get("options") or {}):
             raise BoardrulesError("E512", f"the save was made with options {data.get('options')}, these rules "
                                   f"have {rules.options}")
-        game = cls.replay(rules, int(data["players"]), int(data["seed"]), data["log"], flow=bool(data["flow"]),
-                          chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
+        if not data["log"] and (data.get("open") or {}).get("kind") == "setup":  # saved during a stepped setup
+            game = cls(rules, int(data["players"]), int(data["seed"]), flow=bool(data["flow"]),
+                       chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
+            game._set_up = True
+        else:
+            game = cls.replay(rules, int(data["players"]), int(data["seed"]), data["log"], flow=bool(data["flow"]),
+                              chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
         if data.get("open"):
             entry = data["open"]
             params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}

@@ -137,3 +137,11 @@ def test_a_progress_bar_on_a_terminal_and_silence_otherwise(capsys: pytest.Captu
     assert "3/3 games" in capsys.readouterr().err
     simulate(relay_setup(), games=3, seed=1)  # stderr is not a terminal under pytest
     assert capsys.readouterr().err == ""
+
+
+def test_a_game_saved_during_a_stepped_setup_comes_back() -> None:
+    game = Game.new(RELAY, 2, 1, {"prize": 4})  # chance="step": the setup's shuffle waits for outcomes
+    game.apply(game.pending().option(2).id)
+    assert game.log == [] and game.pending().player == "chance"
+    back = Game.deserialize(game.serialize(), RELAY)
+    assert back.pending() == game.pending() and back.serialize() == game.serialize()
