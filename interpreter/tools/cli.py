@@ -96,9 +96,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 1
     try:
         bots = parse_bots(args.bots, args.players)
-        setup = Setup(str(args.pack), tuple(roots), tuple(sorted((k, v) for k, (v, _) in options.items())),
-                      args.players, args.chance, tuple(sorted(bots.items())), args.max_steps,
-                      None if args.no_save else args.failures, not args.no_check)
+        plain_options = tuple(sorted((k, v) for k, (v, _) in options.items()))
+        setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
+                      tuple(sorted(bots.items())), args.max_steps,
+                      None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
         report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
