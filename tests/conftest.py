@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from boardrules.diagnostics import Diagnostics
+from boardrules.diagnostics import Diagnostic, Diagnostics
 from boardrules.engine.rules import Rules
 from boardrules.language.pack import discover, link, load_modules
 
@@ -73,3 +73,25 @@ def link_diags(tmp_path: Path):
         return link_texts(tmp_path, *texts, roots=roots)
 
     return _link
+
+
+# ---------------------------------------------------------------- every code emitted in this session
+# tests/test_zz_codes.py compares these with the registry of codes (boardrules.diagnostics_codes).
+
+EMITTED: set[str] = set()
+COLLECTED_FILES: set[str] = set()
+_diagnostic_init = Diagnostic.__init__
+
+
+def _recording_init(self: Diagnostic, *args: object, **kwargs: object) -> None:
+    _diagnostic_init(self, *args, **kwargs)
+    EMITTED.add(self.code)
+
+
+Diagnostic.__init__ = _recording_init  # type: ignore[method-assign]
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    COLLECTED_FILES.update(Path(str(item.fspath)).name for item in items)
+    # The registry check reads what every other test emitted, so it runs last.
+    items.sort(key=lambda item: Path(str(item.fspath)).name == "test_zz_codes.py")

@@ -11,7 +11,7 @@ from boardrules.engine.decisions import ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.engine.values import Piece
 from boardrules.game import Game
-from boardrules.language.pack import link, load_modules
+from boardrules.language.pack import link, load_modules, load_rules
 
 HARVEST = Path(__file__).parent / "packs" / "harvest"
 
@@ -95,3 +95,14 @@ def test_an_answer_can_say_who_must_be_asked(rules: Rules) -> None:
     assert game.state.dumps() == before
     game.act("p1", "sell", decider=ScriptedDecider([WhoAnswers("p1", "$c2"), WhoAnswers("p1", "fame")]))
     assert game.state.counters["p1.points"] == 2
+
+
+def test_too_many_parameter_combinations_to_list_is_e511(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(
+        "module: big\ntitle: Big\nplayers: {min: 1, max: 2}\ncounters:\n  n: {per: player, output: true}\n"
+        "actions:\n  pick:\n    params: {a: {type: int, in: '1..200'}, b: {type: int, in: '1..200'}}\n"
+        "    do: ['me.n += a + b']\n", encoding="utf-8")
+    game = Game.new(load_rules(tmp_path), players=2, seed=1)
+    with pytest.raises(BoardrulesError) as err:
+        game.legal_moves("p1")
+    assert err.value.code == "E511"

@@ -1054,7 +1054,7 @@ def test_e401_unknown_name_with_suggestion(tmp_path: Path, line: str, message: s
         ('"me.time += me"', "'+=' needs a number, but this is player"),
         ('{if: "me.time > me", then: []}', "'>' compares numbers, but this is player"),
         ('"move me to supply"', "pieces move to a zone, but this is int"),
-        ('"supply = 1 + players"', "the right side of '+' should be a number, but it is list"),
+        ('"supply = 1 + players"', "the right side of '+' should be a number, but it is a list of players"),
     ],
 )
 def test_e402_wrong_type(tmp_path: Path, line: str, message: str) -> None:

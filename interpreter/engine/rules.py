@@ -225,6 +225,7 @@ class Rules:
 
     # ------------------------------------------------------------ values
     def value_type(self, name: str) -> str:
+        """The declaration word (int, bool, symbol, list, any) of what a value holds."""
         v = self.values[name]
         sample = v.data
         if v.kind == "by_players":
@@ -236,7 +237,7 @@ class Rules:
         if isinstance(sample, int):
             return "int"
         if isinstance(sample, list):
-            return "list:any"
+            return "list"
         return "symbol"
 
     def value_reader(self, name: str) -> Fn:

@@ -30,14 +30,6 @@ def runtime_type_error(message: str, f: Frame) -> BoardrulesError:
     return BoardrulesError("E510", message, f.g.state.cause)
 
 
-def elem_type(t: str) -> str:
-    if t.startswith("list:"):
-        return t[5:]
-    if t == "zone":
-        return "piece"
-    return "any"
-
-
 def as_list(value: Any, f: Frame) -> list[Any]:
     """Zones, lists and ranges all iterate as lists."""
     if type(value) is list:

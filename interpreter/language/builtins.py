@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
-from ..engine.runtime import as_list, check_known, elem_type, runtime_type_error
+from ..engine.runtime import as_list, check_known, runtime_type_error
 from ..engine.state import UNKNOWN_SIZE
 from ..engine.values import Piece, Player, Ref, Zone
+from .types import ANY, BOOL, INT, PIECE, PLAYER, SYMBOL, Type, list_of
 
 if TYPE_CHECKING:
     from ..engine.interpreter import Frame
@@ -20,19 +21,19 @@ class Spec:
     min_args: int
     max_args: int
     impl: Callable[..., Any]
-    result: Callable[[list[str]], str]
+    result: Callable[[list[Type]], Type]
     # What each argument must be, checked at link time (the last entry covers any further arguments):
     # "list" (a list or a zone), "number", "numbers" (a number or a list), "zone", "player", "marker", "track",
     # "symbol", or "any".
     args: tuple[str, ...] = ("any",)
 
 
-def _const(t: str) -> Callable[[list[str]], str]:
+def _const(t: Type) -> Callable[[list[Type]], Type]:
     return lambda _types: t
 
 
-def _first_elem(types: list[str]) -> str:
-    return elem_type(types[0]) if types else "any"
+def _first_elem(types: list[Type]) -> Type:
+    return types[0].element() if types else ANY
 
 
 def _numbers(f: Frame, args: tuple[Any, ...]) -> list[int]:
@@ -210,28 +211,28 @@ def _keys(f: Frame, family: Any) -> list[str]:
 
 
 FUNCTIONS: dict[str, Spec] = {
-    "count": Spec(1, 1, _count, _const("int"), ("list",)),
-    "sum": Spec(1, 1, _sum, _const("int"), ("list",)),
-    "min": Spec(1, 16, _min, _const("int"), ("numbers", "number")),
-    "max": Spec(1, 16, _max, _const("int"), ("numbers", "number")),
-    "abs": Spec(1, 1, _abs, _const("int"), ("number",)),
+    "count": Spec(1, 1, _count, _const(INT), ("list",)),
+    "sum": Spec(1, 1, _sum, _const(INT), ("list",)),
+    "min": Spec(1, 16, _min, _const(INT), ("numbers", "number")),
+    "max": Spec(1, 16, _max, _const(INT), ("numbers", "number")),
+    "abs": Spec(1, 1, _abs, _const(INT), ("number",)),
     "first": Spec(1, 1, _first, _first_elem, ("list",)),
     "last": Spec(1, 1, _last, _first_elem, ("list",)),
-    "any": Spec(1, 1, _any, _const("bool"), ("list",)),
-    "all": Spec(1, 1, _all, _const("bool"), ("list",)),
-    "clockwise": Spec(1, 1, _clockwise, _const("list:player"), ("player",)),
-    "next_player": Spec(1, 1, _next_player, _const("player"), ("player",)),
-    "has_passed": Spec(1, 1, _has_passed, _const("bool"), ("player",)),
-    "rank": Spec(1, 1, _rank, _const("int"), ("player",)),
-    "slot": Spec(2, 2, _slot, _const("list:piece"), ("zone", "number")),
-    "occupied": Spec(1, 1, _occupied, _const("list:int"), ("zone",)),
-    "free_slots": Spec(1, 1, _free_slots, _const("list:int"), ("zone",)),
-    "capacity": Spec(1, 1, _capacity, _const("int"), ("zone",)),
-    "position": Spec(1, 1, _position, _const("int"), ("marker",)),
-    "passed": Spec(1, 1, _passed, _const("list:symbol"), ("marker",)),
-    "icons": Spec(2, 2, _icons, _const("list:symbol"), ("track", "number")),
-    "adjacent": Spec(2, 2, _adjacent, _const("list:piece"), ("marker", "zone")),
-    "pieces": Spec(1, 1, _pieces, _const("list:piece"), ("symbol",)),
-    "owner": Spec(1, 1, _owner, _const("player"), ("zone",)),
-    "keys": Spec(1, 1, _keys, _const("list:symbol"), ("any",)),
+    "any": Spec(1, 1, _any, _const(BOOL), ("list",)),
+    "all": Spec(1, 1, _all, _const(BOOL), ("list",)),
+    "clockwise": Spec(1, 1, _clockwise, _const(list_of(PLAYER)), ("player",)),
+    "next_player": Spec(1, 1, _next_player, _const(PLAYER), ("player",)),
+    "has_passed": Spec(1, 1, _has_passed, _const(BOOL), ("player",)),
+    "rank": Spec(1, 1, _rank, _const(INT), ("player",)),
+    "slot": Spec(2, 2, _slot, _const(list_of(PIECE)), ("zone", "number")),
+    "occupied": Spec(1, 1, _occupied, _const(list_of(INT)), ("zone",)),
+    "free_slots": Spec(1, 1, _free_slots, _const(list_of(INT)), ("zone",)),
+    "capacity": Spec(1, 1, _capacity, _const(INT), ("zone",)),
+    "position": Spec(1, 1, _position, _const(INT), ("marker",)),
+    "passed": Spec(1, 1, _passed, _const(list_of(SYMBOL)), ("marker",)),
+    "icons": Spec(2, 2, _icons, _const(list_of(SYMBOL)), ("track", "number")),
+    "adjacent": Spec(2, 2, _adjacent, _const(list_of(PIECE)), ("marker", "zone")),
+    "pieces": Spec(1, 1, _pieces, _const(list_of(PIECE)), ("symbol",)),
+    "owner": Spec(1, 1, _owner, _const(PLAYER), ("zone",)),
+    "keys": Spec(1, 1, _keys, _const(list_of(SYMBOL)), ("any",)),
 }

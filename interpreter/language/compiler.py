@@ -5,8 +5,8 @@ call, with filters as list comprehensions and comparisons as Python operators, a
 Names bound inside an expression (`it`, a comprehension's variable) are Python locals; names bound by effects
 live in the frame's `vars`.
 
-Static types are small strings: int, bool, symbol, player, piece, zone, marker, track, die, family, list:<T>,
-none and any (not known until run time).
+Static types are values of `types.Type` (int, bool, symbol, player, piece, zone, ..., a list of T, and ANY: not
+known until run time).
 """
 
 from __future__ import annotations
@@ -17,10 +17,29 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span, did_you_mean, source_line
 from ..engine import runtime as rt
-from ..engine.runtime import elem_type
 from ..engine.values import Ref, Zone
 from . import syntax as s
 from .builtins import FUNCTIONS
+from .types import (
+    ANY,
+    BOOL,
+    CHANCE,
+    DIE,
+    FAMILY,
+    INT,
+    MARKER,
+    NONE,
+    PIECE,
+    PLAYER,
+    SYMBOL,
+    TRACK,
+    ZONE,
+    Type,
+    comparable,
+    declared,
+    list_of,
+    member_of,
+)
 
 if TYPE_CHECKING:
     from ..engine.interpreter import Frame
@@ -28,15 +47,13 @@ if TYPE_CHECKING:
 
 Fn = Callable[["Frame"], Any]
 
-PIECE_BUILTINS = {"id": "symbol", "kind": "symbol", "zone": "zone", "slot": "int", "linked": "list:piece"}
-NUMERIC = {"int", "any"}
-_TYPE_WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player",
-               "piece": "a piece", "zone": "a zone", "none": "none"}
+PIECE_BUILTINS = {"id": SYMBOL, "kind": SYMBOL, "zone": ZONE, "slot": INT, "linked": list_of(PIECE)}
+NUMERIC = {INT, ANY}
 
-# Static types each kind of built-in argument accepts ("any" and list:<T> are handled where they are checked).
+# Static types each kind of built-in argument accepts (ANY and lists are handled where they are checked).
 _ACCEPTS = {
-    "list": {"zone"}, "numbers": {"int"}, "number": {"int"}, "zone": {"zone"}, "player": {"player"},
-    "marker": {"marker"}, "track": {"track"}, "symbol": {"symbol"}, "any": None,
+    "list": {ZONE}, "numbers": {INT}, "number": {INT}, "zone": {ZONE}, "player": {PLAYER},
+    "marker": {MARKER}, "track": {TRACK}, "symbol": {SYMBOL}, "any": None,
 }
 _ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numbers", "number": "a number",
               "zone": "a zone", "player": "a player", "marker": "a track marker", "track": "a track",
@@ -65,18 +82,23 @@ class CompileError(Exception):
 class Scope:
     """Local names visible at a point of a rule, with their static types."""
 
-    names: dict[str, str]
+    names: dict[str, Type]
     has_me: bool = True
     py_locals: frozenset[str] = field(default_factory=frozenset)  # bound inside the expression itself
     live_pieces: frozenset[str] = field(default_factory=frozenset)  # py_locals iterating a zone's pieces
     outer: frozenset[str] = field(default_factory=frozenset)  # names bound by enclosing blocks: not rebindable
 
-    def child(self, **extra: str) -> Scope:
+    @staticmethod
+    def of(params: tuple[tuple[str, str], ...], has_me: bool = True) -> Scope:
+        """A scope holding declared parameters (written as type words in the pack)."""
+        return Scope({name: declared(word) for name, word in params}, has_me)
+
+    def child(self, **extra: Type) -> Scope:
         """The scope of a nested block: it sees every name bound so far, and what it binds stays inside it."""
         return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra), self.live_pieces - set(extra),
                      frozenset(self.names))
 
-    def inner(self, from_zone: bool = False, **extra: str) -> Scope:
+    def inner(self, from_zone: bool = False, **extra: Type) -> Scope:
         """A scope for an expression's own bound names (where's `it`, a comprehension's variable)."""
         live = self.live_pieces | set(extra) if from_zone else self.live_pieces - set(extra)
         return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live, self.outer)
@@ -101,7 +123,7 @@ class _Gen:
 class ExprCompiler:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self._dispatch: dict[type, Callable[[Any, Scope, _Gen], tuple[str, str]]] = {
+        self._dispatch: dict[type, Callable[[Any, Scope, _Gen], tuple[str, Type]]] = {
             s.Literal: self._literal,
             s.Name: self._name,
             s.PieceRef: self._piece_ref,
@@ -126,7 +148,7 @@ class ExprCompiler:
         self.cost_compiler: Callable[[s.Cost, Scope], Any] | None = None
 
     # ---------------------------------------------------------------- entry points
-    def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, str]:
+    def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, Type]:
         gen = _Gen()
         try:
             src, t = self._src(node, scope, gen)
@@ -149,28 +171,26 @@ class ExprCompiler:
         namespace = {**_BASE_NS, **gen.ns}
         return eval(compile(f"lambda f: {src}", "<rule expression>", "eval"), namespace)
 
-    def _src(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _src(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         return self._dispatch[type(node)](node, scope, gen)
 
-    def _expect(self, node: s.Node, scope: Scope, gen: _Gen, wanted: set[str], what: str) -> str:
+    def _expect(self, node: s.Node, scope: Scope, gen: _Gen, wanted: set[Type], what: str) -> str:
         src, t = self._src(node, scope, gen)
-        base = t.split(":")[0]
-        if t != "any" and t not in wanted and base not in wanted:
-            names = sorted(_TYPE_WORDS.get(w, w) for w in wanted if w != "any")
-            raise CompileError("E402", f"{what} should be {' or '.join(names)}, but it is {_TYPE_WORDS.get(t, t)}",
-                               node.pos)
+        if t != ANY and t not in wanted:
+            names = sorted(w.words() for w in wanted if w != ANY)
+            raise CompileError("E402", f"{what} should be {' or '.join(names)}, but it is {t.words()}", node.pos)
         return src
 
     # ---------------------------------------------------------------- leaves
-    def _literal(self, node: s.Literal, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _literal(self, node: s.Literal, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         v = node.value
-        t = "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "none" if v is None else "symbol"
+        t = BOOL if isinstance(v, bool) else INT if isinstance(v, int) else NONE if v is None else SYMBOL
         return repr(v if not isinstance(v, str) else str(v)), t
 
-    def _piece_ref(self, node: s.PieceRef, scope: Scope, gen: _Gen) -> tuple[str, str]:
-        return f"_piece_ref(f, {node.id!r})", "piece"
+    def _piece_ref(self, node: s.PieceRef, scope: Scope, gen: _Gen) -> tuple[str, Type]:
+        return f"_piece_ref(f, {node.id!r})", PIECE
 
-    def _name(self, node: s.Name, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _name(self, node: s.Name, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         name = node.id
         if name in scope.names:
             src = _local(name) if name in scope.py_locals else f"f.vars[{name!r}]"
@@ -181,93 +201,94 @@ class ExprCompiler:
                 raise CompileError("E401", "'me' is not available here: no player is acting", node.pos)
             # With me in scope, f.me is read directly; anything that needs its id goes through _pid, which
             # reports a missing acting player.
-            return "f.me", "player"
+            return "f.me", PLAYER
         if name == "players":
-            return "f.g.players", "list:player"
+            return "f.g.players", list_of(PLAYER)
         if name == "player_count":
-            return "len(f.g.players)", "int"
+            return "len(f.g.players)", INT
         if name == "chance":
-            return "'chance'", "chance"
+            return "'chance'", CHANCE
         if name == "turn_player":
-            return "f.g.player(f.g.state.vars['turn_player'])", "player"
+            return "f.g.player(f.g.state.vars['turn_player'])", PLAYER
         if name == "turn_number":
-            return "f.g.state.vars['turn']", "int"
+            return "f.g.state.vars['turn']", INT
         # Flow names give way to a pack's own declarations of the same name.
         if name == "round_number" and name not in r.counters and name not in r.values:
-            return "f.g.state.vars['round']", "int"
+            return "f.g.state.vars['round']", INT
         if name == "game_over" and name not in r.counters and name not in r.values:
-            return "bool(f.g.state.vars['game_over'])", "bool"
+            return "bool(f.g.state.vars['game_over'])", BOOL
         if name == "start_player" and name not in r.counters and name not in r.values:
-            return "f.g.player(f.g.state.vars['start_player'])", "player"
+            return "f.g.player(f.g.state.vars['start_player'])", PLAYER
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
-            return f"_player_at(f, {int(name[1:])})", "player"
+            return f"_player_at(f, {int(name[1:])})", PLAYER
         if name in r.values:
             v = r.values[name]
             if v.kind == "const" and isinstance(v.data, int | str | bool):
-                return repr(v.data if not isinstance(v.data, str) else str(v.data)), r.value_type(name)
-            return f"{gen.const(r.value_reader(name))}(f)", r.value_type(name)
+                return repr(v.data if not isinstance(v.data, str) else str(v.data)), declared(r.value_type(name))
+            return f"{gen.const(r.value_reader(name))}(f)", declared(r.value_type(name))
         if name in r.counters and r.counters[name].per == "game":
             if r.counters[name].keys is not None:
-                return gen.const(Ref("family", name)), "family"
-            return f"f.g.state.counters[{name!r}]", "int"
+                return gen.const(Ref("family", name)), FAMILY
+            return f"f.g.state.counters[{name!r}]", INT
         if name in r.zones and r.zones[name].per == "game":
-            return gen.const(Zone(name)), "zone"
+            return gen.const(Zone(name)), ZONE
         if name in r.player_markers:
             raise CompileError("E402", f"each player has a marker '{name}': say whose (me.{name}, p.{name})", node.pos)
-        for table, kind in ((r.markers, "marker"), (r.tracks, "track"), (r.dice, "die")):
+        for table, kind in ((r.markers, MARKER), (r.tracks, TRACK), (r.dice, DIE)):
             if name in table:
-                return gen.const(Ref(kind, name)), kind
+                return gen.const(Ref(kind.name, name)), kind
         if name in r.sets:
-            return gen.const(list(r.sets[name])), "list:symbol"
+            return gen.const(list(r.sets[name])), list_of(SYMBOL)
         if name in r.symbols:
-            return repr(name), "symbol"
+            return repr(name), SYMBOL
         hint = did_you_mean(name, [*scope.names, *r.global_names()])
         raise CompileError("E401", f"unknown name '{name}'", node.pos, hint)
 
     # ---------------------------------------------------------------- attributes and indexing
-    def _attr(self, node: s.Attr, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _attr(self, node: s.Attr, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         obj, t = self._src(node.obj, scope, gen)
         name = node.name
         r = self.rules
-        if t == "player":
+        if t == PLAYER:
             if name in r.counters and r.counters[name].per == "player":
                 if r.counters[name].keys is not None:
-                    return f"Ref('family', _pid({obj}, f) + {'.' + name!r})", "family"
-                return f"f.g.state.counters[_pid({obj}, f) + {'.' + name!r}]", "int"
+                    return f"Ref('family', _pid({obj}, f) + {'.' + name!r})", FAMILY
+                return f"f.g.state.counters[_pid({obj}, f) + {'.' + name!r}]", INT
             if name in r.zones and r.zones[name].per == "player":
-                return f"Zone(_pid({obj}, f) + {'.' + name!r})", "zone"
+                return f"Zone(_pid({obj}, f) + {'.' + name!r})", ZONE
             if name == "seat":
-                return f"_seat({obj}, f)", "int"
+                return f"_seat({obj}, f)", INT
             if name in r.player_markers:
-                return f"Ref('marker', _pid({obj}, f) + {'.' + name!r})", "marker"
+                return f"Ref('marker', _pid({obj}, f) + {'.' + name!r})", MARKER
             candidates = [*r.player_counter_names(), *r.player_zone_names(), *r.player_markers, "seat"]
             raise CompileError(
                 "E401", f"a player has no counter or zone '{name}'", node.pos, did_you_mean(name, candidates)
             )
-        if t == "piece":
+        if t == PIECE:
             if name in PIECE_BUILTINS:
                 return f"f.g.piece_builtin({obj}, {name!r})", PIECE_BUILTINS[name]
             if name in r.properties:
+                ptype = declared(r.properties[name])
                 if isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces:
                     # A piece being iterated out of a zone exists: read its property without the checks. The
                     # default is its own kind's (a kind that does not declare the property gives none).
                     defaults = {k: r.prop_defaults.get((k, name)) for k in r.kinds}
                     if len({repr(v) for v in defaults.values()}) == 1:
                         fixed = gen.const(next(iter(defaults.values())))
-                        return f"f.g.state.pieces[{obj}.id].props.get({name!r}, {fixed})", r.properties[name]
+                        return f"f.g.state.pieces[{obj}.id].props.get({name!r}, {fixed})", ptype
                     table = gen.const(defaults)
                     rec = f"f.g.state.pieces[{obj}.id]"
-                    return f"{rec}.props.get({name!r}, {table}.get({rec}.kind))", r.properties[name]
-                return f"_prop(f, {obj}, {name!r})", r.properties[name]
+                    return f"{rec}.props.get({name!r}, {table}.get({rec}.kind))", ptype
+                return f"_prop(f, {obj}, {name!r})", ptype
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
-        if t == "zone" and name == "owner":
-            return f"f.g.zone_owner({obj})", "player"
-        if t == "marker" and name == "position":
-            return f"f.g.state.markers[({obj}).name].pos", "int"
-        if t != "any":
+        if t == ZONE and name == "owner":
+            return f"f.g.zone_owner({obj})", PLAYER
+        if t == MARKER and name == "position":
+            return f"f.g.state.markers[({obj}).name].pos", INT
+        if t != ANY:
             raise CompileError("E402", f"a value of type {t} has no attribute '{name}'", node.pos)
-        return f"_attr(f, {obj}, {name!r})", "any"
+        return f"_attr(f, {obj}, {name!r})", ANY
 
     def _cell(self, family: s.Node, key_node: s.Node, scope: Scope, gen: _Gen) -> str | None:
         r = self.rules
@@ -283,7 +304,7 @@ class ExprCompiler:
             if c is None or c.per != "player" or c.keys is None:
                 return None
             owner, ot = self._src(family.obj, scope, gen)
-            if ot != "player":
+            if ot != PLAYER:
                 return None
             prefix = f"_pid({owner}, f) + {'.' + name + '['!r}"
         else:
@@ -292,104 +313,123 @@ class ExprCompiler:
         key = self._src(key_node, scope, gen)[0]
         return f"{prefix} + _key(f, {key}, {keys}, {name!r}) + ']'"
 
-    def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         cell = self._cell(node.obj, node.key, scope, gen)
         if cell is not None:
-            return f"f.g.state.counters[{cell}]", "int"
+            return f"f.g.state.counters[{cell}]", INT
         obj, t = self._src(node.obj, scope, gen)
         key = self._src(node.key, scope, gen)[0]
-        if t == "family" or t.startswith("list:") or t == "any":
-            return f"_item(f, {obj}, {key})", "int" if t == "family" else elem_type(t)
+        if t in (FAMILY, ANY) or t.is_list:
+            return f"_item(f, {obj}, {key})", INT if t == FAMILY else t.element()
         raise CompileError("E402", f"a value of type {t} cannot be indexed", node.pos)
 
     # ---------------------------------------------------------------- compound expressions
-    def _list(self, node: s.ListLit, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _list(self, node: s.ListLit, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         parts = [self._src(i, scope, gen) for i in node.items]
         types = {p[1] for p in parts}
-        t = f"list:{types.pop()}" if len(types) == 1 else "list:any"
+        t = list_of(types.pop()) if len(types) == 1 else list_of(ANY)
         return "[" + ", ".join(p[0] for p in parts) + "]", t
 
-    def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._src(node.iterable, scope, gen)
-        inner = scope.inner(it == "zone", **{node.var: elem_type(it)})
+        inner = scope.inner(it == ZONE, **{node.var: it.element()})
         element, et = self._src(node.element, inner, gen)
         var = _local(node.var)
         cond = ""
         if node.cond is not None:
             csrc, ct = self._src(node.cond, inner, gen)
-            cond = f" if {csrc}" if ct == "bool" else f" if _truth(f, {csrc})"
-        return f"[{element} for {var} in _as_list({items}, f){cond}]", f"list:{et}"
+            cond = f" if {csrc}" if ct == BOOL else f" if _truth(f, {csrc})"
+        return f"[{element} for {var} in _as_list({items}, f){cond}]", list_of(et)
 
-    def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._src(node.items, scope, gen)
-        csrc, ct = self._src(node.cond, scope.inner(it == "zone", it=elem_type(it)), gen)
-        cond = csrc if ct == "bool" else f"_truth(f, {csrc})"
-        return f"[_v_it for _v_it in _as_list({items}, f) if {cond}]", f"list:{elem_type(it)}"
+        csrc, ct = self._src(node.cond, scope.inner(it == ZONE, it=it.element()), gen)
+        cond = csrc if ct == BOOL else f"_truth(f, {csrc})"
+        return f"[_v_it for _v_it in _as_list({items}, f) if {cond}]", list_of(it.element())
 
-    def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._src(node.items, scope, gen)
-        key = self._src(node.key, scope.inner(it == "zone", it=elem_type(it)), gen)[0]
+        key = self._src(node.key, scope.inner(it == ZONE, it=it.element()), gen)[0]
         pairs = f"[({key}, _v_it) for _v_it in _as_list({items}, f)]"
-        return f"_sort(f, {pairs}, {node.descending!r})", f"list:{elem_type(it)}"
+        return f"_sort(f, {pairs}, {node.descending!r})", list_of(it.element())
 
-    def _binop(self, node: s.BinOp, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _binop(self, node: s.BinOp, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         left = self._expect(node.left, scope, gen, NUMERIC, f"the left side of '{node.op}'")
         right = self._expect(node.right, scope, gen, NUMERIC, f"the right side of '{node.op}'")
-        return f"_arith(f, {node.op!r}, {left}, {right})", "int"
+        return f"_arith(f, {node.op!r}, {left}, {right})", INT
 
-    def _compare(self, node: s.Compare, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _compare(self, node: s.Compare, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         left, lt = self._src(node.left, scope, gen)
         right, rt_ = self._src(node.right, scope, gen)
+        self._can_hold(node, lt, rt_)
         if node.op == "in":
-            return f"_in(f, {left}, {right})", "bool"
+            return f"_in(f, {left}, {right})", BOOL
         if node.op == "notin":
-            return f"(not _in(f, {left}, {right}))", "bool"
+            return f"(not _in(f, {left}, {right}))", BOOL
         if node.op in ("==", "!="):
             # An Unknown raises when compared, and the transaction turns that into E601 at the rule's span.
-            return f"({left} {node.op} {right})", "bool"
+            return f"({left} {node.op} {right})", BOOL
         for side, t in ((node.left, lt), (node.right, rt_)):
             if t not in NUMERIC:
                 raise CompileError("E402", f"'{node.op}' compares numbers, but this is {t}", side.pos)
-        return f"_order(f, {node.op!r}, {left}, {right})", "bool"
+        return f"_order(f, {node.op!r}, {left}, {right})", BOOL
+
+    def _can_hold(self, node: s.Compare, lt: Type, rt_: Type) -> None:
+        """`==`, `!=`, `in` between values that can never be equal are mistakes, not a quiet false."""
+        if node.op in ("in", "notin"):
+            if not member_of(lt, rt_):
+                raise CompileError("E402", f"{lt.words()} is never in {rt_.words()}", node.pos)
+            return
+        if node.op not in ("==", "!="):
+            return
+        if not comparable(lt, rt_):
+            raise CompileError("E402", f"'{node.op}' compares {lt.words()} with {rt_.words()}: they are never equal",
+                               node.pos)
+        for side, other, t in ((node.left, node.right, rt_), (node.right, node.left, lt)):
+            text = side.value if isinstance(side, s.Literal) and isinstance(side.value, str) else None
+            if (text is not None and t == SYMBOL and text not in self.rules.symbols
+                    and not (isinstance(other, s.Attr) and other.name == "id")):
+                raise CompileError("E402", f"'{text}' is not a declared symbol, so this is never equal", side.pos,
+                                   did_you_mean(text, self.rules.symbols))
 
     def _truthy(self, node: s.Node, scope: Scope, gen: _Gen) -> str:
         src, t = self._src(node, scope, gen)
-        return src if t == "bool" else f"_truth(f, {src})"
+        return src if t == BOOL else f"_truth(f, {src})"
 
-    def _boolop(self, node: s.BoolOp, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _boolop(self, node: s.BoolOp, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         left = self._truthy(node.left, scope, gen)
         right = self._truthy(node.right, scope, gen)
-        return f"({left} {node.op} {right})", "bool"
+        return f"({left} {node.op} {right})", BOOL
 
-    def _not(self, node: s.Not, scope: Scope, gen: _Gen) -> tuple[str, str]:
-        return f"(not {self._truthy(node.operand, scope, gen)})", "bool"
+    def _not(self, node: s.Not, scope: Scope, gen: _Gen) -> tuple[str, Type]:
+        return f"(not {self._truthy(node.operand, scope, gen)})", BOOL
 
-    def _neg(self, node: s.Neg, scope: Scope, gen: _Gen) -> tuple[str, str]:
-        return f"_neg(f, {self._expect(node.operand, scope, gen, NUMERIC, 'the operand of -')})", "int"
+    def _neg(self, node: s.Neg, scope: Scope, gen: _Gen) -> tuple[str, Type]:
+        return f"_neg(f, {self._expect(node.operand, scope, gen, NUMERIC, 'the operand of -')})", INT
 
-    def _conditional(self, node: s.Conditional, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _conditional(self, node: s.Conditional, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         then, tt = self._src(node.then, scope, gen)
         test = self._truthy(node.test, scope, gen)
         other, ot = self._src(node.other, scope, gen)
-        return f"({then} if {test} else {other})", tt if tt == ot else "any"
+        return f"({then} if {test} else {other})", tt if tt == ot else ANY
 
-    def _range(self, node: s.Range, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _range(self, node: s.Range, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         low = self._expect(node.low, scope, gen, NUMERIC, "the start of a range")
         high = self._expect(node.high, scope, gen, NUMERIC, "the end of a range")
-        return f"_range(f, {low}, {high})", "list:int"
+        return f"_range(f, {low}, {high})", list_of(INT)
 
-    def _can_pay(self, node: s.CanPay, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _can_pay(self, node: s.CanPay, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         if self.cost_compiler is None:
             raise CompileError("E402", "can_pay is not available here", node.pos)
         if node.by is not None:
-            payer = self._expect(node.by, scope, gen, {"player"}, "who pays")
+            payer = self._expect(node.by, scope, gen, {PLAYER}, "who pays")
         elif scope.has_me:
             payer = "f.me"
         else:
             raise CompileError("E401", "'me' is not available here: write can_pay(COST by PLAYER)", node.pos)
-        return f"_can_pay(f, {gen.const(self.cost_compiler(node.cost, scope))}, {payer})", "bool"
+        return f"_can_pay(f, {gen.const(self.cost_compiler(node.cost, scope))}, {payer})", BOOL
 
-    def _can_take(self, node: s.CanTake, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _can_take(self, node: s.CanTake, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         action = self.rules.actions.get(node.action)
         if action is None:
             raise CompileError("E401", f"unknown action '{node.action}'", node.pos,
@@ -400,20 +440,20 @@ class ExprCompiler:
         args = ", ".join(f"({name!r}, {self._src(a, scope, gen)[0]})"
                          for (name, _), a in zip(action.params, node.args, strict=True))
         if node.by is not None:
-            who = self._expect(node.by, scope, gen, {"player"}, "who would take it")
+            who = self._expect(node.by, scope, gen, {PLAYER}, "who would take it")
         elif scope.has_me:
             who = "f.me"
         else:
             raise CompileError("E401", "'me' is not available here: write can(ACTION, ... by PLAYER)", node.pos)
-        return f"_can_take(f, {node.action!r}, ({args}{',' if args else ''}), {who})", "bool"
+        return f"_can_take(f, {node.action!r}, ({args}{',' if args else ''}), {who})", BOOL
 
     # ---------------------------------------------------------------- function calls
-    def _call(self, node: s.Call, scope: Scope, gen: _Gen) -> tuple[str, str]:
+    def _call(self, node: s.Call, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         if node.fn == "keys" and len(node.args) == 1 and isinstance(node.args[0], s.Name):
             # keys(stock) names the counter itself, per-player or not: its keys are fixed at link time.
             counter = self.rules.counters.get(node.args[0].id)
             if counter is not None and counter.keys is not None:
-                return gen.const(list(counter.keys)), "list:symbol"
+                return gen.const(list(counter.keys)), list_of(SYMBOL)
         spec = FUNCTIONS.get(node.fn)
         if spec is None:
             raise CompileError("E401", f"unknown function '{node.fn}'", node.pos, did_you_mean(node.fn, FUNCTIONS))
@@ -424,10 +464,10 @@ class ExprCompiler:
         for i, (arg, (_, t)) in enumerate(zip(node.args, compiled, strict=True)):
             want = spec.args[min(i, len(spec.args) - 1)]
             accepted = _ACCEPTS[want]
-            listy = want in ("list", "numbers") and t.startswith("list:")
-            if accepted is not None and t != "any" and t not in accepted and not listy:
+            listy = want in ("list", "numbers") and t.is_list
+            if accepted is not None and t != ANY and t not in accepted and not listy:
                 raise CompileError("E402", f"argument {i + 1} of '{node.fn}' should be {_ARG_WORDS[want]}, "
-                                   f"but it is {_TYPE_WORDS.get(t, t)}", arg.pos)
+                                   f"but it is {t.words()}", arg.pos)
         args = "".join(f", {c[0]}" for c in compiled)
         return f"_b_{node.fn}(f{args})", spec.result([c[1] for c in compiled])
 

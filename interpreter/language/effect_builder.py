@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..engine.runtime import arith, elem_type
+from ..engine.runtime import arith
 from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
 from .parser import ParseError, parse
+from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
 
 BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 
@@ -55,7 +57,7 @@ class Builder:
             s.Choose: self._choose,
             s.Roll: self._roll,
             s.Draw: self._draw,
-            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._as(n.zone, sc, t, {"zone"}, "what is shuffled")),
+            s.Shuffle: lambda n, sc, t: e.ShuffleE(t.at(n.pos), self._as(n.zone, sc, t, {ZONE}, "what is shuffled")),
             s.Refill: self._refill,
             s.Advance: self._advance,
             s.Place: self._place,
@@ -103,18 +105,18 @@ class Builder:
         except CompileError as err:
             raise _Reported(err, text) from None
 
-    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Any, str]:
+    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Any, Type]:
         try:
             return self.exprs.compile(node, scope)
         except CompileError as err:
             raise _Reported(err, text) from None
 
-    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[str], what: str) -> Any:
+    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[Type], what: str) -> Any:
         """Compile an expression whose static type must be one of `wanted` (or not known until run time)."""
         fn, t = self._typed(node, scope, text)
-        if t != "any" and t not in wanted:
-            words = " or ".join(sorted(_WORDS.get(w, w) for w in wanted))
-            raise _Reported(CompileError("E402", f"{what} should be {words}, but it is {_WORDS.get(t, t)}", node.pos),
+        if t != ANY and t not in wanted:
+            words = " or ".join(sorted(w.words() for w in wanted))
+            raise _Reported(CompileError("E402", f"{what} should be {words}, but it is {t.words()}", node.pos),
                             text)
         return fn
 
@@ -147,11 +149,15 @@ class Builder:
         text = Text(item, span)
         node = self.parse(text, "effect")
         if node is None:
+            _bind_unknown(scope, _BINDS.findall(text.text))
             return None
         try:
             return self._statements[type(node)](node, scope, text)
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            # The line's own name still exists for the lines after it: one mistake, one error.
+            _bind_unknown(scope, [node.name if isinstance(node, s.Let) else getattr(node, "var", None),
+                                  getattr(node, "bind", None)])
             return None
 
     def block(self, block: dict, span: Span, scope: Scope) -> e.Effect | None:
@@ -181,7 +187,7 @@ class Builder:
             except _Reported as rep:
                 self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
                 return None
-            body = sub("do", scope.child(**{head.var: elem_type(t)}))
+            body = sub("do", scope.child(**{head.var: t.element()}))
             return e.ForE(span, head.var, items, body)
         if kind == "while":
             cond = self.expression(block["while"], here, scope)
@@ -204,6 +210,7 @@ class Builder:
             cases = []
             if isinstance(cases_node, dict):
                 cspans = getattr(cases_node, "value_spans", {})
+                self._labels(block["match"], here, scope, cases_node)
                 for key, val in cases_node.items():
                     cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
             other = sub("else", scope.child())
@@ -242,8 +249,25 @@ class Builder:
         body = self.body(spec.get("do", []), getattr(spec, "value_spans", {}).get("do", here), scope.child())
         return e.MayE(span, by, body)
 
+    def _labels(self, subject: object, span: Span, scope: Scope, cases: dict) -> None:
+        """A `match` on a symbol names declared symbols, and one on a number names numbers."""
+        text = Text(subject, span)
+        try:
+            t = self.exprs.compile(parse(text.text, "expr"), scope)[1]
+        except (ParseError, CompileError):
+            return  # reported where the subject is compiled
+        kspans = getattr(cases, "key_spans", {})
+        for key in cases:
+            label = str(key).lower() if isinstance(key, bool) else str(key)
+            number = label.lstrip("-").isdigit()
+            if t == INT and not number:
+                self.error("E402", f"this match is on a number, but '{label}' is not one", kspans.get(key, span))
+            elif t == SYMBOL and label not in self.rules.symbols and not number:
+                self.error("E401", f"'{label}' is not a declared symbol, so this case never matches",
+                           kspans.get(key, span), did_you_mean(label, self.rules.symbols))
+
     # ---------------------------------------------------------------- statements
-    def _bind(self, scope: Scope, name: str, typ: str, pos: s.Pos, t: Text) -> None:
+    def _bind(self, scope: Scope, name: str, typ: Type, pos: s.Pos, t: Text) -> None:
         """Bind a local name in this block; a name an enclosing block bound cannot be bound again (E403)."""
         if name in scope.outer:
             raise _Reported(_rebound(name, pos), t)
@@ -268,14 +292,14 @@ class Builder:
 
     def _assign(self, n: s.Assign, scope: Scope, t: Text) -> e.Effect:
         value, vt = self._typed(n.value, scope, t)
-        if n.op != "=" and vt not in ("int", "any"):
+        if n.op != "=" and vt not in (INT, ANY):
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
         target = n.target
         r = self.rules
         if isinstance(target, s.Name) and target.id in scope.names:
             return self._set_local(n, target.id, value, vt, scope, t)
         if isinstance(target, s.Name) and target.id == "start_player" and "start_player" not in r.counters:
-            if n.op != "=" or vt not in ("player", "any"):
+            if n.op != "=" or vt not in (PLAYER, ANY):
                 raise _Reported(CompileError("E402", "start_player is set to a player: start_player = EXPR",
                                              n.value.pos), t)
             return e.SetStartPlayerE(t.at(n.pos), value)
@@ -295,7 +319,7 @@ class Builder:
                 return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
             fam, ft = self._typed(target.obj, scope, t)
             key_fn = self._expr(target.key, scope, t)
-            if ft not in ("family", "any"):
+            if ft not in (FAMILY, ANY):
                 raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
             name = _family_name(target.obj)
 
@@ -305,7 +329,7 @@ class Builder:
             return self._counter_set(t.at(n.pos), family_key, name, n.op, value, vt, n, t)
         if isinstance(target, s.Attr):
             obj, ot = self._typed(target.obj, scope, t)
-            if ot == "player":
+            if ot == PLAYER:
                 c = r.counters.get(target.name)
                 if c is None or c.per != "player":
                     hint = did_you_mean(target.name, r.player_counter_names())
@@ -315,26 +339,26 @@ class Builder:
                     raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
                 name = target.name
                 return self._counter_set(t.at(n.pos), lambda f: f"{obj(f).id}.{name}", name, n.op, value, vt, n, t)
-            if ot in ("piece", "any"):
+            if ot in (PIECE, ANY):
                 if target.name not in r.properties:
                     hint = did_you_mean(target.name, r.properties)
                     msg = f"no piece has a property '{target.name}'"
                     raise _Reported(CompileError("E401", msg, target.pos, hint), t)
-                ptype = r.properties[target.name]
+                ptype = declared(r.properties[target.name])
                 if n.op == "=" and not _assignable(ptype, vt):
                     msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
                     raise _Reported(CompileError("E402", msg, n.value.pos), t)
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 
-    def _set_local(self, n: s.Assign, name: str, value: Any, vt: str, scope: Scope, t: Text) -> e.Effect:
+    def _set_local(self, n: s.Assign, name: str, value: Any, vt: Type, scope: Scope, t: Text) -> e.Effect:
         """`x = EXPR`, `x += EXPR` on a local name: changes the binding where it was made (an enclosing block's
         too), which is how a loop counts or a `while` learns to stop."""
         old = scope.names[name]
-        if n.op != "=" and old not in ("int", "any"):
+        if n.op != "=" and old not in (INT, ANY):
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but '{name}' is {old}", n.target.pos), t)
-        if n.op == "=" and not _assignable(old, vt) and old != "none":
-            msg = f"'{name}' holds {_WORDS.get(old, old)}, but the value is {_WORDS.get(vt, vt)}"
+        if n.op == "=" and not _assignable(old, vt) and old != NONE:
+            msg = f"'{name}' holds {old.words()}, but the value is {vt.words()}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         if n.op == "=":
             return e.LetE(t.at(n.pos), name, value)
@@ -345,8 +369,8 @@ class Builder:
 
         return e.LetE(t.at(n.pos), name, update)
 
-    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: str, n: s.Assign, t: Text):
-        if vt not in ("int", "any"):
+    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: Type, n: s.Assign, t: Text):
+        if vt not in (INT, ANY):
             msg = f"counter '{counter}' holds numbers, but the value is {vt}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         return e.SetCounterE(span, key, counter, op, value)
@@ -394,7 +418,7 @@ class Builder:
 
     def _move(self, n: s.Move, scope: Scope, t: Text) -> e.Effect:
         to, tt = self._typed(n.to, scope, t)
-        if tt not in ("zone", "any"):
+        if tt not in (ZONE, ANY):
             raise _Reported(CompileError("E402", f"pieces move to a zone, but this is {tt}", n.to.pos), t)
         what = self._as(n.what, scope, t, _PIECES, "what is moved")
         at = self._as(n.at, scope, t, _NUMBER, "the slot") if n.at else None
@@ -408,38 +432,38 @@ class Builder:
                 hint = did_you_mean(name, self.rules.kinds[n.kind])
                 raise _Reported(CompileError("E401", f"'{n.kind}' has no property '{name}'", expr.pos, hint), t)
             fn, vt = self._typed(expr, scope, t)
-            ptype = "symbol" if name == "id" else self.rules.kinds[n.kind][name]
+            ptype = SYMBOL if name == "id" else declared(self.rules.kinds[n.kind][name])
             if not _assignable(ptype, vt):
                 msg = f"property '{name}' is {ptype}, but the value is {vt}"
                 raise _Reported(CompileError("E402", msg, expr.pos), t)
             props.append((name, fn))
         count = self._expr(n.count, scope, t) if n.count else None
         zone, zt = self._typed(n.zone, scope, t)
-        if zt not in ("zone", "any"):
+        if zt not in (ZONE, ANY):
             raise _Reported(CompileError("E402", f"pieces are created in a zone, but this is {zt}", n.zone.pos), t)
         at = self._expr(n.at, scope, t) if n.at else None
         if n.bind:
-            self._bind(scope, n.bind, "list:piece" if n.count else "piece", n.pos, t)
+            self._bind(scope, n.bind, list_of(PIECE) if n.count else PIECE, n.pos, t)
         return e.CreateE(t.at(n.pos), count, n.kind, zone, at, tuple(props), n.bind)
 
     def _choose(self, n: s.Choose, scope: Scope, t: Text) -> e.Effect:
         options, ot = self._typed(n.options, scope, t)
-        if ot != "any" and ot != "zone" and not ot.startswith("list:"):
-            msg = f"a choice is made from a list or a zone, but this is {_WORDS.get(ot, ot)}"
+        if ot != ANY and ot != ZONE and not ot.is_list:
+            msg = f"a choice is made from a list or a zone, but this is {ot.words()}"
             raise _Reported(CompileError("E402", msg, n.options.pos), t)
         by = self._expr(n.by, scope, t) if n.by else None
         count = self._expr(n.count, scope, t) if n.count else None
-        self._bind(scope, n.var, f"list:{elem_type(ot)}" if n.count else elem_type(ot), n.pos, t)
+        self._bind(scope, n.var, list_of(ot.element()) if n.count else ot.element(), n.pos, t)
         return e.ChooseE(t.at(n.pos), n.var, options, by, n.optional, count, t.text)
 
     def _roll(self, n: s.Roll, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.dice, n.die, "die", n.pos, t)
-        self._bind(scope, n.var, "int", n.pos, t)
+        self._bind(scope, n.var, INT, n.pos, t)
         return e.RollE(t.at(n.pos), n.die, self.rules.dice[n.die], n.var)
 
     def _draw(self, n: s.Draw, scope: Scope, t: Text) -> e.Effect:
         zone = self._expr(n.zone, scope, t)
-        self._bind(scope, n.var, "piece", n.pos, t)
+        self._bind(scope, n.var, PIECE, n.pos, t)
         return e.DrawE(t.at(n.pos), n.var, zone)
 
     def _refill(self, n: s.Refill, scope: Scope, t: Text) -> e.Effect:
@@ -456,7 +480,7 @@ class Builder:
             if node.id in self.rules.player_markers:
                 msg = f"each player has a marker '{node.id}': say whose (me.{node.id}, p.{node.id})"
                 raise _Reported(CompileError("E402", msg, node.pos), t)
-        return self._as(node, scope, t, {"marker"}, "what moves on a track")
+        return self._as(node, scope, t, {MARKER}, "what moves on a track")
 
     def _advance(self, n: s.Advance, scope: Scope, t: Text) -> e.Effect:
         marker = self._marker(n.marker, scope, t)
@@ -472,7 +496,20 @@ class Builder:
         if len(args) != len(params):
             msg = f"event '{event}' takes {len(params)} argument(s), got {len(args)}"
             raise _Reported(CompileError("E405", msg, pos), t)
-        return tuple(self._expr(a, scope, t) for a in args)
+        return self._args(f"event '{event}'", params, args, scope, t)
+
+    def _args(self, what: str, params: tuple[tuple[str, str], ...], args: tuple[s.Node, ...], scope: Scope,
+              t: Text) -> tuple:
+        """Compiled arguments, each checked against its parameter's declared type."""
+        out = []
+        for (name, word), arg in zip(params, args, strict=True):
+            fn, at = self._typed(arg, scope, t)
+            want = declared(word)
+            if not comparable(want, at):
+                msg = f"parameter '{name}' of {what} is {want.words()}, but this is {at.words()}"
+                raise _Reported(CompileError("E402", msg, arg.pos), t)
+            out.append(fn)
+        return tuple(out)
 
     def _emit(self, n: s.Emit, scope: Scope, t: Text) -> e.Effect:
         return e.EmitE(t.at(n.pos), n.event, self._event_args(n.event, n.args, n.pos, scope, t))
@@ -489,8 +526,8 @@ class Builder:
         if len(n.args) != len(params):
             msg = f"procedure '{n.proc}' takes {len(params)} argument(s), got {len(n.args)}"
             raise _Reported(CompileError("E405", msg, n.pos), t)
-        as_player = self._as(n.as_player, scope, t, {"player"}, "the player it runs for") if n.as_player else None
-        return e.CallE(t.at(n.pos), n.proc, tuple(self._expr(a, scope, t) for a in n.args), as_player)
+        as_player = self._as(n.as_player, scope, t, {PLAYER}, "the player it runs for") if n.as_player else None
+        return e.CallE(t.at(n.pos), n.proc, self._args(f"procedure '{n.proc}'", params, n.args, scope, t), as_player)
 
     def _take(self, n: s.Take, scope: Scope, t: Text) -> e.Effect:
         self._lookup(self.rules.actions, n.action, "action", n.pos, t)
@@ -498,7 +535,7 @@ class Builder:
         if len(n.args) != len(params):
             msg = f"action '{n.action}' takes {len(params)} argument(s), got {len(n.args)}"
             raise _Reported(CompileError("E405", msg, n.pos), t)
-        who = self._as(n.as_player, scope, t, {"player"}, "the player who takes it") if n.as_player else None
+        who = self._as(n.as_player, scope, t, {PLAYER}, "the player who takes it") if n.as_player else None
         return e.TakeE(t.at(n.pos), n.action, tuple(self._expr(a, scope, t) for a in n.args), who)
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
@@ -506,12 +543,21 @@ class Builder:
         return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
 
 
-_PIECE = {"piece"}
-_PIECES = {"piece", "list:piece", "list:any", "zone"}
-_NUMBER = {"int"}
-_WORDS = {"int": "a number", "bool": "true or false", "symbol": "a symbol", "player": "a player", "piece": "a piece",
-          "list:piece": "a list of pieces", "list:any": "a list", "zone": "a zone", "none": "none",
-          "marker": "a track marker"}
+_PIECE = {PIECE}
+_PIECES = {PIECE, list_of(PIECE), list_of(ANY), ZONE}
+_NUMBER = {INT}
+
+
+# The names a line binds (let x, choose x, draw x, roll ... as x, create ... as x), read from its text when it
+# does not parse.
+_BINDS = re.compile(r"^\s*(?:let|choose|draw)\s+([A-Za-z_]\w*)|\bas\s+([A-Za-z_]\w*)\s*$")
+
+
+def _bind_unknown(scope: Scope, names: list) -> None:
+    for name in names:
+        for n in (name if isinstance(name, tuple) else (name,)):
+            if n and n not in scope.names:
+                scope.names[n] = ANY
 
 
 _EXPRESSION_TEXT = Text("can_pay", Span("<expression>", 1, 1))
@@ -535,8 +581,8 @@ def _family_name(node: s.Node) -> str:
     return "?"
 
 
-def _assignable(ptype: str, vt: str) -> bool:
-    if vt in ("any", "none") or ptype in ("any", vt):
+def _assignable(ptype: Type, vt: Type) -> bool:
+    if vt in (ANY, NONE) or ptype in (ANY, vt):
         return True
-    return ptype.startswith("list") and vt.startswith("list")
+    return ptype.is_list and vt.is_list
 

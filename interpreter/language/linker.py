@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.effects import CostC
 from ..engine.rules import (
     ActionDef,
     CounterDecl,
@@ -35,7 +36,7 @@ DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", 
              "setup", "actions", "triggers", "scoring", "substitutes")
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 PARAM_TYPES = {
-    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list:any"
+    "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list"
 }
 
 
@@ -346,6 +347,8 @@ class Linker:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
                     self._report(b, err)
+            if name not in rules.costs:  # reported once here; its uses need no error of their own
+                rules.costs[name] = CostC(d.span, (), str(node))
         for name, d in self._section(decls, "substitutes"):
             substitutes.build(b, rules, name, d)
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
@@ -354,7 +357,7 @@ class Linker:
             rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span)
         for name, d in procs:
             params = rules.procedures[name].params
-            scope = Scope(dict(params), True)
+            scope = Scope.of(params)
             rules.procedures[name].body = self._rule_body(b, f"procedures.{name}", self._do(d), d, scope)
         for name, d in self._section(decls, "setup"):
             body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
@@ -372,7 +375,7 @@ class Linker:
                 self.diags.error("E401", f"unknown event '{event}'", _vspan(n, "on", d.span),
                                  did_you_mean(event, rules.events))
                 continue
-            scope = Scope(dict(rules.events[event]), True)
+            scope = Scope.of(rules.events[event])
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
             body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
             rules.triggers.setdefault(event, []).append(TriggerDef(name, event, guard, body, d.span))
@@ -397,7 +400,7 @@ class Linker:
         n = d.node if isinstance(d.node, dict) else {}
         by = str(n.get("by", "player"))
         params = self._params(n)
-        scope = Scope(dict(params), by != "game")
+        scope = Scope.of(params, by != "game")
         guard = b.expression(n["allowed_if"], _vspan(n, "allowed_if", d.span), scope) if "allowed_if" in n else None
         cost = None
         if "cost" in n:

@@ -139,16 +139,9 @@ def game_modules(modules: dict[str, Module], diags: Diagnostics, root: Path) -> 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
                ) -> dict[str, Module]:
-    """Load, validate and link every module of a pack: each with what it requires, then all together; with
-    options, the pack's game module once more with them, so they are checked too."""
-    modules = load_modules(pack.module_files, diags)
-    if options and modules:
-        link(modules, game_modules(modules, diags, pack.root), diags, options)
-    for mid in modules:
-        rules = link(modules, [mid], diags)
-        for name, note, span in rules.unknowns:
-            diags.warning("W601", f"'{name}' is unknown: {note}", span,
-                          "the game stops with E601 if it ever needs this value")
-    if len(modules) > 1:
-        link(modules, list(modules), diags)
-    return modules
+    """Load, validate and link every module of a pack (each with what it requires, then all together; with
+    options, the pack's game module once more with them), check its scenarios, and run the whole-pack analyses
+    (boardrules.analysis)."""
+    from ..analysis import check_pack as check_whole_pack  # the analyses build on this module
+
+    return check_whole_pack(pack, diags, options)

@@ -10,6 +10,7 @@ from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import CounterDecl, Rules, WatchDef, ZoneDecl
 from .compiler import CompileError, Scope
 from .effect_builder import Builder, Text
+from .types import ANY, INT, NONE, SYMBOL
 
 OVERFLOWS = ("refuse", "discard", "carry")
 
@@ -20,11 +21,11 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     here = spans.get("on", d.span)
     counter = str(on.get("change", ""))
     if counter in rules.markers:  # a marker: old and new are spaces; thresholds count the spaces it entered
-        names = {"key": "none", "old": "int", "new": "int"}
+        names = {"key": NONE, "old": INT, "new": INT}
         watched = f"marker {counter}"
     elif counter in rules.counters:
         c = rules.counters[counter]
-        names = {"key": "symbol" if c.keys is not None else "none", "old": "int", "new": "int"}
+        names = {"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT}
         watched = counter
     else:
         b.error("E401", f"unknown counter or marker '{counter}'", here,
@@ -37,7 +38,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     if "crosses" in on and "every" in on:
         b.error("E201", "a counter trigger takes crosses or every, not both", here)
     if crosses or every:
-        scope = Scope({**names, "mark": "int"}, True)
+        scope = Scope({**names, "mark": INT}, True)
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     direction = str(on.get("direction", "up"))
@@ -60,7 +61,7 @@ def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
     except CompileError as err:
         b.error(err.code, err.message, text.at(err.pos), err.hint)
         return None
-    if t not in ("int", "any"):
+    if t not in (INT, ANY):
         b.error("E402", f"a threshold is a number, but this is {t}", text.at(node.pos))
         return None
     return fn

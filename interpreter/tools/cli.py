@@ -8,12 +8,16 @@ import sys
 from pathlib import Path
 
 from ..diagnostics import BoardrulesError, Diagnostics, render_json, render_text
+from ..diagnostics_codes import CODES, explain
 from ..language.pack import check_pack, discover, display, game_modules, link, load_modules
 from ..resources import grammar_dir, rules_dir
 from .options_arg import read_options
+from .sarif import render_sarif
 from .scenario import ScenarioRunner
 
 EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
+CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed unless --strict), 1 when an error"
+                         " was found (or a warning, with --strict), 2 on a usage error or an internal error.")
 
 
 def _paths(raw: list[str]) -> list[Path]:
@@ -21,6 +25,13 @@ def _paths(raw: list[str]) -> list[Path]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.explain:
+        text = explain(args.explain)
+        if text is None:
+            print(f"boardrules: unknown code {args.explain!r}; known codes: {', '.join(CODES)}", file=sys.stderr)
+            return 2
+        print(text, end="")
+        return 0
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
     packs = discover(_paths(args.paths), diags)
@@ -32,12 +43,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     warnings = len(items) - errors
     if args.format == "json":
         print(render_json(items))
+    elif args.format == "sarif":
+        print(json.dumps(render_sarif(items), indent=2, ensure_ascii=False))
     else:
         if items:
             print(render_text(items))
         modules = sum(len(p.module_files) for p in packs)
         print(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), {warnings} warning(s)")
-    return 1 if errors else 0
+    # W601 lists the unknowns a pack documents on purpose: even --strict lets them pass.
+    failing = errors + (sum(1 for d in items if d.severity == "warning" and d.code != "W601") if args.strict else 0)
+    return 1 if failing else 0
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -148,9 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardrules", description="Board-game rules as data.")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check rule packs: YAML, schema, grammar, names and types",
-                           description="Load, validate and link rule packs; report every problem.", epilog=EPILOG)
+                           description="Load, validate and link rule packs; report every problem.",
+                           epilog=CHECK_EPILOG)
     check.add_argument("paths", nargs="*", metavar="PATH", help="pack directories, directories of packs, or files")
-    check.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
+    check.add_argument("--format", choices=["text", "json", "sarif"], default="text",
+                       help="output format (default text; sarif is SARIF 2.1.0 for code hosts)")
+    check.add_argument("--strict", action="store_true",
+                       help="warnings fail too (exit status 1), except W601 (documented unknowns)")
+    check.add_argument("--explain", metavar="CODE", help="explain a diagnostic code, with a wrong and a right example")
     _add_options(check)
     check.set_defaults(run=cmd_check)
     test = sub.add_parser("test", help="run scenario files",

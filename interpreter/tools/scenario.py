@@ -27,6 +27,11 @@ class Result:
     file: str
     title: str
     failures: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # the failed expectations and steps, as data
+
+    def fail(self, code: str, span: Span, message: str, detail: str = "") -> None:
+        self.diagnostics.append(Diagnostic("error", code, message, span))
+        self.failures.append(f"{span}: error {code}: {message}{detail}")
 
     @property
     def passed(self) -> bool:
@@ -127,9 +132,8 @@ class ScenarioRunner:
                 result.failures.append(f"{where} failed:\n" + render_text([err.diagnostic]))
                 return False
             if err.code != expected_error:
-                result.failures.append(
-                    f"{where}: expected error {expected_error}, got {err.code}:\n" + render_text([err.diagnostic])
-                )
+                result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, got {err.code}",
+                            ":\n" + render_text([err.diagnostic]))
                 return False
             if game.state.dumps() != before:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
@@ -139,7 +143,7 @@ class ScenarioRunner:
         if expected_error is not None:
             # Answers left over usually say why the error never came: the rule that should fail never asked.
             unused = f"; answers or rolls never asked for: {left}" if left else ""
-            result.failures.append(f"{where}: expected error {expected_error}, but it succeeded{unused}")
+            result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, but it succeeded{unused}")
             return False
         if left:
             result.failures.append(f"{where}: answers or rolls never asked for: {left}")
@@ -232,7 +236,7 @@ class ScenarioRunner:
         if got != want:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
-            result.failures.append(f"{span}: expect {key}\n    expected: {want!r}\n    actual:   {got!r}{by}")
+            result.fail("E701", span, f"expect {key}", f"\n    expected: {want!r}\n    actual:   {got!r}{by}")
 
 
 def _answer(game: Game, raw: Any) -> Any:

@@ -1,0 +1,52 @@
+"""`boardrules check` over a whole pack: link every module alone and all together, then run the analyses, each
+one module with a `check(facts, diags)` function."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..engine.rules import Rules
+from ..language.linker import Module
+from ..language.pack import Pack, game_modules, link, load_modules
+from . import events, ranges, readwrite, scenarios, sources
+from . import modules as combos
+from .facts import gather
+from .refs import site_refs
+from .walk import walk_modules
+
+ANALYSES = (readwrite.check, events.check, ranges.check, sources.check)
+
+
+def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
+               ) -> dict[str, Module]:
+    modules = load_modules(pack.module_files, diags)
+    declared = combos.declarations(modules)
+    found = Diagnostics()
+    combos.conflicts(modules, found)
+    if options and modules:
+        link(modules, game_modules(modules, found, pack.root), found, options)
+    rules: Rules | None = None
+    for mid in modules:
+        start = len(found.items)
+        rules = link(modules, [mid], found)
+        combos.not_required(found.items, start, modules, mid, declared)
+        for name, note, span in rules.unknowns:
+            found.warning("W601", f"'{name}' is unknown: {note}", span,
+                          "the game stops with E601 if it ever needs this value")
+    if len(modules) > 1:
+        rules = link(modules, list(modules), found)
+    if rules is not None and not diags.has_errors and not found.has_errors:
+        # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
+        analyse(modules, rules, found)
+        scenarios.check(modules, pack.scenario_files, found)
+    used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)}
+    diags.extend(combos.one_error_per_mistake(found.items, declared, used))
+    return modules
+
+
+def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:
+    """Run every analysis over the pack's modules linked together (`rules`)."""
+    facts = gather(modules, rules)
+    for check in ANALYSES:
+        check(facts, diags)

@@ -1,0 +1,129 @@
+"""The event and trigger graph: triggers on events nothing emits (W811), `defer ... until` an event nothing emits
+(W812), and cycles of triggers and procedures that can run without bound (E813).
+
+A rule reaches the triggers of every event it emits (`emit`, and `end turn` for turn_end) and the procedures it
+calls. An edge written inside a `may`, or after a `limit` or a `pay` in the same body, is bounded: a cycle through
+it stops when the limit is used up, the cost cannot be paid, or a player declines. So is a countdown: a trigger
+whose `if:` reads one of its event's parameters re-emitting that event with the parameter decreased (`p - 1`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..language import syntax as s
+from .facts import Facts
+from .refs import Ref
+from .walk import subnodes
+
+
+def _emitted(facts: Facts) -> set[str]:
+    declared = set(facts.decls["events"])
+    builtin = {name for name in facts.rules.events if name not in declared}
+    emitted = {r.name for r in facts.used_kind("emit") + facts.used_kind("defer")}
+    for site in facts.sites:
+        if any(isinstance(n, s.End) and n.what == "turn" for n in subnodes(site.node)):
+            emitted.add("turn_end")
+    return emitted | builtin
+
+
+def check(facts: Facts, diags: Diagnostics) -> None:
+    emitted = _emitted(facts)
+    for rule, event, span in facts.triggers:
+        if event in facts.rules.events and event not in emitted and event not in facts.inputs:
+            diags.warning("W811", f"{rule} runs on '{event}', but no rule emits it", span,
+                          f"emit {event}(...) where it happens, or mark events.{event} input: true if a program "
+                          "emits it")
+    for ref in facts.used_kind("until"):
+        if ref.name in facts.rules.events and ref.name not in emitted and ref.name not in facts.inputs:
+            assert ref.site is not None and ref.node is not None
+            diags.warning("W812", f"this deferred event waits for '{ref.name}', which no rule emits, so it never runs",
+                          ref.site.span(ref.node), did_you_mean(ref.name, sorted(emitted)))
+    _cycles(facts, diags)
+
+
+def _cycles(facts: Facts, diags: Diagnostics) -> None:
+    on: dict[str, list[str]] = defaultdict(list)
+    for rule, event, _ in facts.triggers:
+        on[event].append(rule)
+    guarded_params = _guarded_params(facts)
+    edges: dict[str, list[tuple[str, Ref | None, Span]]] = defaultdict(list)
+    for site in facts.sites:
+        if site.guarded or site.role != "effect" or not site.rule.startswith(("triggers.", "procedures.")):
+            continue
+        for n in subnodes(site.node):
+            targets: list[str] = []
+            if isinstance(n, s.Emit):
+                targets = on.get(n.event, [])
+                if _counts_down(n, facts.rules.events.get(n.event, ()), guarded_params.get(site.rule, set())):
+                    targets = [t for t in targets if t != site.rule]
+            elif isinstance(n, s.End) and n.what == "turn":
+                targets = on.get("turn_end", [])
+            elif isinstance(n, s.CallProc):
+                targets = [f"procedures.{n.proc}"]
+            for t in targets:
+                edges[site.rule].append((t, None, site.span(n)))
+    for component in _strong_components(edges):
+        first = min(component)
+        where = min((span for rule in component for t, _, span in edges[rule] if t in component),
+                    key=lambda sp: (sp.file, sp.line, sp.col))
+        names = ", ".join(sorted(component))
+        diags.error("E813", f"these rules can run each other without bound: {names}", where,
+                    f"bound the cycle with a limit (e.g. 'limit {first.partition('.')[2]} to 1 per action'), a cost "
+                    "paid, or a may")
+
+
+def _guarded_params(facts: Facts) -> dict[str, set[str]]:
+    """For each trigger, the names its `if:` guard reads (its event's parameters among them)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for site in facts.sites:
+        if site.role == "guard" and site.rule.startswith("triggers."):
+            out[site.rule] |= {n.id for n in subnodes(site.node) if isinstance(n, s.Name)}
+    return out
+
+
+def _counts_down(emit: s.Emit, params: tuple[tuple[str, str], ...], guarded: set[str]) -> bool:
+    """Whether `emit E(..., p - k, ...)` passes a guarded parameter of E decreased, in E's own place for it."""
+    for (name, _), arg in zip(params, emit.args, strict=False):
+        if (name in guarded and isinstance(arg, s.BinOp) and arg.op == "-" and isinstance(arg.left, s.Name)
+                and arg.left.id == name):
+            return True
+    return False
+
+
+def _strong_components(edges: dict[str, list[tuple[str, Ref | None, Span]]]) -> list[set[str]]:
+    """Cycles: strongly connected components with more than one rule, or a rule that reaches itself (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[set[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w, _, _ in edges.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or any(t == v for t, _, _ in edges.get(v, [])):
+                out.append(comp)
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out

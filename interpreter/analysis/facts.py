@@ -1,0 +1,101 @@
+"""What the analyses share: every declaration of the pack with its place, every rule's references, the roles a
+pack gives names on purpose (`input: true`, `output: true`), and the linked rules of all modules together."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Span
+from ..engine.rules import Rules
+from ..language.linker import Module
+from .refs import Ref, site_refs
+from .walk import Site, walk_modules
+
+# Sections whose entries are names other rules refer to, and what a diagnostic calls them.
+KINDS = {"counters": "counter", "zones": "zone", "values": "value", "events": "event", "procedures": "procedure",
+         "costs": "cost", "properties": "property"}
+
+
+@dataclass
+class Decl:
+    section: str
+    name: str
+    module: str
+    span: Span
+    node: Any
+
+
+@dataclass
+class Facts:
+    modules: dict[str, Module]
+    rules: Rules
+    sites: list[Site] = field(default_factory=list)
+    refs: dict[str, dict[str, list[Ref]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    decls: dict[str, dict[str, Decl]] = field(default_factory=lambda: defaultdict(dict))
+    inputs: set[str] = field(default_factory=set)
+    outputs: set[str] = field(default_factory=set)
+    triggers: list[tuple[str, str, Span]] = field(default_factory=list)  # (trigger rule, event, span of `on`)
+
+    def used_kind(self, kind: str) -> list[Ref]:
+        return [r for table in self.refs.values() for r in table.get(kind, [])]
+
+    def used(self, name: str, *kinds: str) -> list[Ref]:
+        table = self.refs.get(name, {})
+        return [r for k in kinds for r in table.get(k, [])]
+
+
+def _role(node: Any, facts: Facts, name: str) -> None:
+    if isinstance(node, dict):
+        if node.get("input") is True:
+            facts.inputs.add(name)
+        if node.get("output") is True:
+            facts.outputs.add(name)
+
+
+def gather(modules: dict[str, Module], rules: Rules) -> Facts:
+    facts = Facts(modules, rules)
+    facts.sites = walk_modules(modules)
+    for site in facts.sites:
+        for ref in site_refs(site):
+            facts.refs[ref.name][ref.kind].append(ref)
+    for m in modules.values():
+        for section in ("counters", "zones", "values", "events", "procedures", "costs", "triggers", "pieces"):
+            table = m.doc.get(section)
+            if not isinstance(table, dict):
+                continue
+            spans = getattr(table, "key_spans", {})
+            for name, node in table.items():
+                name = str(name)
+                span = spans.get(name, m.span)
+                if section == "pieces":
+                    props = node.get("properties") if isinstance(node, dict) else None
+                    pspans = getattr(props, "key_spans", {})
+                    for prop, spec in (props.items() if isinstance(props, dict) else []):
+                        facts.decls["properties"].setdefault(str(prop), Decl("properties", str(prop), m.id,
+                                                                              pspans.get(prop, span), spec))
+                        _role(spec, facts, str(prop))
+                    continue
+                if section == "triggers":
+                    if isinstance(node, dict) and "on" in node:
+                        on_span = getattr(node, "value_spans", {}).get("on", span)
+                        facts.triggers.append((f"triggers.{name}", str(node["on"]), on_span))
+                        facts.refs[str(node["on"])]["on"].append(Ref("on", str(node["on"]), None, None))
+                    continue
+                facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
+                _role(node, facts, name)
+        _declared_uses(m, facts)
+    return facts
+
+
+def _declared_uses(m: Module, facts: Facts) -> None:
+    """Names used by declarations rather than rules: a counter's starting value or keys, a zone's size."""
+    for section, keys in (("counters", ("initial", "max", "keys")), ("zones", ("capacity", "slots")),
+                          ("tracks", ("spaces",))):
+        table = m.doc.get(section)
+        for node in (table.values() if isinstance(table, dict) else []):
+            for key in keys:
+                raw = node.get(key) if isinstance(node, dict) else None
+                if isinstance(raw, str):
+                    facts.refs[str(raw)]["read"].append(Ref("read", str(raw), None, None))

@@ -1,0 +1,237 @@
+"""Range analysis: what numbers can be, from counter ranges, zone capacities and player counts.
+
+- a guard (`if`, `allowed_if`, `require`, ...) comparing numbers that can never hold (W821) or always holds (W822);
+- `N x[different]` asking for more keys than the counter has (E823);
+- a cost larger than the most its counter can ever hold at some player count (E824);
+- limits and capacities that contradict each other (E825): a counter's min above its max, a starting value
+  outside its range, a limit of no use at all, creating more pieces than a zone can ever hold.
+
+Intervals are (low, high) with None for "no bound"; an expression whose range is not known gives None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..engine.rules import Rules
+from ..language import syntax as s
+from .facts import Facts
+from .walk import Site, subnodes
+
+Interval = tuple[float, float]
+INF = float("inf")
+
+
+class Ranges:
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self.rules: Rules = facts.rules
+        mins = [_int(m.doc.get("players", {}).get("min")) for m in facts.modules.values()
+                if isinstance(m.doc.get("players"), dict)]
+        maxs = [_int(m.doc.get("players", {}).get("max")) for m in facts.modules.values()
+                if isinstance(m.doc.get("players"), dict)]
+        self.pmin = min([m for m in mins if m is not None], default=self.rules.players_min)
+        self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
+        self.counts = range(self.pmin, self.pmax + 1)
+
+    # ------------------------------------------------------------ numbers known before play
+    def resolve(self, raw: Any) -> dict[int, int] | None:
+        """A number or a value name, at each player count of the pack (counts a table leaves out are absent)."""
+        if isinstance(raw, bool):
+            return None
+        if isinstance(raw, int):
+            return dict.fromkeys(self.counts, raw)
+        v = self.rules.values.get(raw) if isinstance(raw, str) else None
+        if v is None:
+            return None
+        if v.kind == "const" and isinstance(v.data, int) and not isinstance(v.data, bool):
+            return dict.fromkeys(self.counts, v.data)
+        if v.kind == "by_players" and all(isinstance(x, int) and not isinstance(x, bool) for x in v.data.values()):
+            return {n: v.data[n] for n in self.counts if n in v.data}
+        return None
+
+    def counter(self, name: str) -> Interval | None:
+        c = self.rules.counters.get(name)
+        if c is None:
+            return None
+        low = c.min if c.min is not None else 0
+        high = self.resolve(c.max) if c.max is not None else None
+        return (low, max(high.values()) if high else INF)
+
+    def zone_size(self, name: str) -> float:
+        z = self.rules.zones.get(name)
+        if z is None:
+            return INF
+        sizes: list[float] = []
+        if z.capacity is not None:
+            cap = self.resolve(z.capacity)
+            sizes.append(max(cap.values()) if cap else INF)
+        if z.slots is not None:
+            slots = self.resolve(z.slots)
+            sizes.append(max(slots.values()) * z.slot_capacity if slots else INF)
+        return min(sizes, default=INF)
+
+    # ------------------------------------------------------------ expressions
+    def of(self, node: s.Node) -> Interval | None:
+        r = self.rules
+        if isinstance(node, s.Literal):
+            v = node.value
+            return (v, v) if isinstance(v, int) and not isinstance(v, bool) else None
+        if isinstance(node, s.Name):
+            if node.id == "player_count":
+                return (self.pmin, self.pmax)
+            if node.id in r.values:
+                table = self.resolve(node.id)
+                return (min(table.values()), max(table.values())) if table else None
+            c = r.counters.get(node.id)
+            if c is not None and c.per == "game" and c.keys is None:
+                return self.counter(node.id)
+            return None
+        if isinstance(node, s.Attr):
+            c = r.counters.get(node.name)
+            if c is not None and c.per == "player" and c.keys is None and node.name not in r.properties:
+                return self.counter(node.name)
+            return None
+        if isinstance(node, s.Index):
+            fam = node.obj
+            name = fam.name if isinstance(fam, s.Attr) else fam.id if isinstance(fam, s.Name) else None
+            c = r.counters.get(name or "")
+            return self.counter(c.name) if c is not None and c.keys is not None else None
+        if isinstance(node, s.Neg):
+            inner = self.of(node.operand)
+            return (-inner[1], -inner[0]) if inner else None
+        if isinstance(node, s.BinOp) and node.op in "+-*":
+            a, b = self.of(node.left), self.of(node.right)
+            if a is None or b is None:
+                return None
+            if node.op == "+":
+                return (a[0] + b[0], a[1] + b[1])
+            if node.op == "-":
+                return (a[0] - b[1], a[1] - b[0])
+            products = [x * y for x in a for y in b if not ((x == 0 and abs(y) == INF) or (y == 0 and abs(x) == INF))]
+            return (min(products), max(products)) if products else None
+        if isinstance(node, s.Call):
+            if node.fn == "count" and len(node.args) == 1:
+                arg = node.args[0]
+                zone = arg.name if isinstance(arg, s.Attr) else arg.id if isinstance(arg, s.Name) else None
+                return (0, self.zone_size(zone)) if zone in r.zones else (0, INF)
+            if node.fn in ("min", "max") and len(node.args) > 1:
+                parts = [self.of(a) for a in node.args]
+                if any(p is None for p in parts):
+                    return None
+                pick = min if node.fn == "min" else max
+                return (pick(p[0] for p in parts), pick(p[1] for p in parts))  # type: ignore[index]
+        return None
+
+
+def _int(raw: Any) -> int | None:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+
+
+_NEVER = {"<": lambda a, b: a[0] >= b[1], "<=": lambda a, b: a[0] > b[1], ">": lambda a, b: a[1] <= b[0],
+          ">=": lambda a, b: a[1] < b[0], "==": lambda a, b: a[1] < b[0] or b[1] < a[0],
+          "!=": lambda a, b: a[0] == a[1] == b[0] == b[1]}
+_ALWAYS = {"<": lambda a, b: a[1] < b[0], "<=": lambda a, b: a[1] <= b[0], ">": lambda a, b: a[0] > b[1],
+           ">=": lambda a, b: a[0] >= b[1], "==": lambda a, b: a[0] == a[1] == b[0] == b[1],
+           "!=": lambda a, b: a[1] < b[0] or b[1] < a[0]}
+
+
+def _words(iv: Interval) -> str:
+    low, high = (int(x) if abs(x) != INF else None for x in iv)
+    if low == high:
+        return f"always {low}"
+    return f"from {low} to {high}" if high is not None else f"at least {low}"
+
+
+def _guards(site: Site) -> list[s.Node]:
+    if site.role == "guard":
+        return [site.node]
+    return [n.cond for n in subnodes(site.node) if isinstance(n, s.Require)]
+
+
+def check(facts: Facts, diags: Diagnostics) -> None:
+    ranges = Ranges(facts)
+    for site in facts.sites:
+        for guard in _guards(site):
+            for n in subnodes(guard):
+                if isinstance(n, s.Compare) and n.op in _NEVER:
+                    _compare(ranges, site, n, diags)
+        for n in subnodes(site.node):
+            if isinstance(n, s.CostTerm):
+                _cost(ranges, site, n, diags)
+            elif isinstance(n, s.Limit) and isinstance(n.count, s.Literal) and isinstance(n.count.value, int) \
+                    and n.count.value <= 0:
+                diags.error("E825", f"limit {n.name} to {n.count.value} allows no use at all", site.span(n),
+                            "remove the rule, or allow at least 1")
+            elif isinstance(n, s.Create):
+                _create(ranges, site, n, diags)
+    _counters(ranges, facts, diags)
+
+
+def _compare(ranges: Ranges, site: Site, n: s.Compare, diags: Diagnostics) -> None:
+    a, b = ranges.of(n.left), ranges.of(n.right)
+    if a is None or b is None or (a[0] == a[1] and b[0] == b[1] and isinstance(n.left, s.Literal)
+                                  and isinstance(n.right, s.Literal)):
+        return
+    sides = f"the left side is {_words(a)}, the right side {_words(b)}"
+    if _NEVER[n.op](a, b):
+        diags.warning("W821", f"this comparison can never hold: {sides}", site.span(n),
+                      "check the numbers against the counters' min and max, the zones' capacities and the players")
+    elif _ALWAYS[n.op](a, b):
+        diags.warning("W822", f"this comparison always holds: {sides}", site.span(n),
+                      "it checks nothing: check the numbers, or remove the condition")
+
+
+def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> None:
+    amount = ranges.of(term.amount)
+    c = ranges.rules.counters.get(term.counter)
+    if amount is None or c is None or amount[0] != amount[1]:
+        return
+    n = int(amount[0])
+    if term.key == "different" and c.keys is not None and n > len(c.keys):
+        diags.error("E823", f"{n} different keys of '{c.name}' are asked, but it has only {len(c.keys)}",
+                    site.span(term), f"its keys are {', '.join(c.keys)}")
+        return
+    if c.max is None:
+        return
+    highs = ranges.resolve(c.max) or {}
+    short = sorted(p for p, high in highs.items() if high < n)
+    if short:
+        at = "" if len(short) == len(highs) else f" with {', '.join(map(str, short))} player(s)"
+        diags.error("E824", f"this cost asks {n} {c.name}, but '{c.name}' never holds more than "
+                    f"{min(highs[p] for p in short)}{at}", site.span(term),
+                    f"lower the cost, or raise counters.{c.name}.max")
+
+
+def _create(ranges: Ranges, site: Site, n: s.Create, diags: Diagnostics) -> None:
+    count = ranges.of(n.count) if n.count is not None else (1, 1)
+    zone = n.zone.name if isinstance(n.zone, s.Attr) else n.zone.id if isinstance(n.zone, s.Name) else None
+    if count is None or zone not in ranges.rules.zones or count[0] != count[1]:
+        return
+    if getattr(ranges.rules.zones[zone], "overflow", "refuse") != "refuse":  # the rest goes somewhere on purpose
+        return
+    size = ranges.zone_size(zone)
+    if count[0] > size:
+        diags.error("E825", f"this creates {int(count[0])} {n.kind} in '{zone}', which holds at most {int(size)}",
+                    site.span(n), f"raise zones.{zone}'s capacity or slots, or create fewer")
+
+
+def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
+    for name, decl in facts.decls["counters"].items():
+        node = decl.node if isinstance(decl.node, dict) else {}
+        vspans = getattr(node, "value_spans", {})
+        low = _int(node.get("min", 0))
+        highs = ranges.resolve(node.get("max")) if node.get("max") is not None else None
+        where: Span = vspans.get("max", decl.span)
+        if low is not None and highs and any(h < low for h in highs.values()):
+            diags.error("E825", f"counter '{name}' has min {low} above its max {min(highs.values())}", where,
+                        "swap them, or lower min")
+            continue
+        initial = ranges.resolve(node.get("initial", 0))
+        if not initial or low is None:
+            continue
+        outside = [v for p, v in initial.items() if v < low or (highs and p in highs and v > highs[p])]
+        if outside:
+            diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range", vspans.get("initial",
+                        decl.span), "change the starting value, min or max")

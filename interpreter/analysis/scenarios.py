@@ -1,0 +1,267 @@
+"""Scenario files checked without running them (E841): their modules, player count, actions, parameters,
+answers, expected error codes, and the counters, zones, pieces and markers of `state` and `expect` resolve
+against the modules they load, with the place in the scenario file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..diagnostics_codes import CODES
+from ..engine.rules import Rules
+from ..language.compiler import Scope
+from ..language.effect_builder import Builder
+from ..language.linker import Module
+from ..language.loader import load_yaml
+from ..language.pack import display, link
+from ..language.validate import load_schema
+
+_PLAYER = re.compile(r"^p([1-9])$")
+_WORDS = {"yes", "no", "true", "false", "none"}
+
+
+def _vspan(node: Any, key: str, fallback: Span) -> Span:
+    return getattr(node, "value_spans", {}).get(key, getattr(node, "key_spans", {}).get(key, fallback))
+
+
+def _ispan(items: Any, i: int, fallback: Span) -> Span:
+    spans = getattr(items, "item_spans", None) or []
+    return spans[i] if i < len(spans) else fallback
+
+
+class ScenarioChecker:
+    def __init__(self, modules: dict[str, Module], diags: Diagnostics) -> None:
+        self.modules = modules
+        self.diags = diags
+        self.labels = _option_labels(modules)
+        self._rules: dict[tuple, Rules | None] = {}
+
+    def error(self, message: str, span: Span, hint: str | None = None) -> None:
+        self.diags.error("E841", message, span, hint)
+
+    def check_file(self, path: Path) -> None:
+        name = display(path)
+        found = Diagnostics()
+        doc = load_yaml(path, found, name)
+        if isinstance(doc, dict):
+            # `boardrules test` validates scenarios against the whole schema; here the keys are enough, since
+            # validating every scenario would cost check more than all the rest of it.
+            _keys(doc, load_schema("scenario"), found, name)
+        self.diags.extend(found.items)
+        if found.has_errors or not isinstance(doc, dict):
+            return
+        top = Span(name, 1, 1)
+        mods = doc.get("modules", []) or []
+        missing = False
+        for i, mid in enumerate(mods):
+            if str(mid) not in self.modules:
+                self.error(f"unknown module '{mid}'", _ispan(mods, i, top), did_you_mean(str(mid), self.modules))
+                missing = True
+        if missing:
+            return
+        rules = self._link(doc, name)
+        if rules is None:
+            return
+        players = doc.get("players", 2)
+        if isinstance(players, int) and not rules.players_min <= players <= rules.players_max:
+            self.error(f"{players} players, but these modules are for {rules.players_min} to {rules.players_max}",
+                       _vspan(doc, "players", top))
+            return
+        count = players if isinstance(players, int) else 2
+        builder = Builder(rules, Diagnostics())
+        state = doc.get("state")
+        if isinstance(state, dict):
+            self._state(rules, builder, state, count, _vspan(doc, "state", top))
+        steps = doc.get("steps", []) or []
+        for i, step in enumerate(steps):
+            if isinstance(step, dict):
+                self._step(rules, step, count, _ispan(steps, i, top))
+        expect = doc.get("expect", {}) or {}
+        kspans = getattr(expect, "key_spans", {})
+        for key in expect:
+            self._compiles(builder, str(key), kspans.get(key, top), "expr")
+
+    def _link(self, doc: dict, file: str) -> Rules | None:
+        raw = doc.get("options", {}) or {}
+        ospans = getattr(raw, "key_spans", {})
+        options = {str(k): (v, ospans.get(k, Span(file, 1, 1))) for k, v in raw.items()}
+        key = (tuple(str(m) for m in doc.get("modules", []) or []), tuple(sorted((k, repr(v)) for k, (v, _) in
+                                                                              options.items())))
+        if key not in self._rules:
+            found = Diagnostics()
+            rules = link(self.modules, list(key[0]), found, options or None)
+            # The modules' own errors are reported by checking the modules; an option is the scenario's.
+            self.diags.extend(d for d in found.items if d.span is not None and d.span.file == file)
+            self._rules[key] = None if found.has_errors else rules
+        return self._rules[key]
+
+    def _compiles(self, builder: Builder, text: str, span: Span, kind: str) -> bool:
+        found = Diagnostics()
+        builder.diags = found
+        if kind == "expr":
+            builder.expression(text, span, Scope({}, False))
+        else:
+            builder.item(text, span, Scope({}, False))
+        for d in found.items:
+            self.error(d.message, span, d.hint)
+        return not found.items
+
+    def _player(self, raw: Any, count: int, span: Span) -> bool:
+        m = _PLAYER.match(str(raw))
+        if m is None or int(m.group(1)) > count:
+            self.error(f"there is no player '{raw}' in a {count}-player game", span)
+            return False
+        return True
+
+    def _zone(self, rules: Rules, raw: str, count: int, span: Span) -> None:
+        owner, _, zone = raw.rpartition(".")
+        decl = rules.zones.get(zone)
+        if decl is None:
+            self.error(f"unknown zone '{zone}'", span, did_you_mean(zone, rules.zones))
+        elif owner and decl.per == "player":
+            self._player(owner, count, span)
+        elif bool(owner) != (decl.per == "player"):
+            self.error(f"zone '{zone}' is {'per player: write p1.' + zone if decl.per == 'player' else 'shared'}"
+                       f", not '{raw}'", span)
+
+    def _state(self, rules: Rules, builder: Builder, state: dict, count: int, base: Span) -> None:
+        empty = state.get("empty", []) or []
+        for i, zone in enumerate(empty):
+            self._zone(rules, str(zone), count, _ispan(empty, i, base))
+        counters = state.get("counters", {}) or {}
+        kspans = getattr(counters, "key_spans", {})
+        for key in counters:
+            self._compiles(builder, f"{key} = 0", kspans.get(key, base), "effect")
+        pieces = state.get("pieces", []) or []
+        ids: set[str] = set()
+        for i, piece in enumerate(pieces):
+            span = _ispan(pieces, i, base)
+            if not isinstance(piece, dict):
+                continue
+            ids.add(str(piece.get("id")))
+            kind = str(piece.get("kind"))
+            if kind not in rules.kinds:
+                self.error(f"unknown piece kind '{kind}'", _vspan(piece, "kind", span),
+                           did_you_mean(kind, rules.kinds))
+                continue
+            self._zone(rules, str(piece.get("zone")), count, _vspan(piece, "zone", span))
+            props = piece.get("props", {}) or {}
+            pspans = getattr(props, "key_spans", {})
+            for prop in props:
+                if prop not in rules.kinds[kind]:
+                    self.error(f"'{kind}' has no property '{prop}'", pspans.get(prop, span),
+                               did_you_mean(str(prop), rules.kinds[kind]))
+        links = state.get("links", []) or []
+        for i, pair in enumerate(links):
+            for pid in pair if isinstance(pair, list) else []:
+                if str(pid).removeprefix("$") not in ids:
+                    self.error(f"links name '{pid}', which the state does not create", _ispan(links, i, base),
+                               did_you_mean(str(pid), ids))
+        markers = state.get("markers", {}) or {}
+        mspans = getattr(markers, "key_spans", {})
+        for marker in markers:
+            owner, _, own = str(marker).rpartition(".")
+            if owner and own in getattr(rules, "player_markers", ()):
+                self._player(owner, count, mspans.get(marker, base))
+            elif marker not in rules.markers:
+                self.error(f"unknown marker '{marker}'", mspans.get(marker, base), did_you_mean(marker, rules.markers))
+        turn = state.get("turn", {}) or {}
+        if isinstance(turn, dict) and "player" in turn:
+            self._player(turn["player"], count, _vspan(turn, "player", base))
+
+    def _step(self, rules: Rules, step: dict, count: int, span: Span) -> None:
+        if "end_turn" in step:
+            self._player(step["end_turn"], count, _vspan(step, "end_turn", span))
+        code = step.get("expect_error")
+        if code is not None and str(code) not in CODES:
+            self.error(f"'{code}' is not a diagnostic code", _vspan(step, "expect_error", span),
+                       did_you_mean(str(code), CODES))
+        for i, answer in enumerate(step.get("answers", []) or []):
+            self._answer(rules, answer, count, _ispan(step.get("answers"), i, span))
+        if "action" not in step or code == "E509":  # a step expecting E509 tests that refusal on purpose
+            return
+        name = str(step["action"])
+        action = rules.actions.get(name)
+        if action is None:
+            self.error(f"unknown action '{name}'", _vspan(step, "action", span), did_you_mean(name, rules.actions))
+            return
+        if "player" in step:
+            self._player(step["player"], count, _vspan(step, "player", span))
+        params = step.get("params", {}) or {}
+        declared = dict(action.params)
+        pspans = getattr(params, "key_spans", {})
+        for key, value in params.items():
+            where = pspans.get(key, span)
+            if key not in declared:
+                self.error(f"'{name}' has no parameter '{key}'", where, did_you_mean(str(key), declared))
+            elif declared[key] == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+                self.error(f"parameter '{key}' of '{name}' is a number, not {value!r}", where)
+            elif declared[key] == "symbol" and str(value) not in rules.symbols:
+                self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
+                           did_you_mean(str(value), rules.symbols))
+
+    def _answer(self, rules: Rules, answer: Any, count: int, span: Span) -> None:
+        if isinstance(answer, dict) and len(answer) == 1:
+            (who, value), = answer.items()
+            self._player(who, count, span)
+            self._answer(rules, value, count, span)
+            return
+        if isinstance(answer, list):
+            for item in answer:
+                self._answer(rules, item, count, span)
+            return
+        if not isinstance(answer, str) or isinstance(answer, bool):
+            return
+        text = str(answer)
+        if text.lower() in _WORDS or text.startswith("$") or " " in text or text in self.labels:
+            return
+        if _PLAYER.match(text):
+            self._player(text, count, span)
+            return
+        known = rules.symbols | set(rules.kinds) | set(rules.actions)
+        if text not in known:
+            self.error(f"the answer '{text}' is no option, symbol or player the modules know", span,
+                       did_you_mean(text, known | self.labels))
+
+
+def _keys(doc: dict, schema: dict, diags: Diagnostics, file: str) -> None:
+    """Unknown keys at the top of a scenario and in its steps (E201), with the closest known key."""
+    defs = schema["$defs"]
+    known_steps = {k for d in ("action_step", "end_turn_step", "end_round_step") for k in defs[d]["properties"]}
+    places: list[tuple[Any, set[str]]] = [(doc, set(schema["properties"]))]
+    steps = doc.get("steps")
+    places += [(step, known_steps) for step in (steps if isinstance(steps, list) else []) if isinstance(step, dict)]
+    for node, known in places:
+        kspans = getattr(node, "key_spans", {})
+        for key in node:
+            if key not in known:
+                diags.error("E201", f"unknown key '{key}'", kspans.get(key, Span(file, 1, 1)),
+                            did_you_mean(str(key), known))
+
+
+def _option_labels(modules: dict[str, Module]) -> set[str]:
+    """Every `one_of` option name written in the modules."""
+    labels: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            spec = node.get("one_of")
+            if isinstance(spec, dict) and isinstance(spec.get("options"), dict):
+                labels.update(str(k) for k in spec["options"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for m in modules.values():
+        walk(m.doc)
+    return labels
+
+
+def check(modules: dict[str, Module], files: list[Path], diags: Diagnostics) -> None:
+    checker = ScenarioChecker(modules, diags)
+    for path in files:
+        checker.check_file(path)

@@ -1,0 +1,108 @@
+"""Numbers against their sources (W851), a heuristic: where a declaration or a rule carries a `source` whose
+quoted words name numbers ("two points per tile", "the four-sided die", "ranks 1 to 6"), the number written next
+to it should be one of them.
+
+Only the quoted part of a source is read (file names and section numbers are not quotes). A declaration's number
+(a value, a die's sides, a track's spaces, a zone's slots or capacity, a counter's start or max) must be among
+the quote's numbers. A rule's amounts other than 0 and 1 (not the bounds in its conditions) must share at least
+one with the quote's numbers above 1.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..language import syntax as s
+from .facts import Facts
+from .walk import subnodes
+
+_WORDS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+                                      "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+                                      "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "once": 1, "twice": 2, "single": 1, "double": 2,
+               "triple": 3, "pair": 2, "dozen": 12})
+_QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
+_TOKEN = re.compile(r"[a-z]+|\d+")
+# Where a declaration keeps its number, by section.
+_NUMBERS = {"dice": ("sides",), "tracks": ("spaces",), "zones": ("slots", "capacity"), "counters": ("initial", "max"),
+            "values": ("value", "by_players")}
+
+
+def quoted_numbers(source: Any) -> set[int]:
+    """The numbers, in digits or in words, inside the quotes of a source."""
+    if not isinstance(source, str):
+        return set()
+    found: set[int] = set()
+    for m in _QUOTE.finditer(source):
+        for token in _TOKEN.findall((m.group(1) or m.group(2) or "").lower()):
+            if token.isdigit():
+                found.add(int(token))
+            elif token in _WORDS:
+                found.add(_WORDS[token])
+    return found
+
+
+def _declared(node: dict, key: str) -> set[int]:
+    raw = node.get(key)
+    if isinstance(raw, dict):
+        return {v for v in raw.values() if isinstance(v, int) and not isinstance(v, bool)}
+    return {raw} if isinstance(raw, int) and not isinstance(raw, bool) else set()
+
+
+def check(facts: Facts, diags: Diagnostics) -> None:
+    for m in facts.modules.values():
+        for section, keys in _NUMBERS.items():
+            table = m.doc.get(section)
+            for name, node in (table.items() if isinstance(table, dict) else []):
+                if not isinstance(node, dict):
+                    continue
+                quote = quoted_numbers(node.get("source"))
+                if not quote:
+                    continue
+                vspans = getattr(node, "value_spans", {})
+                for key in keys:
+                    numbers = _declared(node, key)
+                    if numbers and not numbers & quote:
+                        where: Span = vspans.get(key, m.span)
+                        diags.warning("W851", f"{section}.{name} says {_list(numbers)}, but its source quotes "
+                                      f"{_list(quote)}", where, "read the source again: is the number right?")
+    _rules(facts, diags)
+
+
+def _rules(facts: Facts, diags: Diagnostics) -> None:
+    sources: dict[tuple[str, str], Any] = {}
+    for m in facts.modules.values():
+        for section in ("actions", "triggers", "procedures", "setup", "scoring", "costs", "replace"):
+            table = m.doc.get(section)
+            for name, node in (table.items() if isinstance(table, dict) else []):
+                rule = str(name) if section == "replace" else f"{section}.{name}"
+                if isinstance(node, dict) and "source" in node:
+                    sources[(m.id, rule)] = node["source"]
+    literals: dict[tuple[str, str], list[tuple[int, Span]]] = {}
+    for site in facts.sites:
+        key = (site.module, site.rule)
+        if key not in sources or site.role == "guard":
+            continue
+        # A bound in a comparison is a condition, not an amount the source states.
+        compared = {id(m) for c in subnodes(site.node) if isinstance(c, s.Compare) for m in subnodes(c)}
+        for n in subnodes(site.node):
+            if id(n) in compared:
+                continue
+            if isinstance(n, s.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \
+                    and n.value > 1:
+                literals.setdefault(key, []).append((n.value, site.span(n)))
+    for key, found in literals.items():
+        rule = key[1]
+        quote = {q for q in quoted_numbers(sources[key]) if q > 1}
+        numbers = {v for v, _ in found}
+        if quote and not numbers & quote:
+            span = min((sp for _, sp in found), key=lambda sp: (sp.line, sp.col))
+            diags.warning("W851", f"{rule} uses {_list(numbers)}, but its source quotes {_list(quote)}", span,
+                          "read the source again: is the number right?")
+
+
+def _list(numbers: set[int]) -> str:
+    items = sorted(numbers)
+    return " and ".join(map(str, items)) if len(items) <= 2 else ", ".join(map(str, items[:-1])) + f" and {items[-1]}"

@@ -1,0 +1,243 @@
+"""The one registry of diagnostic codes: what each code means, how bad it is, and a wrong and a right example.
+
+The error-code table of docs/language.md and `boardrules check --explain CODE` are generated from this table, and
+the test suite fails when a code is emitted that is not here, or is here and never emitted by any test. Adding a
+code is one entry below.
+
+Ranges: 1xx load, 2xx schema, 3xx parse, 4xx link, 5xx run, 6xx unknown values, 7xx scenarios, 8xx static
+analysis (`boardrules check`), 9xx boardrules itself.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    severity: str  # error or warning
+    stage: str  # load, schema, parse, link, run, check, test
+    summary: str  # one line, for the docs table
+    explanation: str  # a paragraph: why it is reported and what to do
+    wrong: str  # a small YAML fragment that gets this code
+    right: str  # the same fragment, corrected
+
+
+def _c(code: str, severity: str, stage: str, summary: str, explanation: str, wrong: str, right: str) -> Code:
+    return Code(code, severity, stage, summary, " ".join(explanation.split()),
+                textwrap.dedent(wrong).strip("\n"), textwrap.dedent(right).strip("\n"))
+
+
+CODES: dict[str, Code] = {c.code: c for c in (
+    _c("E101", "error", "load", "YAML syntax error",
+       "The file is not valid YAML: a missing colon, a bad indentation, an unclosed quote or bracket.",
+       "counters:\n  coins {per: player}", "counters:\n  coins: {per: player}"),
+    _c("E102", "error", "load", "duplicate key",
+       "A mapping names the same key twice; YAML would silently keep the last one, so boardrules refuses it.",
+       "counters:\n  coins: {per: player}\n  coins: {per: game}", "counters:\n  coins: {per: player}"),
+    _c("E103", "error", "load", "tag not allowed (e.g. `!!python/object`)",
+       "Only plain YAML is loaded: custom tags could run code or build objects a rule pack never needs.",
+       "values:\n  crew: !!python/object:os.system {}", "values:\n  crew: 2"),
+    _c("E104", "error", "load", "file too large, too deep, or too many nodes after aliases",
+       "A module file is at most 1 MiB, 64 levels deep and 100 000 nodes after alias expansion, so a hostile file "
+       "cannot exhaust memory. Split a huge pack into modules.",
+       "a: &a [*b, *b, *b]   # aliases that expand without bound", "a: [1, 2, 3]"),
+    _c("E105", "error", "load", "file cannot be read / not a mapping",
+       "The path does not exist, cannot be read, or the file's top level is not a mapping.",
+       "- module: market", "module: market"),
+    _c("E201", "error", "schema", "unknown key, missing key, or a wrong kind of value",
+       "The file does not match grammar/module.schema.json (or scenario.schema.json): a misspelt key, a "
+       "required key missing, a list where a mapping belongs.",
+       "counters:\n  coins: {pre: player}", "counters:\n  coins: {per: player}"),
+    _c("E301", "error", "parse", "expression, cost or effect line does not parse",
+       "A string holding an expression, a cost or an effect line breaks the grammar in grammar/rules.lark.",
+       "do: ['me.coins += ']", "do: ['me.coins += 1']"),
+    _c("E401", "error", "link", "unknown name (with a suggestion)",
+       "A name is not declared by the modules linked together, or not visible where it is used. When a module "
+       "of the pack that is not required declares it, the hint says which module to add to `requires`.",
+       "cost: \"2 coin\"", "cost: \"2 coins\""),
+    _c("E402", "error", "link", "wrong type",
+       "A value's type does not fit where it is used: arithmetic on a non-number, a comparison between values "
+       "that can never be equal, an argument of the wrong type to a procedure, an event or a built-in.",
+       "if: me.coins == red", "if: me.coins == 2"),
+    _c("E403", "error", "link", "duplicate declaration, a step name used twice in a rule, or a block rebinding a name",
+       "Names are global to the composed game: two modules (or two sections) declare the same name; a rule names "
+       "two steps alike; or a block binds a name an enclosing block already bound.",
+       "# in two modules\ncounters:\n  coins: {per: player}", "replace:\n  values.crew: 3   # change it explicitly"),
+    _c("E404", "error", "link", "unknown module in `requires`, or a `requires` cycle",
+       "`requires` names a module the pack does not have, or modules require each other in a circle.",
+       "requires: [market.bse]", "requires: [market.base]"),
+    _c("E405", "error", "link", "wrong number of arguments",
+       "A built-in function, a procedure or an event gets more or fewer arguments than it declares.",
+       "do: ['call pay_out()']   # pay_out has params {p: player}", "do: ['call pay_out(me)']"),
+    _c("E406", "error", "link", "`replace`, `extend` or `wrap` target does not exist, or is not required",
+       "`replace`, `extend` or `wrap` names a rule no module declares, or one of a module this module does not "
+       "require.",
+       "replace:\n  actions.hier: {do: []}", "replace:\n  actions.hire: {do: []}"),
+    _c("E407", "error", "link", "two modules change one rule in ways that conflict, or both declare a flow",
+       "Two modules replace the same rule, extend one thing with contradicting values, wrap a rule one of them "
+       "replaces (`instead`), or both declare the game's flow, and neither requires the other, so which one wins "
+       "is unclear.",
+       "# a.yaml and b.yaml both: replace: {values.crew: 3}", "# b.yaml: requires: [a]  (b wins, explicitly)"),
+    _c("E408", "error", "link", "an option names no value, counter or property default",
+       "An option given to a game (`--set NAME=VALUE`, a scenario's `options:`) must name a value, a counter's "
+       "starting value or a property's default of the modules played.",
+       "boardrules check --set start_workerz=5", "boardrules check --set start_workers=5"),
+    _c("E501", "error", "run", "guard or `require` failed: illegal action",
+       "The action's `allowed_if` or a `require` does not hold in this state; the state is left unchanged.",
+       "steps: [{action: hire, player: p1}]   # p1 has no workers", "steps: [{action: hire, player: p2}]"),
+    _c("E502", "error", "run", "cost cannot be paid",
+       "The payer does not have enough of what the cost asks; the state is left unchanged.",
+       "cost: \"5 coins\"   # with 3 coins", "cost: \"2 coins\""),
+    _c("E503", "error", "run", "limit exceeded",
+       "A `limit` was used more times than allowed in its scope (action, turn, round or game).",
+       "do: ['limit hire to 1 per turn']   # taken twice in a turn", "take it once per turn"),
+    _c("E504", "error", "run", "zone or slot full",
+       "A piece would be moved into a zone or slot already at its capacity.",
+       "zones: {shelf: {capacity: 1}}\n# two moves into shelf", "zones: {shelf: {capacity: 2}}"),
+    _c("E505", "error", "run", "answer not among the options",
+       "A scripted or given answer is not one of the decision's options, or the decision is someone else's.",
+       "answers: [purple]   # options are red, blue", "answers: [red]"),
+    _c("E506", "error", "run", "no scripted answer for a decision",
+       "A scenario step asked a decision its `answers` do not cover.",
+       "steps: [{action: choose_colour, player: p1}]", "steps: [{action: choose_colour, player: p1, answers: [red]}]"),
+    _c("E507", "error", "run", "step budget exceeded (trigger loop)",
+       "One action ran more than 10 000 effect steps or nested triggers more than 64 deep.",
+       "triggers:\n  again: {on: ping, do: ['emit ping()']}",
+       "triggers:\n  again: {on: ping, do: ['limit again to 3 per action', 'emit ping()']}"),
+    _c("E508", "error", "run", "counter out of range",
+       "A change would take a counter below its `min` or above its `max`; clamp in the formula where the rules say "
+       "'never below'.",
+       "do: ['price[t] -= 1']", "do: ['price[t] = max(1, price[t] - 1)']"),
+    _c("E509", "error", "run", "unknown action or wrong parameters",
+       "The action does not exist, a parameter is missing, unknown or of the wrong type, or the player count is "
+       "outside the modules' range. `check` reports this for scenario files too.",
+       "steps: [{action: hier, player: p1}]", "steps: [{action: hire, player: p1}]"),
+    _c("E510", "error", "run", "a runtime type error (e.g. moving something that is not a piece)",
+       "A value whose type is known only in play turned out wrong, e.g. `none` where a piece is needed.",
+       "do: ['draw w from bag', 'move w to farm']",
+       "do: ['draw w from bag', {if: 'w != none', then: ['move w to farm']}]"),
+    _c("E511", "error", "run", "too many moves or subsets to list",
+       "Listing the legal moves would enumerate more parameter combinations or subset choices than the bound: a "
+       "parameter's domain or a subset choice is too large. Narrow the domain (`in:`).",
+       "params: {n: {type: int, in: \"1..100000\"}}", "params: {n: {type: int, in: \"1..6\"}}"),
+    _c("E512", "error", "api", "a save that is not a save, is of other modules or changed rules, or does not replay",
+       "A saved game is checked when it is loaded: its format, its modules and options, and that replaying its log "
+       "gives its state.",
+       "Game.load(rules, '{\"not\": \"a save\"}')", "Game.load(rules, game.save())"),
+    _c("W601", "warning", "check", "a value the source leaves unknown",
+       "The pack says `unknown` where the source text leaves a number open. The game stops with E601 if it ever "
+       "needs the value. These are the documented unknowns of a pack.",
+       "values:\n  bonus: {unknown: \"check against the card\"}", "values:\n  bonus: 3   # once the card is known"),
+    _c("E601", "error", "run", "an unknown value reached at run time",
+       "An arithmetic, comparison or test needed a value the pack marks `unknown`.",
+       "values: {bonus: {unknown: \"on the card\"}}\ndo: ['me.coins += bonus']", "values: {bonus: 3}"),
+    _c("E701", "error", "test", "an expectation does not hold",
+       "A scenario's `expect` entry evaluated to something else; the runner names the rule that last changed it.",
+       "expect: {p1.coins: 2}   # it is 1", "expect: {p1.coins: 1}"),
+    _c("E702", "error", "test", "a step expected to fail succeeded, or failed with another code",
+       "A step with `expect_error` did not fail with that code.",
+       "steps: [{action: buy, player: p1, expect_error: E502}]   # p1 can pay",
+       "steps: [{action: buy, player: p1}]"),
+    _c("W801", "warning", "check", "declared but never used",
+       "Nothing reads or writes this counter, zone, value, property, event, procedure or cost. Remove it, or mark "
+       "it `input: true` if only scenarios or an embedding program use it.",
+       "counters:\n  favour: {per: player}", "counters:\n  favour: {per: player, input: true}"),
+    _c("W802", "warning", "check", "written but never read",
+       "Rules change it (or emit it) but no rule, guard, cost or trigger ever looks at it. Mark it `output: true` "
+       "if it exists to be scored or shown.",
+       "counters:\n  points: {per: player}", "counters:\n  points: {per: player, output: true}"),
+    _c("W803", "warning", "check", "read but never written",
+       "Rules read it, but no rule or setup ever sets it and it starts empty, at zero or without a default, so every "
+       "read sees the start. Mark it `input: true` if scenarios or an embedding program set it.",
+       "counters:\n  favour: {per: player}\nactions: {a: {allowed_if: me.favour > 0}}",
+       "counters:\n  favour: {per: player, input: true}"),
+    _c("W804", "warning", "check", "a cost paid in something nothing provides",
+       "A cost asks for a counter that starts at zero and that no rule or setup ever increases, so it can never be "
+       "paid in play.",
+       "counters: {wood: {per: player}}\ncosts: {build: \"2 wood\"}",
+       "counters: {wood: {per: player, initial: 3}}"),
+    _c("W811", "warning", "check", "a trigger on an event nothing emits",
+       "No rule emits or defers this event, so the trigger never runs. `turn_end` counts as emitted by `end turn`.",
+       "triggers: {tidy: {on: round_end, do: [...]}}   # nothing emits round_end",
+       "do: ['emit round_end()']   # somewhere a rule emits it"),
+    _c("W812", "warning", "check", "`defer ... until` an event nothing emits",
+       "The deferred event waits for an event no rule emits, so it never runs.",
+       "do: ['defer payout(me) until market_closed']", "do: ['defer payout(me)']   # waits for turn_end"),
+    _c("E813", "error", "check", "triggers that can call each other without bound",
+       "A cycle of triggers (through emitted events, procedures called) has nothing that stops it: no `limit`, no "
+       "cost paid, no `may`. Every rule on the cycle is named. Break it with one of those, or the game stops with "
+       "E507 when it runs.",
+       "triggers:\n  a: {on: ping, do: ['emit pong()']}\n  b: {on: pong, do: ['emit ping()']}",
+       "triggers:\n  a: {on: ping, do: ['limit a to 1 per action', 'emit pong()']}"),
+    _c("E831", "error", "check", "two modules set the same fact without one requiring the other",
+       "Two modules both set a top-level fact (the player counts) and neither requires the other, so which one "
+       "wins depends on the order they are listed in.",
+       "# solo.yaml and duel.yaml both: players: {min: 1, max: 2}",
+       "# duel.yaml: requires: [solo]   (duel wins, explicitly)"),
+    _c("E841", "error", "check", "a scenario names something the modules do not have",
+       "A scenario's modules, action, parameter, answer, player count, or a counter, zone, piece or marker in its "
+       "`state` or `expect`, does not resolve against the modules it loads. Reported by `check` at the place in "
+       "the scenario file.",
+       "modules: [market]\nsteps: [{action: buy_aple, player: p1}]",
+       "modules: [market]\nsteps: [{action: buy_apple, player: p1}]"),
+    _c("W821", "warning", "check", "a guard that can never hold",
+       "Given counter ranges, zone capacities and player counts, the condition is always false, so the action, "
+       "branch or requirement can never pass.",
+       "counters: {coins: {per: player, max: 5}}\nallowed_if: me.coins > 9",
+       "allowed_if: me.coins > 4"),
+    _c("W822", "warning", "check", "a guard that always holds",
+       "Given counter ranges, zone capacities and player counts, the condition is always true: it checks nothing.",
+       "allowed_if: me.coins >= 0   # coins never go below 0", "allowed_if: me.coins >= 2"),
+    _c("E823", "error", "check", "a `[different]` cost asks for more kinds than exist",
+       "`N x[different]` needs N distinct keys, but the counter has fewer keys, so it can never be paid.",
+       "sets: {goods: [wine, cloth]}\ncost: \"3 stock[different]\"", "cost: \"2 stock[different]\""),
+    _c("E824", "error", "check", "a cost larger than the counter can ever hold",
+       "At some player count the counter's `max` is below the amount asked, so the cost can never be paid there.",
+       "counters: {coins: {per: player, max: 5}}\ncost: \"6 coins\"", "cost: \"5 coins\""),
+    _c("E825", "error", "check", "limits and capacities that contradict each other",
+       "A counter's `min` above its `max`, a starting value outside its range, a limit of 0 uses, or a zone's "
+       "`capacity` that its slots can never hold.",
+       "counters: {coins: {per: player, min: 2, max: 1}}", "counters: {coins: {per: player, min: 1, max: 2}}"),
+    _c("W851", "warning", "check", "a number that disagrees with its source quote",
+       "A declaration carries a `source` whose quoted words name numbers (in digits or words), and none of them is "
+       "the number declared. A heuristic: read the source again.",
+       "dice:\n  d4: {sides: 6, source: 'rules.txt, \"roll the four-sided die\"'}",
+       "dice:\n  d4: {sides: 4, source: 'rules.txt, \"roll the four-sided die\"'}"),
+)}
+
+def explain(code: str) -> str | None:
+    """The text `boardrules check --explain CODE` prints; None for an unknown code."""
+    c = CODES.get(code.upper())
+    if c is None:
+        return None
+    return (f"{c.code} ({c.severity}, {c.stage}): {c.summary}\n\n{c.explanation}\n\n"
+            f"Wrong:\n{textwrap.indent(c.wrong, '    ')}\n\nRight:\n{textwrap.indent(c.right, '    ')}\n")
+
+
+def markdown_table() -> str:
+    """The error-code table of docs/language.md."""
+    rows = ["| code | severity | stage | meaning |", "|---|---|---|---|"]
+    rows += [f"| {c.code} | {c.severity} | {c.stage} | {c.summary} |" for c in CODES.values()]
+    return "\n".join(rows) + "\n"
+
+
+BEGIN, END = "<!-- codes:begin (generated from interpreter/diagnostics_codes.py) -->", "<!-- codes:end -->"
+
+
+def with_table(doc: str) -> str:
+    """`doc` with the text between the BEGIN and END markers replaced by the current table."""
+    head, _, rest = doc.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    return f"{head}{BEGIN}\n{markdown_table()}{END}{tail}"
+
+
+if __name__ == "__main__":  # python -m boardrules.diagnostics_codes docs/language.md: regenerate the table
+    import sys
+    from pathlib import Path
+
+    for name in sys.argv[1:]:
+        path = Path(name)
+        path.write_text(with_table(path.read_text(encoding="utf-8")), encoding="utf-8")

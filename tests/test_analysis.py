@@ -1,0 +1,427 @@
+"""The whole-pack analyses of `boardrules check`: each check fires on a planted mistake and stays silent on the
+corrected rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import write_modules
+
+from boardrules.diagnostics import Diagnostic, Diagnostics
+from boardrules.language.pack import Pack, check_pack
+
+
+def check(tmp_path: Path, *texts: str) -> list[Diagnostic]:
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, *texts)), diags)
+    return [d for d in diags.sorted() if d.code != "W601"]
+
+
+def found(tmp_path: Path, *texts: str) -> list[tuple[str, int, str]]:
+    return [(d.code, d.span.line if d.span else 0, d.message) for d in check(tmp_path, *texts)]
+
+
+HEAD = """
+module: t
+title: T
+players: {min: 1, max: 4}
+"""
+
+# ---------------------------------------------------------------- read/write
+
+RW_CASES = [
+    ("W801", "counters:\n  coins: {per: player, initial: 3}\n  favour: {per: player}\n"
+     "actions:\n  a: {cost: '1 coins', do: []}\n",
+     "counter 'favour' is declared but never used", ("favour: {per: player}", "favour: {per: player, input: true}")),
+    ("W802", "counters:\n  points: {per: player}\nactions:\n  a: {do: ['me.points += 1']}\n",
+     "counter 'points' is written but never read", ("{per: player}", "{per: player, output: true}")),
+    ("W803", "counters:\n  favour: {per: player}\nactions:\n  a: {allowed_if: me.favour > 0, do: []}\n",
+     "counter 'favour' is read, but no rule or setup ever sets it and it starts at 0",
+     ("{per: player}", "{per: player, input: true}")),
+    ("W804", "counters:\n  wood: {per: player}\nactions:\n  a: {cost: '2 wood', do: []}\n",
+     "this cost is paid in 'wood', which starts at 0 and no rule or setup ever increases",
+     ("{per: player}", "{per: player, initial: 3}")),
+]
+
+
+def fires_then_silent(tmp_path: Path, code: str, body: str, message: str, fix: tuple[str, str]) -> None:
+    """`body` gets exactly one finding, `code` with `message`; with `fix` applied it gets none."""
+    got = found(tmp_path / "bad", HEAD + body)
+    assert [(c, m) for c, _, m in got] == [(code, message)]
+    assert fix[0] in body
+    assert found(tmp_path / "good", HEAD + body.replace(*fix)) == []
+
+
+@pytest.mark.parametrize(("code", "body", "message", "fix"), RW_CASES)
+def test_read_write(tmp_path: Path, code: str, body: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, code, body, message, fix)
+
+
+def test_properties_zones_and_events_are_tracked(tmp_path: Path) -> None:
+    body = """
+pieces:
+  worker: {properties: {age: {type: int}, mood: {type: symbol}}}
+zones:
+  farm: {per: player}
+  yard: {}
+events:
+  rang: {}
+actions:
+  a: {do: ['create worker in me.farm with age = 2', 'emit rang()']}
+  b: {allowed_if: count(yard) > 0, do: []}
+"""
+    got = found(tmp_path, HEAD + body)
+    codes = {(c, m.split("'")[1]) for c, _, m in got}
+    assert codes == {("W802", "age"), ("W801", "mood"), ("W802", "rang"), ("W803", "yard")}
+
+
+# ---------------------------------------------------------------- events and triggers
+
+EVENTS = """
+counters:
+  n: {per: game, output: true}
+  coins: {per: player, initial: 5, input: true}
+events:
+  ping: {}
+  pong: {}
+"""
+
+
+def test_a_trigger_on_an_event_nothing_emits(tmp_path: Path) -> None:
+    body = EVENTS + """triggers:
+  t: {on: ping, do: ['n += 1']}
+  u: {on: pong, do: ['n += 1']}
+actions:
+  a: {do: ['emit pong()']}
+"""
+    fires_then_silent(tmp_path, "W811", body, "triggers.t runs on 'ping', but no rule emits it",
+                      ("emit pong()", "emit pong()', 'emit ping()"))
+
+
+def test_defer_until_an_event_nothing_emits(tmp_path: Path) -> None:
+    body = EVENTS + """triggers:
+  t: {on: ping, do: ['n += 1']}
+actions:
+  a: {do: ['defer ping() until pong']}
+  b: {do: []}
+"""
+    fires_then_silent(tmp_path, "W812", body,
+                      "this deferred event waits for 'pong', which no rule emits, so it never runs",
+                      ("b: {do: []}", "b: {do: ['emit pong()']}"))
+
+
+CYCLE = EVENTS + """
+triggers:
+  a: {on: ping, do: ['n += 1', 'emit pong()']}
+  b: {on: pong, do: ['call again()']}
+procedures:
+  again: {do: ['emit ping()']}
+actions:
+  start: {do: ['emit ping()']}
+"""
+
+
+def test_an_unbounded_trigger_cycle_names_every_rule(tmp_path: Path) -> None:
+    (d,) = check(tmp_path, HEAD + CYCLE)
+    assert d.code == "E813"
+    assert d.message == "these rules can run each other without bound: procedures.again, triggers.a, triggers.b"
+    assert d.span is not None and d.span.line == (HEAD + CYCLE).splitlines().index("  a: {on: ping, do: ['n += 1', "
+                                                                            "'emit pong()']}") + 1
+
+
+@pytest.mark.parametrize("bound", ["'limit a to 3 per action', 'emit pong()'", "'pay 1 coins', 'emit pong()'",
+                                   "{may: {do: ['emit pong()']}}"])
+def test_a_cycle_broken_by_a_limit_a_cost_or_a_may_is_accepted(tmp_path: Path, bound: str) -> None:
+    assert check(tmp_path, HEAD + CYCLE.replace("'emit pong()'", bound)) == []
+
+
+def test_a_countdown_through_an_event_parameter_is_accepted(tmp_path: Path) -> None:
+    body = """
+counters:
+  n: {per: game, output: true}
+events:
+  echo: {params: {k: int}}
+triggers:
+  back: {on: echo, if: k > 0, do: ['n += 1', 'emit echo(k - 1)']}
+actions:
+  a: {do: ['emit echo(3)']}
+"""
+    assert check(tmp_path / "ok", HEAD + body) == []
+    assert [d.code for d in check(tmp_path / "bad", HEAD + body.replace("k - 1", "k + 1"))] == ["E813"]
+
+
+# ---------------------------------------------------------------- module combinations and follow-on errors
+
+BASE_MODULE = """
+module: b
+title: B
+players: {min: 1, max: 4}
+counters:
+  coins: {per: player, initial: 3, input: true, output: true}
+  gems: {per: player, input: true, output: true}
+"""
+
+
+def test_two_modules_setting_the_player_counts_without_requiring_each_other(tmp_path: Path) -> None:
+    x = "module: x\ntitle: X\nrequires: [b]\nplayers: {min: 1, max: 1}\n"
+    y = "module: y\ntitle: Y\nrequires: [b]\nplayers: {min: 2, max: 2}\n"
+    got = found(tmp_path / "bad", BASE_MODULE, x, y)
+    assert [(c, line) for c, line, _ in got] == [("E831", 4), ("E831", 4)]
+    assert got[0][2] == "x sets 'players', and so does y; neither requires the other"
+    files = {d.span.file.rsplit("/", 1)[1] for d in check(tmp_path / "bad", BASE_MODULE, x, y) if d.span}
+    assert files == {"m1.yaml", "m2.yaml"}
+    assert found(tmp_path / "good", BASE_MODULE, x, y.replace("requires: [b]", "requires: [x]")) == []
+
+
+def test_a_name_from_a_module_that_is_not_required_says_which_to_require(tmp_path: Path) -> None:
+    c = "module: c\ntitle: C\nactions:\n  a: {cost: '1 coins', do: []}\n"
+    (d,) = check(tmp_path / "one", BASE_MODULE, c)
+    assert (d.code, d.message, d.hint) == ("E401", "unknown counter 'coins'",
+                                          "'coins' is declared in b: add b to the requires of c")
+    many = c + "  z: {cost: '1 gems', do: ['me.coins += 1']}\n"
+    (d,) = check(tmp_path / "many", BASE_MODULE, many)
+    assert d.message == "c uses names declared in b (coins, gems), but does not require it"
+    assert d.span is not None and d.span.line == 1
+    assert check(tmp_path / "good", BASE_MODULE, c.replace("title: C\n", "title: C\nrequires: [b]\n")) == []
+
+
+def test_one_unknown_name_used_in_many_places_is_one_error(tmp_path: Path) -> None:
+    body = BASE_MODULE + "actions:\n  a: {do: ['me.coinz += 1', 'me.coinz += 2']}\n  b: {do: ['me.coinz -= 1']}\n" \
+        "  c: {cost: '1 coins', do: []}\n"
+    (d,) = check(tmp_path, body)
+    assert d.code == "E401" and d.span is not None and d.span.line == 9
+    assert d.hint is not None and "'coinz' is also used at" in d.hint and ":10:" in d.hint
+
+
+def test_a_typo_in_a_declaration_is_reported_at_the_declaration(tmp_path: Path) -> None:
+    body = HEAD + "counters:\n  coinz: {per: player, initial: 1}\nactions:\n" \
+        "  a: {cost: '1 coins', do: ['me.coins += 2']}\n"
+    (d,) = check(tmp_path, body)
+    assert (d.code, d.span.line if d.span else 0) == ("E401", 6)
+    assert d.message == "'coinz' is declared here, but the rules say 'coins' (2 times)"
+
+
+def test_a_line_that_fails_still_binds_its_name(tmp_path: Path) -> None:
+    body = BASE_MODULE + "actions:\n  a: {do: ['let n = me.coinz', 'me.coins += n', 'choose c from me.nope', " \
+        "'me.gems += c', 'let k = 1 +', 'me.gems += k']}\n"
+    got = found(tmp_path, body)
+    assert [m for _, _, m in got] == ["a player has no counter or zone 'coinz'",
+                                      "a player has no counter or zone 'nope'", "effect line ends too early"]
+
+
+def test_a_cost_that_fails_is_one_error_not_one_per_use(tmp_path: Path) -> None:
+    body = BASE_MODULE + "costs:\n  fee: '2 coinz'\nactions:\n  a: {cost: fee, do: []}\n  b: {do: ['pay fee']}\n"
+    assert [m for _, _, m in found(tmp_path, body)] == ["unknown counter 'coinz'"]
+
+
+# ---------------------------------------------------------------- scenarios checked at check time
+
+MARKET = HEAD + """
+sets:
+  fruit: [apple, pear]
+counters:
+  coins: {per: player, initial: 3}
+  basket: {per: player, keys: fruit, output: true}
+zones:
+  stall: {per: player}
+pieces:
+  crate: {properties: {fruit: {type: symbol, output: true}}}
+actions:
+  buy:
+    params: {what: symbol}
+    cost: "1 coins"
+    do:
+      - me.basket[what] += 1
+      - one_of: {options: {keep: [], share: ['me.basket[what] -= 1']}}
+  restock: {do: ['create crate in me.stall with fruit = apple'], allowed_if: count(me.stall) < 3}
+"""
+
+GOOD_SCENARIO = """
+scenario: buying
+modules: [t]
+players: 2
+state:
+  counters:
+    p1.coins: 2
+  pieces:
+    - {id: c1, kind: crate, zone: p1.stall, props: {fruit: pear}}
+steps:
+  - {action: buy, player: p1, params: {what: apple}, answers: [keep]}
+  - {action: restock, player: p2}
+  - {end_turn: p1}
+expect:
+  p1.basket[apple]: 1
+  count(p2.stall): 1
+"""
+
+SCENARIO_MISTAKES = [
+    ("modules: [t]", "modules: [tt]", "unknown module 'tt'"),
+    ("players: 2", "players: 5", "5 players, but these modules are for 1 to 4"),
+    ("action: buy,", "action: buyy,", "unknown action 'buyy'"),
+    ("params: {what: apple}", "params: {wat: apple}", "'buy' has no parameter 'wat'"),
+    ("params: {what: apple}", "params: {what: aple}", "parameter 'what' of 'buy' is a symbol, and 'aple' is not "
+                                                      "declared"),
+    ("answers: [keep]", "answers: [kept]", "the answer 'kept' is no option, symbol or player the modules know"),
+    ("p1.coins: 2", "p1.coinz: 2", "a player has no counter 'coinz'"),
+    ("kind: crate", "kind: crat", "unknown piece kind 'crat'"),
+    ("zone: p1.stall", "zone: p1.stal", "unknown zone 'stal'"),
+    ("props: {fruit: pear}", "props: {fruits: pear}", "'crate' has no property 'fruits'"),
+    ("p1.basket[apple]: 1", "p1.basket[aple]: 1", "unknown name 'aple'"),
+    ("{end_turn: p1}", "{end_turn: p3}", "there is no player 'p3' in a 2-player game"),
+    ("answers: [keep]}", "answers: [keep], expect_error: E5002}", "'E5002' is not a diagnostic code"),
+]
+
+
+def _scenario_pack(root: Path, scenario: str) -> list[Diagnostic]:
+    write_modules(root, MARKET)
+    (root / "scenarios").mkdir()
+    path = root / "scenarios" / "s.yaml"
+    path.write_text(scenario, encoding="utf-8")
+    diags = Diagnostics()
+    check_pack(Pack(root, [root / "m0.yaml"], [path]), diags)
+    return [d for d in diags.sorted() if d.code != "W601"]
+
+
+def test_a_correct_scenario_checks_clean(tmp_path: Path) -> None:
+    assert _scenario_pack(tmp_path, GOOD_SCENARIO) == []
+
+
+@pytest.mark.parametrize(("old", "new", "message"), SCENARIO_MISTAKES)
+def test_scenario_mistakes_are_found_at_check_time(tmp_path: Path, old: str, new: str, message: str) -> None:
+    assert old in GOOD_SCENARIO
+    bad = GOOD_SCENARIO.replace(old, new)
+    (d,) = _scenario_pack(tmp_path, bad)
+    assert (d.code, d.message) == ("E841", message)
+    line = next(i for i, text in enumerate(bad.splitlines(), 1) if new in text)
+    assert d.span is not None and d.span.file.endswith("s.yaml") and d.span.line == line
+
+
+def test_an_unknown_scenario_key_is_e201(tmp_path: Path) -> None:
+    (d,) = _scenario_pack(tmp_path, GOOD_SCENARIO.replace("expect:", "expcet:"))
+    assert (d.code, d.message, d.hint) == ("E201", "unknown key 'expcet'", "did you mean 'expect'?")
+
+
+# ---------------------------------------------------------------- ranges
+
+RANGES = """
+values:
+  cap: {by_players: {1: 3, 2: 3, 3: 4, 4: 4}}
+sets:
+  goods: [wine, cloth]
+counters:
+  coins: {per: player, initial: 2, max: 5, input: true, output: true}
+  stock: {per: player, keys: goods, initial: 1, output: true}
+  purse: {per: player, initial: 1, max: cap, output: true}
+zones:
+  shelf: {per: player, capacity: 2, input: true}
+"""
+
+RANGE_CASES = [
+    ("W821", "  a: {allowed_if: me.coins > 9, do: []}\n", "this comparison can never hold: the left side is from 0 to "
+     "5, the right side always 9", ("me.coins > 9", "me.coins > 4")),
+    ("W821", "  a: {allowed_if: count(me.shelf) >= 3, do: []}\n", "this comparison can never hold: the left side is "
+     "from 0 to 2, the right side always 3", ("count(me.shelf) >= 3", "count(me.shelf) >= 2")),
+    ("W822", "  a: {do: [{if: player_count <= 4, then: ['me.coins += 1']}]}\n", "this comparison always holds: the "
+     "left side is from 1 to 4, the right side always 4", ("player_count <= 4", "player_count <= 3")),
+    ("W822", "  a: {do: ['require me.coins >= 0 else \"poor\"']}\n", "this comparison always holds: the left side is "
+     "from 0 to 5, the right side always 0", ("me.coins >= 0", "me.coins >= 1")),
+    ("E823", "  a: {cost: '3 stock[different]', do: []}\n", "3 different keys of 'stock' are asked, but it has only 2",
+     ("3 stock", "2 stock")),
+    ("E824", "  a: {cost: '6 coins', do: []}\n", "this cost asks 6 coins, but 'coins' never holds more than 5",
+     ("6 coins", "5 coins")),
+    ("E824", "  a: {cost: '4 purse', do: []}\n", "this cost asks 4 purse, but 'purse' never holds more than 3 with 1, "
+     "2 player(s)", ("4 purse", "3 purse")),
+    ("E825", "  a: {do: ['limit a to 0 per turn']}\n", "limit a to 0 allows no use at all",
+     ("to 0 per", "to 1 per")),
+    ("E825", "  a: {do: ['create 3 crate in me.shelf']}\n", "this creates 3 crate in 'shelf', which holds at most 2",
+     ("create 3", "create 2")),
+]
+
+
+@pytest.mark.parametrize(("code", "action", "message", "fix"), RANGE_CASES)
+def test_ranges(tmp_path: Path, code: str, action: str, message: str, fix: tuple[str, str]) -> None:
+    body = RANGES + "pieces:\n  crate: {properties: {}}\nactions:\n" + action
+    fires_then_silent(tmp_path, code, body, message, fix)
+
+
+@pytest.mark.parametrize(("counter", "message", "fix"), [
+    ("{per: player, min: 3, max: 2, input: true, output: true}", "counter 'c' has min 3 above its max 2",
+     ("min: 3", "min: 0")),
+    ("{per: player, initial: 7, max: 5, input: true, output: true}", "counter 'c' starts at 7, outside its range",
+     ("initial: 7", "initial: 5")),
+])
+def test_counter_ranges_that_contradict(tmp_path: Path, counter: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, "E825", f"counters:\n  c: {counter}\n", message, fix)
+
+
+# ---------------------------------------------------------------- types
+
+TYPES = """
+sets:
+  colours: [red, blue]
+counters:
+  coins: {per: player, initial: 1, input: true, output: true}
+pieces:
+  gem: {properties: {colour: {type: symbol, input: true}}}
+zones:
+  pile: {input: true}
+events:
+  paid: {params: {amount: int}}
+procedures:
+  give: {params: {n: int}, do: ['me.coins += n']}
+triggers:
+  t: {on: paid, do: ['me.coins += amount']}
+"""
+
+TYPE_CASES = [
+    ("a: {allowed_if: me.coins == red, do: []}", "'==' compares a number with a symbol: they are never equal",
+     ("me.coins == red", "me.coins == 1")),
+    ("a: {do: [{for: g in pile, do: [{if: 'g.colour == \"gren\"', then: ['me.coins += 1']}]}]}",
+     "'gren' is not a declared symbol, so this is never equal", ('"gren"', '"red"')),
+    ("a: {allowed_if: me.coins in colours, do: []}", "a number is never in a list of symbols",
+     ("me.coins in colours", "red in colours")),
+    ("a: {do: ['call give(red)']}", "parameter 'n' of procedure 'give' is a number, but this is a symbol",
+     ("give(red)", "give(2)")),
+    ("a: {do: ['emit paid(blue)']}", "parameter 'amount' of event 'paid' is a number, but this is a symbol",
+     ("paid(blue)", "paid(3)")),
+    ("a: {do: [{for: g in pile, do: [{match: g.colour, cases: {red: [], bleu: []}}]}]}",
+     "'bleu' is not a declared symbol, so this case never matches", ("bleu", "blue")),
+    ("a: {do: [{match: me.coins, cases: {1: [], many: []}}]}", "this match is on a number, but 'many' is not one",
+     ("many", "2")),
+]
+
+
+@pytest.mark.parametrize(("action", "message", "fix"), TYPE_CASES)
+def test_types(tmp_path: Path, action: str, message: str, fix: tuple[str, str]) -> None:
+    code = "E401" if "case never matches" in message else "E402"
+    body = TYPES + "actions:\n  z: {do: ['call give(1)', 'emit paid(1)']}\n  " + action + "\n"
+    fires_then_silent(tmp_path, code, body, message, fix)
+
+
+# ---------------------------------------------------------------- numbers against their sources
+
+
+def test_numbers_in_quotes() -> None:
+    from boardrules.analysis.sources import quoted_numbers
+
+    assert quoted_numbers('rules.txt, "Setup" 2: "roll the four-sided die, then take 2 tiles"') == {4, 2}
+    assert quoted_numbers("002_3bf3a9902b2b3705.txt, ranks") == set()
+    assert quoted_numbers('r.txt, "ranks 1 to 6, twice"') == {1, 6, 2}
+
+
+SOURCE_CASES = [
+    ("dice:\n  d4: {sides: 6, source: 'r.txt, \"roll the four-sided die\"'}\nactions:\n  a: {do: ['roll d4 as r']}\n",
+     "dice.d4 says 6, but its source quotes 4", ("sides: 6", "sides: 4")),
+    ("values:\n  bonus: {value: 3, source: 'r.txt, \"two points per tile\"'}\ncounters:\n"
+     "  points: {per: player, output: true}\nactions:\n  a: {do: ['me.points += bonus']}\n",
+     "values.bonus says 3, but its source quotes 2", ("value: 3", "value: 2")),
+    ("counters:\n  points: {per: player, output: true}\nactions:\n"
+     "  a: {source: 'r.txt, \"score two points\"', do: ['me.points += 3']}\n",
+     "actions.a uses 3, but its source quotes 2", ("+= 3", "+= 2")),
+]
+
+
+@pytest.mark.parametrize(("body", "message", "fix"), SOURCE_CASES)
+def test_numbers_against_their_sources(tmp_path: Path, body: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, "W851", body, message, fix)
