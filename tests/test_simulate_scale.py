@@ -145,3 +145,17 @@ def test_a_game_saved_during_a_stepped_setup_comes_back() -> None:
     assert game.log == [] and game.pending().player == "chance"
     back = Game.deserialize(game.serialize(), RELAY)
     assert back.pending() == game.pending() and back.serialize() == game.serialize()
+
+
+def test_play_declarations_are_checked_when_linking(tmp_path: Path) -> None:
+    pack = tmp_path / "relay"
+    shutil.copytree(RELAY, pack)
+    text = (pack / "relay.yaml").read_text()
+    text = text.replace("  hand: others\n", "  hnad: others\n").replace('bot_score: "me.points * 10 + me.tokens"',
+                                                                        'bot_score: "me.pionts"')
+    (pack / "relay.yaml").write_text(text)
+    with pytest.raises(BoardrulesError) as caught:
+        Game.new(pack, 2, 1, {"prize": 4})
+    messages = [f"{d.code} {d.message} {d.hint}" for d in caught.value.diagnostics]
+    assert any("unknown zone or counter 'hnad'" in m and "hand" in m for m in messages)
+    assert any("pionts" in m for m in messages)
