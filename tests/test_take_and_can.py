@@ -100,3 +100,49 @@ def test_take_and_can_are_checked_when_linked(tmp_path: Path) -> None:
         load_rules(tmp_path)
     codes = sorted(d.code for d in err.value.diagnostics)
     assert codes == ["E401", "E405"]
+
+
+def test_take_of_a_game_action_needs_no_player_and_of_a_player_action_says_who(tmp_path: Path) -> None:
+    text = PACK + """
+  restock:
+    title: Restock (the game's)
+    by: game
+    do: ["stock += 1"]
+  tidy:
+    title: Tidy up
+    by: game
+    do: ["take restock()"]
+"""
+    (tmp_path / "shop.yaml").write_text(text)
+    game = Game(load_rules(tmp_path), 2, seed=1)
+    game.setup()
+    game.act(None, "tidy")
+    assert game.state.counters["stock"] == 3
+    (tmp_path / "shop.yaml").write_text(text.replace("take restock()", "take buy(1)"))
+    with pytest.raises(BoardrulesError) as err:
+        load_rules(tmp_path)
+    assert err.value.code == "E401" and "as PLAYER" in (err.value.diagnostic.hint or "")
+
+
+def test_a_value_named_like_a_zone_is_one_name_declared_twice(tmp_path: Path) -> None:
+    (tmp_path / "twice.yaml").write_text(
+        "module: twice\ntitle: Twice\nvalues:\n  pile: 3\nzones:\n  pile: {}\n  hand: {per: player}\n"
+        "counters:\n  hand: {per: player}\n")
+    with pytest.raises(BoardrulesError) as err:
+        load_rules(tmp_path)
+    messages = sorted(d.message for d in err.value.diagnostics if d.code == "E403")
+    assert len(messages) == 2
+    assert messages[0].startswith("'hand' is declared as a zone here and as a counter")
+    assert messages[1].startswith("'pile' is declared as a zone here and as a value")
+
+
+def test_known_tells_an_unknown_value_apart(tmp_path: Path) -> None:
+    (tmp_path / "k.yaml").write_text(
+        "module: k\ntitle: K\nvalues:\n  open: {unknown: never said}\n  shut: 2\ncounters:\n  n: {per: game}\n"
+        "actions:\n  look:\n    title: Look\n    by: game\n    do:\n      - if: known(open)\n        then: ['n += 1']\n"
+        "      - if: known(shut)\n        then: ['n += 10']\n")
+    game = Game(load_rules(tmp_path), 1)
+    game.setup()
+    game.act(None, "look")
+    assert game.state.counters["n"] == 10
+    assert Game.new(tmp_path, 1, options={"open": 5}).rules.options == {"open": 5}

@@ -292,7 +292,7 @@ def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
 
 
 def run_take(n: e.TakeE, f: Frame) -> None:
-    who = _acting(n.as_player(f), f) if n.as_player is not None else _acting(f.me, f)
+    who = _acting(n.as_player(f), f) if n.as_player is not None else f.me  # none for an action of the game
     params = f.g.rules.actions[n.action].params
     f.g.take(n.action, {name: fn(f) for (name, _), fn in zip(params, n.args, strict=True)}, who)
 

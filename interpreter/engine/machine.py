@@ -185,7 +185,7 @@ class Machine(Choices, Payments):
             self.pay(a.cost, f)
         run_body(a.body, f)
 
-    def take(self, name: str, params: dict[str, Any], me: Player) -> None:
+    def take(self, name: str, params: dict[str, Any], me: Player | None) -> None:
         """`take ACTION(args) as p`: the action inside the running rule, as part of it."""
         self.enter(f"actions.{name}", self.state.cause)
         try:

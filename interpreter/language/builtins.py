@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError
 from ..engine.runtime import as_list, check_known, runtime_type_error
 from ..engine.state import UNKNOWN_SIZE
-from ..engine.values import Piece, Player, Ref, Zone
+from ..engine.values import Piece, Player, Ref, Unknown, Zone
 from .types import ANY, BOOL, INT, PIECE, PLAYER, SYMBOL, Type, list_of
 
 if TYPE_CHECKING:
@@ -111,6 +111,10 @@ def _rank(f: Frame, p: Any) -> int:
 
     pid = _player(f, p).id
     return next(rank for rank, who, _ in ranking(f.g) if who == pid)
+
+
+def _known(f: Frame, x: Any) -> bool:
+    return type(x) is not Unknown
 
 
 def _has_passed(f: Frame, p: Any) -> bool:
@@ -223,6 +227,7 @@ FUNCTIONS: dict[str, Spec] = {
     "clockwise": Spec(1, 1, _clockwise, _const(list_of(PLAYER)), ("player",)),
     "next_player": Spec(1, 1, _next_player, _const(PLAYER), ("player",)),
     "has_passed": Spec(1, 1, _has_passed, _const(BOOL), ("player",)),
+    "known": Spec(1, 1, _known, _const(BOOL), ("any",)),
     "rank": Spec(1, 1, _rank, _const(INT), ("player",)),
     "slot": Spec(2, 2, _slot, _const(list_of(PIECE)), ("zone", "number")),
     "occupied": Spec(1, 1, _occupied, _const(list_of(INT)), ("zone",)),

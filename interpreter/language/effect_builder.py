@@ -535,6 +535,9 @@ class Builder:
         if len(n.args) != len(params):
             msg = f"action '{n.action}' takes {len(params)} argument(s), got {len(n.args)}"
             raise _Reported(CompileError("E405", msg, n.pos), t)
+        if n.as_player is None and not scope.has_me and self.rules.actions[n.action].by == "player":
+            msg = f"'{n.action}' is taken by a player, and no player is acting here"
+            raise _Reported(CompileError("E401", msg, n.pos, f"write take {n.action}(...) as PLAYER"), t)
         who = self._as(n.as_player, scope, t, {PLAYER}, "the player who takes it") if n.as_player else None
         return e.TakeE(t.at(n.pos), n.action, tuple(self._expr(a, scope, t) for a in n.args), who)
 

@@ -34,6 +34,8 @@ from .play_decls import link_play_decls
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring", "substitutes")
+READABLE = {"sets": "set", "values": "value", "counters": "counter", "pieces": "piece kind", "zones": "zone",
+            "tracks": "track", "dice": "die"}
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 PARAM_TYPES = {
     "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list"
@@ -186,6 +188,7 @@ class Linker:
             if isinstance(players, dict):
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max
+        self._one_meaning(decls)
         self._declare(rules, decls)
         if options:
             set_options(rules, options, self.diags)
@@ -210,6 +213,24 @@ class Linker:
     # ---------------------------------------------------------------- vocabulary
     def _section(self, decls: dict[tuple[str, str], Decl], section: str) -> list[tuple[str, Decl]]:
         return [(name, d) for (sec, name), d in decls.items() if sec == section]
+
+    def _one_meaning(self, decls: dict[tuple[str, str], Decl]) -> None:
+        """A name an expression can read (a value, counter, zone, ...) may be declared in one section only:
+        otherwise one declaration silently hides the other."""
+        bare: dict[str, tuple[str, Decl]] = {}
+        mine: dict[str, tuple[str, Decl]] = {}  # read through a player (me.goods): a namespace of their own
+        for (section, name), d in decls.items():
+            if section not in READABLE:
+                continue
+            per_player = section in ("counters", "zones") and isinstance(d.node, dict) and d.node.get("per") == "player"
+            seen = mine if per_player else bare
+            if name in seen:
+                other, first = seen[name]
+                self.diags.error("E403", f"'{name}' is declared as a {READABLE[section]} here and as a "
+                                 f"{READABLE[other]} in {first.module} ({first.span})", d.span,
+                                 "names are global to the composed game: rename one")
+                continue
+            seen[name] = (section, d)
 
     def _declare(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
         for name, d in self._section(decls, "sets"):
