@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -50,10 +51,17 @@ def playouts(name: str, games: int, players: int) -> str:
 def workers(name: str, games: int, players: int) -> str:
     s = setup_of(name, players)
     s.load()
+    c0 = resource.getrusage(resource.RUSAGE_SELF).ru_utime
     one = simulate(s, games, 1, workers=1, progress=False)["seconds"]
+    cpu_one = resource.getrusage(resource.RUSAGE_SELF).ru_utime - c0
+    c0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
     two = simulate(s, games, 1, workers=2, progress=False)["seconds"]
+    cpu_two = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime - c0
+    # On a loaded machine the wall-clock speed-up says little; the CPU time the workers spent together
+    # against one process says what parallel work costs (1.00: none), which is what idle cores would show.
     return (f"workers {name}: {games / one:.1f} games/s on 1 process, {games / two:.1f} on 2 "
-            f"(speed-up {one / two:.2f}, goal 1.8 on two idle cores)")
+            f"(speed-up {one / two:.2f}, goal 1.8 on two idle cores); CPU time of the 2 workers together "
+            f"{cpu_two:.2f} s against {cpu_one:.2f} s in 1 process (ratio {cpu_one / cpu_two:.2f})")
 
 
 def ray(name: str, games: int, players: int) -> str:
