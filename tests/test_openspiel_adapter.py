@@ -16,6 +16,7 @@ from boardrules.adapters.openspiel import load  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 RELAY = ROOT / "tests" / "packs" / "relay"
 LISBOA = ROOT / "rules" / "lisboa"
+VILLAGE = ROOT / "rules" / "village"
 
 
 def test_random_sim_test_passes_on_relay_with_serialization() -> None:
@@ -29,6 +30,13 @@ def test_random_sim_test_passes_on_lisboa_with_serialization() -> None:
     game = load(LISBOA, players=2)
     assert game.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION  # declares nothing hidden
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_random_sim_test_passes_on_village_with_declared_bounds() -> None:
+    # Declared bounds skip the measuring games (village's are long); measured here: 11 actions, 87 outcomes.
+    game = load(VILLAGE, players=2, max_actions=64, max_chance_outcomes=256, max_game_length=4000)
+    assert game.num_distinct_actions() == 64
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def test_decisions_chance_and_returns_follow_the_step_api() -> None:

@@ -128,6 +128,9 @@ class BoardrulesGame(pyspiel.Game):
 
 def _bounds(game: BoardrulesGame, p: dict[str, Any]) -> tuple[int, int, int]:
     """Declared bounds, else measured on random games (each doubled for room): actions, outcomes, length."""
+    declared = (int(p["max_actions"]), int(p["max_chance_outcomes"]), int(p["max_game_length"]))
+    if all(declared):
+        return declared
     key = (game.key, game.players, game.seed)
     if key not in _BOUNDS:
         actions = outcomes = length = 1
