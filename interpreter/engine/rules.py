@@ -156,6 +156,17 @@ class FlowDef:
 
 
 @dataclass
+class InvariantDef:
+    """A property every step of a game must keep (checked by `simulate`), per game or per player."""
+
+    name: str  # module.name
+    per: str  # game | player
+    check: Fn
+    text: str
+    span: Span
+
+
+@dataclass
 class Rules:
     modules: list[str] = field(default_factory=list)
     players_min: int = 1
@@ -186,6 +197,10 @@ class Rules:
     fingerprint: dict[str, str] = field(default_factory=dict)  # module -> a hash of its content
     pack: str | None = None  # the directory the rules were loaded from, when they were
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
+    invariants: list[InvariantDef] = field(default_factory=list)
+    bot_score: Fn | None = None  # per player (`me`): what the greedy bot maximises
+    hidden: dict[str, str] = field(default_factory=dict)  # zone or counter -> "others" | "all"
+    conserved: set[str] = field(default_factory=set)  # piece kinds whose count never changes after setup
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""

@@ -32,6 +32,7 @@ from . import extend, hooks, substitutes, watch
 from .compiler import Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
+from .play_decls import link_play_decls
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring", "substitutes")
@@ -218,6 +219,7 @@ class Linker:
         if options:
             rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
         self._flow(rules, ordered, closure)
+        link_play_decls(rules, ordered, self.diags)
         rules.fingerprint = {m.id: fingerprint(m.doc) for m in ordered}
         return rules
 

@@ -115,7 +115,8 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from .simulate import dumps, render, simulate
+    from .bots import parse_bots
+    from .simulate import Setup, dumps, render, simulate
 
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
@@ -134,7 +135,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(render_text(diags.sorted()))
         return 1
     try:
-        report = simulate(rules, args.players, args.games, args.seed, args.chance)
+        bots = parse_bots(args.bots, args.players)
+        plain_options = tuple(sorted((k, v) for k, (v, _) in options.items()))
+        setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
+                      tuple(sorted(bots.items())), args.max_steps,
+                      None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
+        report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
@@ -142,6 +148,27 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         Path(args.json).write_text(dumps(report) + "\n", encoding="utf-8")
     print(render(report))
     return 1 if report["errors"] else 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    import random
+
+    from .bots import parse_bots
+    from .play import Session, read_line, start
+
+    diags = Diagnostics()
+    options = read_options(args.set, args.options, diags)
+    if diags.has_errors:
+        print(render_text(diags.sorted()))
+        return 1
+    try:
+        game = start(args.pack, args.players, args.seed, {k: v for k, (v, _) in options.items()}, args.modules,
+                     args.load)
+        bots = parse_bots(args.bots, len(game.players))
+    except BoardrulesError as err:
+        print(render_text(getattr(err, "diagnostics", None) or [err.diagnostic]))
+        return 1
+    return Session(game, bots, random.Random(game.seed), read_line, lambda s: print(s, flush=True)).run()
 
 
 def _add_options(p: argparse.ArgumentParser) -> None:
@@ -254,9 +281,10 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_argument("--seed", type=int, default=1, help="seed for picking mutants with --max (default 1)")
     mutate.add_argument("--max", type=int, default=None, metavar="N", help="run at most N mutants")
     mutate.set_defaults(run=cmd_mutate)
-    sim = sub.add_parser("simulate", help="play whole games with random players",
-                         description="Play whole games of a pack (its game module, or --modules) with every "
-                         "decision chosen at random, and report games finished, errors, length and wins.")
+    sim = sub.add_parser("simulate", help="play whole games with bots, checking invariants",
+                         description="Play whole games of a pack (its game module, or --modules) with bots "
+                         "(random by default), check invariants after every step, and report games finished, "
+                         "errors, length, scores, wins, and how often each action and rule fired.")
     sim.add_argument("pack", metavar="PACK", help="a pack directory")
     sim.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
     sim.add_argument("--players", type=int, default=2, help="players per game (default 2)")
@@ -265,8 +293,31 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--chance", choices=["step", "auto"], default="step",
                      help="chance as decisions sampled by their probabilities (step), or by the game (auto)")
     sim.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
+    sim.add_argument("--workers", type=int, default=1, metavar="K",
+                     help="processes to play on (default 1); the report is the same whatever K")
+    sim.add_argument("--bots", metavar="SEAT=BOT,...", help="bots per seat, e.g. p2=random,p3=greedy (default random)")
+    sim.add_argument("--max-steps", type=int, default=100_000, metavar="N",
+                     help="decisions after which a game counts as one that never ends (default 100000)")
+    sim.add_argument("--failures", default="boardrules-failures", metavar="DIR",
+                     help="where the replayable logs of failed games go (default ./boardrules-failures)")
+    sim.add_argument("--no-save", action="store_true", help="do not save the logs of failed games")
+    sim.add_argument("--no-check", action="store_true", help="do not check invariants after every step")
+    sim.add_argument("--backend", choices=["process", "ray"], default="process",
+                     help="run the games on local processes, or as Ray tasks (pip install 'boardrules[ray]')")
+    sim.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
     _add_options(sim)
     sim.set_defaults(run=cmd_simulate)
+    play = sub.add_parser("play", help="play a whole game in the terminal, against bots or people",
+                          description="Play a whole game of a pack: each decision is a numbered menu with who "
+                          "decides and the rule that asks; u undoes, s FILE saves, q quits.")
+    play.add_argument("pack", metavar="PACK", help="a pack directory")
+    play.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
+    play.add_argument("--players", type=int, default=2, help="players (default 2)")
+    play.add_argument("--seed", type=int, default=1, help="the game's seed, also the bots' and chance's (default 1)")
+    play.add_argument("--bots", metavar="SEAT=BOT,...", help="seats played by bots, e.g. p2=random,p3=greedy")
+    play.add_argument("--load", metavar="FILE", help="resume a game saved with s FILE")
+    _add_options(play)
+    play.set_defaults(run=cmd_play)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
     schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",

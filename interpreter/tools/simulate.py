@@ -1,19 +1,55 @@
-"""`boardrules simulate`: play whole games with random players and report how they went."""
+"""`boardrules simulate`: play many whole games with bots, check invariants after every step, report how
+they went. Games run in this process, on K worker processes, or on Ray (`adapters/ray_backend.py`); game i
+always has seed S + i and the report is built from the games in seed order, so it is the same whatever runs them.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 import random
+import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import BoardrulesError
 from ..engine.rules import Rules
-from ..game import CHANCE, Game
+from ..game import Game
+from .bots import choose
+from .invariants import Checker, Violation
 
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
+FAILURE_FORMAT = "boardrules-failure/1"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything a worker needs to play games: plain data, so it crosses process and machine boundaries."""
+
+    pack: str
+    modules: tuple[str, ...] | None
+    options: tuple[tuple[str, Any], ...]
+    players: int
+    chance: str = "step"
+    bots: tuple[tuple[str, str], ...] = ()
+    max_steps: int = MAX_STEPS
+    failures: str | None = None  # a directory for the logs of failed games; None: do not save them
+    check: bool = True
+
+    def load(self) -> Rules:
+        from ..language.pack import load_rules
+
+        key = (self.pack, self.modules, json.dumps(self.options, sort_keys=True, default=str))
+        if key not in _RULES:
+            _RULES[key] = load_rules(self.pack, list(self.modules) if self.modules else None, dict(self.options))
+        return _RULES[key]
+
+
+_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process
 
 
 @dataclass
@@ -23,64 +59,240 @@ class Outcome:
     steps: int = 0
     returns: list[float] = field(default_factory=list)
     winners: list[str] = field(default_factory=list)
+    scores: list[Any] = field(default_factory=list)  # the first ranking key of each seat at the end
+    actions: dict[str, int] = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)  # the rules that fired in this game
     error: str | None = None
+    failure: dict[str, Any] | None = None  # kind, rule, where, message, file
 
 
-def play_random(rules: Rules, players: int, seed: int, chance: str) -> Outcome:
-    """One game, every decision chosen uniformly at random (chance by its probabilities), seeded."""
+def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
+    """One game with the setup's bots (random for seats without one; chance by its probabilities), seeded."""
+    rules = rules or setup.load()
     out = Outcome(seed)
     rng = random.Random(seed)
+    bots = dict(setup.bots)
+    checker = Checker(rules, setup.players) if setup.check else None
+    game: Game | None = None
+    pending = chosen = None
     try:
-        game = Game(rules, players, seed, flow=True, chance=chance)
+        game = Game(rules, setup.players, seed, flow=True, chance=setup.chance)
         game.setup()
         while not game.is_terminal():
+            if checker is not None:
+                bad = checker.check(game)
+                if bad is not None:
+                    return _failed(out, setup, game, "invariant", bad, None)
             pending = game.pending()
             if pending is None or not pending.options:
                 raise BoardrulesError("E509", "the game waits for nothing but is not over")
-            if pending.player == CHANCE:
-                option = rng.choices(pending.options, [o.probability or 0 for o in pending.options])[0]
-            else:
-                option = rng.choice(pending.options)
-            game.apply(option.id)
+            chosen = choose(game, pending, bots, rng)
+            game.apply(chosen.id)
             out.steps += 1
-            if out.steps >= MAX_STEPS:
-                raise BoardrulesError("E507", f"the game did not end within {MAX_STEPS} decisions")
+            if out.steps >= setup.max_steps:
+                rule = pending.rule or "flow"
+                return _failed(out, setup, game, "step_limit", Violation(
+                    "flow", rule, f"the game did not end within {setup.max_steps} decisions"), pending)
+        if checker is not None:
+            bad = checker.check(game)
+            if bad is not None:
+                return _failed(out, setup, game, "invariant", bad, None)
     except BoardrulesError as err:
         d = err.diagnostic
-        out.error = f"{d.span}: {d.code}: {d.message}" if d.span else f"{d.code}: {d.message}"
-        return out
+        v = Violation(_rule_of(pending, chosen), str(d.span) if d.span else pending.rule if pending else None,
+                      f"{d.code}: {d.message}")
+        return _failed(out, setup, game, "error", v, pending)
     out.moves = sum(1 for e in game.log if e["kind"] == "move")
+    out.actions = dict(Counter(e["action"] for e in game.log if e["kind"] == "move"))
+    out.rules = sorted(game.covered)
     out.returns = game.returns()
-    out.winners = [r["player"] for r in game.ranking() if r["rank"] == 1]
+    ranking = game.ranking()
+    out.winners = [r["player"] for r in ranking if r["rank"] == 1]
+    first = {r["player"]: (r["keys"][0] if r["keys"] else None) for r in ranking}
+    out.scores = [first[p] for p in game.players]
     return out
 
 
-def simulate(rules: Rules, players: int, games: int, seed: int, chance: str) -> dict[str, Any]:
+def _rule_of(pending: Any, chosen: Any) -> str:
+    """The rule a failing step was in: the action of a move, or the rule that asked the decision."""
+    if pending is None:
+        return "setup"
+    if pending.kind == "move" and chosen is not None and isinstance(chosen.value, dict):
+        return f"actions.{chosen.value.get('action')}"
+    return pending.rule or "flow"
+
+
+def _failed(out: Outcome, setup: Setup, game: Game | None, kind: str, v: Violation, pending: Any) -> Outcome:
+    """Record why the game failed and save a log `Game.replay` can play back to the state where it happened."""
+    out.error = f"{kind}: {v.rule}: {v.message}"
+    out.failure = {"kind": kind, "rule": v.rule, "where": v.where, "message": v.message, "file": None}
+    if game is not None:
+        out.rules = sorted(game.covered)
+    if setup.failures is None or game is None:
+        return out
+    record = {
+        "format": FAILURE_FORMAT, "kind": kind, "rule": v.rule, "where": v.where, "message": v.message,
+        "pack": setup.pack, "modules": game.rules.modules, "options": game.rules.options,
+        "players": setup.players, "seed": out.seed, "bots": dict(setup.bots), "steps": out.steps,
+        "pending": pending.to_json() if pending is not None else None, "log": game.log,
+    }
+    folder = Path(setup.failures)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{Path(setup.pack).name}-seed{out.seed}-{kind}.json"
+    path.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.failure["file"] = str(path)
+    return out
+
+
+def replay_failure(path: str | Path, rules: Rules | None = None) -> Game:
+    """The game of a saved failure, played back through its log (to the last completed step)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    if rules is None:
+        from ..language.pack import load_rules
+
+        rules = load_rules(data["pack"], data["modules"], data["options"])
+    return Game.replay(rules, int(data["players"]), int(data["seed"]), data["log"])
+
+
+def run_batch(setup: Setup, seeds: list[int]) -> list[Outcome]:
+    """A batch of games in one worker (one rules load per worker process)."""
+    rules = setup.load()
+    return [play_one(setup, s, rules) for s in seeds]
+
+
+def batches(seeds: list[int], workers: int, size: int | None = None) -> list[list[int]]:
+    """Consecutive seeds in batches: several per worker, so the work stays balanced and the bar moves."""
+    size = size or max(1, min(64, math.ceil(len(seeds) / (workers * 4))))
+    return [seeds[i:i + size] for i in range(0, len(seeds), size)]
+
+
+def _local(setup: Setup, work: list[list[int]], workers: int, done: Callable[[int], None]) -> list[Outcome]:
+    if workers <= 1:
+        rules = setup.load()
+        out = []
+        for batch in work:
+            out += [play_one(setup, s, rules) for s in batch]
+            done(len(batch))
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    setup.load()  # linked once here; forked workers inherit it
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    results: list[Outcome] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(run_batch, setup, batch) for batch in work]
+        for fut in as_completed(futures):
+            part = fut.result()
+            results += part
+            done(len(part))
+    return results
+
+
+def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str = "process",
+             address: str | None = None, progress: bool | None = None) -> dict[str, Any]:
+    """Play `games` games with seeds seed .. seed + games - 1 and return the report (see `summarise`)."""
     started = time.perf_counter()
-    outcomes = [play_random(rules, players, seed + i, chance) for i in range(games)]
-    seconds = time.perf_counter() - started
+    seeds = list(range(seed, seed + games))
+    bar = Progress(games, sys.stderr.isatty() if progress is None else progress)
+    if backend == "ray":
+        from ..adapters.ray_backend import run_on_ray
+
+        outcomes = run_on_ray(setup, batches(seeds, max(workers, 1)), address, bar.advance)
+    else:
+        outcomes = _local(setup, batches(seeds, workers), workers, bar.advance)
+    bar.close()
+    report = summarise(setup.load(), setup.players, sorted(outcomes, key=lambda o: o.seed))
+    report["seconds"] = round(time.perf_counter() - started, 3)
+    report["run"] = {"backend": backend, "workers": workers}
+    return report
+
+
+def summarise(rules: Rules, players: int, outcomes: list[Outcome]) -> dict[str, Any]:
+    """The report of games in seed order: the same games give the same report, byte for byte."""
+    seats = [f"p{i}" for i in range(1, players + 1)]
     finished = [o for o in outcomes if o.error is None]
     wins = Counter(w for o in finished for w in o.winners)
+    actions: Counter[str] = Counter()
+    fired: Counter[str] = Counter()
+    for o in outcomes:
+        actions.update(o.actions)
+        fired.update(o.rules)
+    scores = {}
+    for i, seat in enumerate(seats):
+        values = [o.scores[i] for o in finished if isinstance(o.scores[i], int | float)]
+        scores[seat] = _spread(values)
     return {
-        "games": games, "finished": len(finished), "errors": [{"seed": o.seed, "error": o.error}
-                                                           for o in outcomes if o.error],
-        "moves": {"min": min((o.moves for o in finished), default=0), "max": max((o.moves for o in finished),
-                                                                                  default=0),
-                  "mean": sum(o.moves for o in finished) / len(finished) if finished else 0},
-        "wins": {f"p{i}": wins.get(f"p{i}", 0) for i in range(1, players + 1)},
-        "seconds": round(seconds, 3),
+        "games": len(outcomes), "finished": len(finished),
+        "errors": [{"seed": o.seed, "error": o.error, **(o.failure or {})} for o in outcomes if o.error],
+        "moves": _spread([o.moves for o in finished]),
+        "steps": _spread([o.steps for o in finished]),
+        "scores": scores,
+        "wins": {s: wins.get(s, 0) for s in seats},
+        "win_rate": {s: round(wins.get(s, 0) / len(finished), 4) if finished else 0.0 for s in seats},
+        "actions": dict(sorted(actions.items())),
+        "rules_fired": dict(sorted(fired.items())),
+        "never_fired": [name for name in rules.rule_names() if name not in fired],
     }
 
 
+def _spread(values: list[Any]) -> dict[str, Any]:
+    if not values:
+        return {"min": 0, "mean": 0, "max": 0}
+    return {"min": min(values), "mean": round(sum(values) / len(values), 3), "max": max(values)}
+
+
+class Progress:
+    """A one-line bar on a terminal; silent otherwise."""
+
+    def __init__(self, total: int, on: bool) -> None:
+        self.total, self.on, self.done = total, on and total > 0, 0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.on:
+            width = 30
+            fill = width * self.done // self.total
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} games")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.on:
+            sys.stderr.write("\n")
+
+
 def render(report: dict[str, Any]) -> str:
-    m = report["moves"]
+    m, s = report["moves"], report["steps"]
     lines = [f"games {report['games']}, finished {report['finished']}, errors {len(report['errors'])}",
              f"moves per game: min {m['min']}, mean {m['mean']:.1f}, max {m['max']}",
+             f"decisions per game: min {s['min']}, mean {s['mean']:.1f}, max {s['max']}",
              "wins (ties count for each): " + ", ".join(f"{p} {n}" for p, n in report["wins"].items()),
-             f"{report['seconds']} s"]
-    lines += [f"seed {e['seed']}: {e['error']}" for e in report["errors"]]
+             "win rate: " + ", ".join(f"{p} {r:.1%}" for p, r in report["win_rate"].items()),
+             "score (first ranking key) per seat:"]
+    lines += [f"  {p}: min {v['min']}, mean {v['mean']}, max {v['max']}" for p, v in report["scores"].items()]
+    lines += ["actions taken:", *_columns(report["actions"])]
+    lines += ["rules fired (games in which each ran):", *_columns(report["rules_fired"])]
+    lines.append("rules that never fired: " + (", ".join(report["never_fired"]) or "none"))
+    lines.append(f"{report['seconds']} s")
+    for e in report["errors"]:
+        saved = f" (log: {e['file']})" if e.get("file") else ""
+        lines.append(f"seed {e['seed']}: {e['error']}{saved}")
     return "\n".join(lines)
+
+
+def _columns(table: dict[str, int]) -> list[str]:
+    width = max((len(k) for k in table), default=0)
+    return [f"  {k.ljust(width)}  {v}" for k, v in table.items()] or ["  none"]
 
 
 def dumps(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, sort_keys=True)
+
+
+def comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without what depends on the run (time, backend, workers): equal for the same games."""
+    return {k: v for k, v in report.items() if k not in ("seconds", "run")}
+
+
+__all__ = ["Outcome", "Setup", "comparable", "play_one", "render", "replay_failure", "run_batch", "simulate"]

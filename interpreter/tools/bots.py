@@ -1,0 +1,98 @@
+"""Players that are programs: `random`, and `greedy` (one ply on the score the pack declares).
+
+A bot answers a `Pending` decision of the step API with one of its options. All bots of a game draw from one
+seeded generator, so a game with the same seed and the same bots is the same game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from ..diagnostics import BoardrulesError
+from ..engine.interpreter import Frame
+from ..engine.values import Unknown
+from ..game import CHANCE, Game, Option, Pending
+
+BOT_NAMES = ("random", "greedy")
+LOOKAHEAD_STEPS = 200  # decisions played after a greedy bot's trial option before it scores the result
+
+
+def chance_option(pending: Pending, rng: random.Random) -> Option:
+    """A chance outcome drawn by its probability."""
+    return rng.choices(pending.options, [o.probability or 0 for o in pending.options])[0]
+
+
+def random_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
+    return rng.choice(pending.options)
+
+
+def score(game: Game, player: str) -> float:
+    """How good the game is now for `player`: the pack's `bot_score`, else its first ranking key, else 0."""
+    rules = game.rules
+    fn = rules.bot_score
+    if fn is None and rules.flow is not None and rules.flow.ranking:
+        fn = rules.flow.ranking[0][0]
+    if fn is None:
+        return 0.0
+    m = game._m
+    me = next(p for p in m.players if p.id == player)
+    value = fn(Frame(m, me))
+    if isinstance(value, (Unknown, bool)) or not isinstance(value, int | float):
+        return 0.0
+    return float(value)
+
+
+def greedy_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
+    """Try each option on a copy, play on (own later choices: the first option; chance: sampled) until another
+    player decides, the player's next move, or the end; keep the option with the best score (ties at random)."""
+    if len(pending.options) == 1:
+        return pending.options[0]
+    me = pending.player
+    best: list[Option] = []
+    best_score = float("-inf")
+    for option in pending.options:
+        trial = game.clone()
+        try:
+            nxt = trial.apply(option.id)
+            for _ in range(LOOKAHEAD_STEPS):
+                if nxt is None or trial.is_terminal() or (nxt.player not in (me, CHANCE)) or \
+                        (nxt.player == me and nxt.kind == "move"):
+                    break
+                pick = chance_option(nxt, rng) if nxt.player == CHANCE else nxt.options[0]
+                nxt = trial.apply(pick.id)
+            value = score(trial, me)
+        except BoardrulesError:
+            value = float("-inf")
+        if value > best_score:
+            best, best_score = [option], value
+        elif value == best_score:
+            best.append(option)
+    return rng.choice(best or list(pending.options))
+
+
+BOTS: dict[str, Callable[[Game, Pending, random.Random], Option]] = {"random": random_bot, "greedy": greedy_bot}
+
+
+def parse_bots(text: str | None, players: int) -> dict[str, str]:
+    """`p2=random,p3=greedy` -> {"p2": "random", "p3": "greedy"}; a mistake raises BoardrulesError (E509)."""
+    out: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        seat, eq, name = item.strip().partition("=")
+        seats = [f"p{i}" for i in range(1, players + 1)]
+        if not eq or seat not in seats:
+            raise BoardrulesError("E509", f"--bots takes SEAT=BOT with SEAT one of {', '.join(seats)}, got {item!r}")
+        if name not in BOTS:
+            raise BoardrulesError("E509", f"unknown bot {name!r}; the bots are {', '.join(BOT_NAMES)}")
+        out[seat] = name
+    return out
+
+
+def choose(game: Game, pending: Pending, bots: dict[str, str], rng: random.Random, default: str = "random") -> Any:
+    """The option a bot (or chance) picks for this decision: seats without a bot play `default`."""
+    if pending.player == CHANCE:
+        return chance_option(pending, rng)
+    return BOTS[bots.get(pending.player, default)](game, pending, rng)

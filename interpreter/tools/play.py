@@ -1,0 +1,203 @@
+"""`boardrules play`: a whole game in the terminal. Every decision is a numbered menu that says who decides
+and which rule asks; what each step changed is printed with the rule that changed it. Seats given to bots and
+chance play by themselves, from one generator seeded by --seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import BoardrulesError, Span, source_line
+from ..engine.values import plain
+from ..game import CHANCE, Game, Pending
+from .bots import choose
+
+HELP = "a number chooses; u undoes your last decision; s FILE saves; q quits"
+_FLOW_VARS = {"round": "round", "phase": "phase", "turn_player": "turn"}
+
+
+class Session:
+    """One game at the terminal; `read` gives a line of input (None at the end of input), `write` prints."""
+
+    def __init__(self, game: Game, bots: dict[str, str], rng: random.Random,
+                 read: Callable[[str], str | None], write: Callable[[str], None]) -> None:
+        self.game, self.bots, self.rng, self.read, self.write = game, bots, rng, read, write
+
+    def run(self) -> int:
+        game = self.game
+        self.write(f"{', '.join(game.rules.modules)}: {len(game.players)} players, seed {game.seed}; "
+                   f"bots: {', '.join(f'{p}={b}' for p, b in sorted(self.bots.items())) or 'none'}. {HELP}")
+        while not game.is_terminal():
+            pending = game.pending()
+            if pending is None:
+                self.write("the game waits for nothing but is not over")
+                return 1
+            if pending.player == CHANCE or pending.player in self.bots:
+                self._step(pending, choose(game, pending, self.bots, self.rng).id)
+                continue
+            outcome = self._ask(pending)
+            if outcome is not None:
+                return outcome
+        self.write("game over")
+        for row in game.ranking():
+            self.write(f"  {row['rank']}. {row['player']}  " + "  ".join(str(k) for k in row["keys"]))
+        self.write("returns: " + ", ".join(f"{p} {r:+.2f}" for p, r in zip(game.players, game.returns(),
+                                                                         strict=True)))
+        return 0
+
+    def _ask(self, pending: Pending) -> int | None:
+        """Show the menu and act on one line of input; a number to return ends the session."""
+        self._show_state()
+        rule = f"  [rule {_short(pending.rule)}: {pending.source}]" if pending.rule else ""
+        self.write(f"{pending.player} decides: {pending.prompt}{rule}")
+        for n, option in enumerate(pending.options, 1):
+            self.write(f"  {n}. {option.label}")
+        line = self.read(f"{pending.player}> ")
+        if line is None or line.strip() == "q":
+            self.write("quit")
+            return 0
+        word, _, rest = line.strip().partition(" ")
+        if word.isdigit() and 1 <= int(word) <= len(pending.options):
+            self._step(pending, pending.options[int(word) - 1].id)
+        elif word == "u":
+            self._undo()
+        elif word == "s" and rest.strip():
+            Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
+            self.write(f"saved to {rest.strip()}")
+        else:
+            self.write(f"? {HELP} (1-{len(pending.options)})")
+        return None
+
+    def _step(self, pending: Pending, option_id: int) -> None:
+        game = self.game
+        journal = game.state.journal
+        last = journal[-1] if journal else None
+        label = next(o.label for o in pending.options if o.id == option_id)
+        who = pending.player if pending.player not in self.bots else f"{pending.player} ({self.bots[pending.player]})"
+        if pending.player == CHANCE:
+            who = f"chance ({pending.prompt})"
+        where = _action_rule(game, pending, option_id) or (_short(pending.rule) if pending.rule else None)
+        try:
+            game.apply(option_id)
+        except BoardrulesError as err:
+            d = err.diagnostic
+            self.write(f"refused: {d.code}: {d.message}" + (f" [{_short(str(d.span))}]" if d.span else ""))
+            return
+        self.write(f"{who}: {label}" + (f"  [{where}]" if where else ""))
+        start = _after(journal, last)
+        for text in _changes(game, journal[start:]):
+            self.write("    " + text)
+
+    def _undo(self) -> None:
+        game, humans = self.game, [p for p in self.game.players if p not in self.bots]
+        undone = False
+        while game.undo():
+            undone = True
+            pending = game.pending()
+            if pending is not None and pending.player in humans:
+                break
+        self.write("undone" if undone else "nothing to undo")
+
+    def _show_state(self) -> None:
+        st = self.game.state
+        flow = ", ".join(f"{name} {_flow_value(self.game, var)}" for var, name in _FLOW_VARS.items()
+                         if st.vars.get(var) is not None)
+        shared = [f"{k} {_value(v)}" for k, v in st.counters.items() if "." not in k]
+        self.write("-- " + "; ".join(x for x in [flow, ", ".join(shared)] if x))
+        for p in self.game.players:
+            mine = [f"{k.partition('.')[2]} {_value(v)}" for k, v in st.counters.items() if k.startswith(p + ".")]
+            zones = [f"{z.partition('.')[2]} {len(rec.contents)}" for z, rec in st.zones.items()
+                     if z.startswith(p + ".")]
+            self.write(f"   {p}: " + ", ".join(mine + zones))
+
+
+def _after(journal: list[Any], last: Any) -> int:
+    """The index of the first journal entry after `last` (the journal may have been trimmed at its start)."""
+    if last is None:
+        return 0
+    for i in range(len(journal) - 1, -1, -1):
+        if journal[i] is last:
+            return i + 1
+    return 0
+
+
+def _changes(game: Game, entries: list[Any]) -> list[str]:
+    """One line per thing a step changed (counters, pieces, markers, the flow), each with its rule."""
+    st = game.state
+    out: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for entry in entries:
+        op, key = entry.undo[0], entry.undo[1] if len(entry.undo) > 1 else None
+        if (op, str(key)) in seen:
+            continue
+        seen.add((op, str(key)))
+        if op == "counter" and key in st.counters:
+            old = entry.undo[2]
+            text = f"{key} {_value(old) if isinstance(old, int) else 0} -> {_value(st.counters[key])}"
+        elif op == "move" and key in st.pieces and entry.undo[2] != st.pieces[key].zone:
+            text = f"{_piece(st, key)} {entry.undo[2]} -> {st.pieces[key].zone}"
+        elif op == "create" and key in st.pieces:
+            text = f"{_piece(st, key)} created in {st.pieces[key].zone}"
+        elif op == "remove":
+            text = f"{key} removed"
+        elif op == "marker" and key in st.markers:
+            text = f"marker {key} {entry.undo[2]} -> {st.markers[key].pos}"
+        elif op == "var" and key in _FLOW_VARS:
+            out.append(f"{_FLOW_VARS[key]} -> {_flow_value(game, key)}".ljust(34) + "  [flow]")
+            continue
+        else:
+            continue
+        out.append(text.ljust(34) + (f"  [{_short(str(entry.cause))}: {_text(entry.cause)}]" if entry.cause else ""))
+    return out
+
+
+def _flow_value(game: Game, var: str) -> str:
+    value = game.state.vars.get(var)
+    flow = game.rules.flow
+    if var == "phase" and type(value) is int and flow is not None and 0 <= value < len(flow.phases):
+        return flow.phases[value].name
+    return _value(value)
+
+
+def _piece(st: Any, pid: str) -> str:
+    return f"{st.pieces[pid].kind} {pid}"
+
+
+def _value(v: Any) -> str:
+    return str(plain(v))
+
+
+def _short(where: str | None) -> str:
+    return Path(where).name if where and "/" in where else str(where)
+
+
+def _text(span: Span) -> str:
+    line = source_line(span.file, span.line)
+    return line.strip() if line else ""
+
+
+def _action_rule(game: Game, pending: Pending, option_id: int) -> str | None:
+    """For a move, the action's declaration: the rule the move runs."""
+    if pending.kind != "move":
+        return None
+    value = next(o.value for o in pending.options if o.id == option_id)
+    action = game.rules.actions.get(value.get("action")) if isinstance(value, dict) else None
+    return f"actions.{action.name} {_short(str(action.span))}" if action else None
+
+
+def start(pack: str, players: int, seed: int, options: dict[str, Any], modules: list[str] | None,
+          load: str | None) -> Game:
+    """A new game of the pack, or the saved game in `load` resumed."""
+    if load:
+        return Game.deserialize(Path(load).read_text(encoding="utf-8"), pack)
+    return Game.new(pack, players, seed, options, modules=modules, chance="step", undo_depth=None)
+
+
+def read_line(prompt: str) -> str | None:
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
