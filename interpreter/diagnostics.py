@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,37 +98,81 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
 
 
 def source_line(file: str, line: int, cache: dict[str, list[str] | None] | None = None) -> str | None:
-    """Line `line` (from 1) of a file, or None when it cannot be read."""
+    """Line `line` (from 1) of a file, or None when it cannot be read.
+
+    Only regular files are read, and at most MAX_SOURCE_BYTES of them: a diagnostic about a FIFO or a link to
+    /dev/zero must not hang or fill memory while it is printed."""
     cache = _LINES if cache is None else cache
     if file not in cache:
-        try:
-            cache[file] = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            cache[file] = None
+        cache[file] = _read_lines(file)
     lines = cache[file]
     if lines is None or not 1 <= line <= len(lines):
         return None
     return lines[line - 1]
 
 
+def _read_lines(file: str) -> list[str] | None:
+    try:
+        if not stat.S_ISREG(os.stat(file).st_mode):
+            return None
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(MAX_SOURCE_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > MAX_SOURCE_BYTES:
+        return None
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
 _LINES: dict[str, list[str] | None] = {}
+MAX_SOURCE_BYTES = 1024 * 1024  # four times the loader's own limit on a file
+SHOWN_WIDTH = 120  # a longer source line is cut around the caret
+MAX_SHOWN = 200  # diagnostics printed in full by render_text; the rest are counted
 
 
-def render_text(diagnostics: Iterable[Diagnostic]) -> str:
-    """`file:line:col: error CODE: message`, the source line, a caret under the column, then the hint."""
+def excerpt(text: str, col: int, width: int = SHOWN_WIDTH) -> tuple[str, int]:
+    """The part of a source line worth showing, and the caret's column in it (from 1)."""
+    text = text.expandtabs(1)
+    if len(text) <= width:
+        return text, col
+    start = max(0, min(col - 1 - width // 2, len(text) - width))
+    shown = text[start:start + width]
+    caret = col - start
+    if start > 0:
+        shown, caret = "..." + shown, caret + 3
+    if start + width < len(text):
+        shown += "..."
+    return shown, caret
+
+
+def render_text(diagnostics: Iterable[Diagnostic], limit: int | None = None) -> str:
+    """`file:line:col: error CODE: message`, the source line (cut around the column when long), a caret under
+    the column, then the hint. With `limit`, only that many are shown and the rest are counted."""
     cache: dict[str, list[str] | None] = {}
     out: list[str] = []
-    for d in diagnostics:
+    left = 0
+    for i, d in enumerate(diagnostics):
+        if limit is not None and i >= limit:
+            left += 1
+            continue
         where = f"{d.span}: " if d.span else ""
-        out.append(f"{where}{d.severity} {d.code}: {d.message}")
+        out.append(f"{where}{d.severity} {d.code}: {_cut(d.message)}")
         if d.span:
             text = source_line(d.span.file, d.span.line, cache)
             if text is not None:
-                out.append(f"    {text.expandtabs(1)}")
-                out.append("    " + " " * (d.span.col - 1) + "^")
+                shown, caret = excerpt(text, d.span.col)
+                out.append(f"    {shown}")
+                out.append("    " + " " * max(caret - 1, 0) + "^")
         if d.hint:
-            out.append(f"  hint: {d.hint}")
+            out.append(f"  hint: {_cut(d.hint)}")
+    if left:
+        out.append(f"... and {left} more diagnostic(s) not shown (--format json lists them all)")
     return "\n".join(out)
+
+
+def _cut(text: str, width: int = 4 * SHOWN_WIDTH) -> str:
+    return text if len(text) <= width else text[:width] + "..."
 
 
 def render_json(diagnostics: Iterable[Diagnostic]) -> str:

@@ -40,9 +40,10 @@ CODES: dict[str, Code] = {c.code: c for c in (
     _c("E103", "error", "load", "tag not allowed (e.g. `!!python/object`)",
        "Only plain YAML is loaded: custom tags could run code or build objects a rule pack never needs.",
        "values:\n  crew: !!python/object:os.system {}", "values:\n  crew: 2"),
-    _c("E104", "error", "load", "file too large, too deep, or too many nodes after aliases",
-       "A module file is at most 1 MiB, 64 levels deep and 100 000 nodes after alias expansion, so a hostile file "
-       "cannot exhaust memory. Split a huge pack into modules.",
+    _c("E104", "error", "load", "file too large, too deep, too many nodes after aliases, or a number too large",
+       "A module file is at most 256 KiB, 64 levels deep, 10 000 nodes after alias expansion and 64 000 characters "
+       "of distinct formulas, with integers at most 10^18 in size, so a hostile file cannot exhaust memory or make "
+       "check slow. Split a huge pack into modules.",
        "a: &a [*b, *b, *b]   # aliases that expand without bound", "a: [1, 2, 3]"),
     _c("E105", "error", "load", "file cannot be read / not a mapping",
        "The path does not exist, cannot be read, or the file's top level is not a mapping.",
@@ -127,6 +128,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A saved game is checked when it is loaded: its format, its modules and options, and that replaying its log "
        "gives its state.",
        "Game.load(rules, '{\"not\": \"a save\"}')", "Game.load(rules, game.save())"),
+    _c("E513", "error", "run", "a work limit is exceeded",
+       "Each action runs within a budget of work: loop iterations and elements gone through, pieces created, track "
+       "steps, the size of one range and of any number (SECURITY.md lists the limits and their defaults). Going "
+       "over it stops the action, names the rule and the limit, and leaves the state as it was. `check` reports "
+       "a constant that is already over a limit (a repeat count, a literal range, `create N`, a die's sides).",
+       "do: [{repeat: 1000000000000, do: []}]", "do: [{repeat: 6, do: ['me.coins += 1']}]"),
     _c("W601", "warning", "check", "a value the source leaves unknown",
        "The pack says `unknown` where the source text leaves a number open. The game stops with E601 if it ever "
        "needs the value. These are the documented unknowns of a pack.",
@@ -206,6 +213,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the number declared. A heuristic: read the source again.",
        "dice:\n  d4: {sides: 6, source: 'rules.txt, \"roll the four-sided die\"'}",
        "dice:\n  d4: {sides: 4, source: 'rules.txt, \"roll the four-sided die\"'}"),
+    _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
+       "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
+       "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "
+       "report it with the pack and the command.",
+       "# any input that makes boardrules fail", "# the same input, once the bug is fixed"),
 )}
 
 def explain(code: str) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from .diagnostics import BoardrulesError, Span, source_line
 from .engine import flow
+from .engine.budget import Limits
 from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.machine import Machine
@@ -74,8 +75,9 @@ class Game:
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None, *,
                  flow: bool = False, chance: str = "auto", undo_depth: int | None = UNDO_DEPTH,
-                 search_budget: int = SEARCH_BUDGET) -> None:
-        """A game laid out but not set up, in free play unless `flow`: prefer `Game.new`."""
+                 search_budget: int = SEARCH_BUDGET, limits: Limits | None = None) -> None:
+        """A game laid out but not set up, in free play unless `flow`: prefer `Game.new`. `limits` bound the work
+        of each action (engine/budget.py, SECURITY.md)."""
         if chance not in ("auto", "step"):
             raise BoardrulesError("E509", f"chance is 'auto' or 'step', not {chance!r}")
         if flow and rules.flow is None:
@@ -85,7 +87,7 @@ class Game:
         self.chance = chance
         self.undo_depth = undo_depth
         self.search_budget = search_budget
-        self._m = Machine(rules, players, seed, decider)
+        self._m = Machine(rules, players, seed, decider, limits)
         self._m.flow_on = flow
         self._log: list[tuple[Any, ...]] = []  # compact entries (see _log_entry); `log` gives them as dicts
         self._history: list[tuple[int, int]] = []  # (journal mark, log length) before each completed activity

@@ -330,7 +330,7 @@ def test_a_failing_decider_is_an_internal_error_and_changes_nothing(game: Game) 
     before = game.state.dumps()
     with pytest.raises(BoardrulesError) as info:
         game.act("p1", "half", {}, Broken())
-    assert info.value.code == "E510"
+    assert info.value.code == "E900"
     assert "decider bug" in info.value.diagnostic.message
     assert game.state.dumps() == before
 

@@ -421,9 +421,18 @@ def test_huge_integer_literal_is_a_parse_error(text: str, start: str) -> None:
 
 
 def test_deep_nesting_parses_without_recursion_errors() -> None:
-    assert isinstance(expr("(" * 2000 + "1" + ")" * 2000), s.Literal)
-    assert isinstance(expr("-" * 3000 + "1"), s.Neg)
-    assert isinstance(expr("not " * 2000 + "x"), s.Not)
+    assert isinstance(expr("(" * 990 + "1" + ")" * 990), s.Literal)
+    assert isinstance(expr("-" * 1990 + "1"), s.Neg)
+    assert isinstance(expr("not " * 490 + "x"), s.Not)
+
+
+def test_a_formula_longer_than_the_limit_is_a_parse_error() -> None:
+    from boardrules.language.parser import MAX_TEXT, ParseError, parse
+
+    assert isinstance(parse("1" + " + 1" * ((MAX_TEXT - 1) // 4), "expr"), s.BinOp)
+    with pytest.raises(ParseError) as info:
+        parse("1" + " + 1" * (MAX_TEXT // 4), "expr")
+    assert "too long" in info.value.message
 
 
 # ---- cache --------------------------------------------------------------------------------------------------

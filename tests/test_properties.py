@@ -3,7 +3,6 @@ parser raises only ParseError, and load + validate + link report problems instea
 
 from __future__ import annotations
 
-import contextlib
 import json
 import string
 from pathlib import Path
@@ -21,6 +20,7 @@ from boardrules.engine.rules import Rules
 from boardrules.engine.state import State, ZoneRec
 from boardrules.engine.values import Piece, Player, Ref, Unknown, Zone
 from boardrules.game import Game
+from boardrules.internal import INTERNAL
 from boardrules.language.linker import Module
 from boardrules.language.loader import load_yaml_text
 from boardrules.language.pack import link
@@ -235,7 +235,8 @@ def test_refused_actions_leave_the_state_exactly_as_before(harvest: Rules, data:
         elif step[0] == "end_turn":
             try:
                 game.end_turn(step[1], ScriptedDecider(step[2]))
-            except BoardrulesError:
+            except BoardrulesError as err:
+                assert err.code != INTERNAL, err.diagnostic
                 assert game.state.dumps() == before
         elif step[0] == "round":
             game.end_round()
@@ -258,11 +259,15 @@ def test_saved_games_continue_identically(harvest: Rules, data: Any, seed: int) 
         for g in (game, copy) if copy is not None else (game,):
             if step[0] == "act":
                 _, player, name, params, answers, rolls = step
-                with contextlib.suppress(BoardrulesError):
+                try:
                     g.act(player, name, params, ScriptedDecider(answers, rolls))
+                except BoardrulesError as err:
+                    assert err.code != INTERNAL, err.diagnostic
             elif step[0] == "end_turn":
-                with contextlib.suppress(BoardrulesError):
+                try:
                     g.end_turn(step[1], ScriptedDecider(step[2]))
+                except BoardrulesError as err:
+                    assert err.code != INTERNAL, err.diagnostic
             elif step[0] == "round":
                 g.end_round()
     assert copy is not None
@@ -372,6 +377,7 @@ def load_validate_link(text: str, extra: dict[str, Module] | None = None) -> Dia
     link(modules, list(modules), diags)
     for d in diags.items:
         assert d.severity in ("error", "warning") and d.code[:1] in ("E", "W")
+        assert d.code != INTERNAL, d
     return diags
 
 
@@ -505,3 +511,4 @@ def test_broken_scenarios_fail_cleanly(harvest_runner: Any, tmp_path_factory: An
     path.write_text(text, encoding="utf-8")
     result = harvest_runner.run_file(path)  # must not raise
     assert all(isinstance(f, str) and f for f in result.failures)
+    assert not result.internal, result.failures

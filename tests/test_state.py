@@ -162,7 +162,7 @@ def test_create_piece_records_and_copies_props() -> None:
     assert (rec.kind, rec.zone, rec.slot, rec.group, rec.props) == ("worker", "p1.farm", None, None,
                                                                    {"owner": Player("p1", 1)})
     assert st.zones["p1.farm"].contents == ["w1"]
-    assert st.journal[-1].undo == ("create", "w1")
+    assert st.journal[-1].undo == ("create", "w1", "p1.farm")
 
 
 def test_create_in_slot_and_ordered_zones() -> None:
@@ -631,3 +631,56 @@ def test_rollback_of_remove_keeps_creation_order() -> None:
     st.rollback(mark)
     assert st.of_kind("worker") == ["a", "b", "c"]
     assert st.group_of("c") == ["a", "c"]
+
+
+# ---- exact saves -----------------------------------------------------------------------------------------------
+
+
+def exact(st: State) -> str:
+    return json.dumps(st.to_json())  # no sort_keys: the order of pieces must come back too
+
+
+def test_rollback_of_removals_gives_a_byte_identical_save() -> None:
+    st = filled_state()
+    before = exact(st)
+    mark = st.mark()
+    st.remove_piece("a")
+    st.remove_piece("q1")
+    st.remove_piece("b")
+    st.rollback(mark)
+    assert list(st.pieces) == ["a", "b", "c", "q1", "q2"]
+    assert exact(st) == before
+
+
+def test_rollback_is_safe_when_a_write_never_happened() -> None:
+    st = filled_state()
+    before = exact(st)
+    mark = st.mark()
+    # Journal entries whose writes were interrupted: nothing was written, or the piece was only half placed.
+    st._log("var", "groups", state_missing())
+    st._log("counter", "p2.gems", state_missing())
+    st._log("create", "ghost", "meadow")
+    st._log("remove", "c", st.pieces["c"], 2)
+    st.zones["p1.farm"].contents.remove("b")  # a move that took b out but never put it anywhere
+    st._log("move", "b", "p1.farm", 1, None)
+    st.rollback(mark)
+    assert exact(st) == before
+
+
+def test_numbers_that_cannot_be_saved_are_refused_where_they_are_made() -> None:
+    st = filled_state()
+    before = exact(st)
+    for attempt in (lambda: st.set_counter("p1.coins", 10**5000), lambda: st.set_prop("a", "age", -(10**5000)),
+                    lambda: st.set_var("x", 10**4001),
+                    lambda: st.create_piece("z", "worker", "meadow", None, {"age": 10**4500})):
+        with pytest.raises(BoardrulesError) as info:
+            attempt()
+        assert info.value.code == "E513"
+    assert exact(st) == before
+    json.loads(st.dumps())
+
+
+def state_missing() -> object:
+    from boardrules.engine import state as state_module
+
+    return state_module._MISSING

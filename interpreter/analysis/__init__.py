@@ -8,7 +8,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
-from ..language.pack import Pack, game_modules, link, load_modules
+from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
 from . import events, ranges, readwrite, scenarios, sources
 from . import modules as combos
 from .facts import gather
@@ -27,7 +27,13 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
     if options and modules:
         link(modules, game_modules(modules, found, pack.root), found, options)
     rules: Rules | None = None
-    for mid in modules:
+    alone = list(modules)
+    if len(alone) > LINK_ALONE_MAX:
+        # Linking each module with its requires costs the square of a long chain of requires; in a large pack
+        # only the modules nothing requires are linked alone (the others are linked inside them).
+        required = {r for m in modules.values() for r in m.requires}
+        alone = [mid for mid in modules if mid not in required]
+    for mid in alone:
         start = len(found.items)
         rules = link(modules, [mid], found)
         combos.not_required(found.items, start, modules, mid, declared)

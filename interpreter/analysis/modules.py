@@ -24,22 +24,31 @@ _QUOTED = re.compile(r"'([^']+)'")
 
 
 def closures(modules: dict[str, Module]) -> dict[str, set[str]]:
-    """Each module with everything it requires, directly or not."""
+    """Each module with everything it requires, directly or not (depth first without recursion: a chain of a
+    thousand modules must not reach Python's recursion limit)."""
     out: dict[str, set[str]] = {}
-
-    def visit(mid: str, seen: frozenset[str]) -> set[str]:
-        if mid in out:
-            return out[mid]
-        m = modules.get(mid)
-        result = {mid}
-        if m is not None and mid not in seen:
-            for req in m.requires:
-                result |= visit(req, seen | {mid})
-        out[mid] = result
-        return result
-
-    for mid in modules:
-        visit(mid, frozenset())
+    for root in modules:
+        if root in out:
+            continue
+        acc = {root: {root}}
+        stack = [(root, iter(modules[root].requires))]
+        while stack:
+            mid, pending = stack[-1]
+            req = next(pending, None)
+            if req is None:
+                stack.pop()
+                out[mid] = acc.pop(mid)
+                if stack:
+                    acc[stack[-1][0]] |= out[mid]
+            elif req in out:
+                acc[mid] |= out[req]
+            elif req in acc or req not in modules:  # a cycle, or a module the pack does not have
+                acc[mid].add(req)
+                if req not in modules:
+                    out[req] = {req}
+            else:
+                acc[req] = {req}
+                stack.append((req, iter(modules[req].requires)))
     return out
 
 

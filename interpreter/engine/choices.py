@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
+from .budget import Budget
 from .decisions import Decider, Decision, WrongChooser
 from .interpreter import Frame
 from .runtime import runtime_type_error
@@ -19,6 +20,7 @@ class Choices:
 
     decider: Decider
     state: State
+    budget: Budget
 
     def _ask(self, decision: Decision) -> Any:
         try:
@@ -121,6 +123,7 @@ class Choices:
         return options[self.state.random_below(len(options))]
 
     def roll(self, sides: int, die: str) -> int:
+        self.budget.range(sides, f"the die {die}", self.state.cause)
         decision = Decision("chance", f"roll {die}", tuple(range(1, sides + 1)), rule=self.state.cause)
         scripted = self.decider.chance(decision)
         if scripted is not None:
@@ -133,6 +136,7 @@ class Choices:
     def shuffle(self, zone: str) -> None:
         """Fisher-Yates, one chance decision per position, so a shuffle can be stepped through like a die."""
         contents = list(self.state.zones[zone].contents)
+        self.budget.spend(len(contents), f"shuffling {zone}", self.state.cause)
         for i in range(len(contents) - 1, 0, -1):
             decision = Decision("chance", f"shuffle {zone}: which piece goes to position {i + 1}",
                                 tuple(range(i + 1)), "order", rule=self.state.cause)

@@ -74,7 +74,8 @@ def _int(value: Any, f: Frame, what: str) -> int:
 
 
 def run_let(n: e.LetE, f: Frame) -> None:
-    f.vars[n.name] = n.value(f)
+    value = n.value(f)
+    f.vars[n.name] = f.g.budget.number(value, n.span) if type(value) is int else value
 
 
 def run_set_counter(n: e.SetCounterE, f: Frame) -> None:
@@ -96,6 +97,8 @@ def run_set_prop(n: e.SetPropE, f: Frame) -> None:
         if type(old) is not int:
             raise runtime_type_error(f"'{n.prop}' is not a number", f)
         value = old + _int(value, f, "the change") if n.op == "+=" else old - _int(value, f, "the change")
+    if type(value) is int:
+        f.g.budget.number(value, n.span)
     f.g.state.set_prop(piece.id, n.prop, value)
 
 
@@ -132,6 +135,7 @@ def run_create(n: e.CreateE, f: Frame) -> None:
     zone = _zone(n.zone(f), f)
     at = _int(n.at(f), f, "the slot") if n.at else None
     state = f.g.state
+    f.g.budget.create(max(count, 0), n.span)
     created = []
     for _ in range(count):
         props = {name: fn(f) for name, fn in n.props}
@@ -325,7 +329,9 @@ def run_for(n: e.ForE, f: Frame) -> None:
 
 
 def run_repeat(n: e.RepeatE, f: Frame) -> None:
-    for _ in range(_int(n.count(f), f, "the repeat count")):
+    count = _int(n.count(f), f, "the repeat count")
+    f.g.budget.spend(max(count, 0), "repeat", n.span)
+    for _ in range(count):
         run_body(n.body, f)
 
 

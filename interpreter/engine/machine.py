@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
+from ..internal import internal_error
 from . import overflow, watch
+from .budget import Budget, Limits
 from .choices import Choices
 from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
@@ -32,7 +34,8 @@ class Machine(Choices, Payments):
     # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
     coverage: set[Any] | None = None
 
-    def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None) -> None:
+    def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
+                 limits: Limits | None = None) -> None:
         if not rules.players_min <= players <= rules.players_max:
             raise BoardrulesError(
                 "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {players}"
@@ -45,6 +48,7 @@ class Machine(Choices, Payments):
         self.flow_on = False  # whether the game follows rules.flow (turns, phases, the end); set by the driver
         self.steps = 0
         self.step_budget = STEP_BUDGET
+        self.budget = Budget(limits) if limits is not None else Budget()
         self.stack: list[tuple[str, Span | None]] = []
         self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
         self.pieces_by_id: dict[str, Piece] = {}
@@ -102,6 +106,7 @@ class Machine(Choices, Payments):
         """The setup rules, in order (run inside a transaction by the driver)."""
         for step in self.rules.setup:
             self.covered.add(f"setup.{step.name}")
+            self.budget.rule = f"setup.{step.name}"
             self.run_step(step.body, None, step.span)
 
     def copy(self) -> Machine:
@@ -119,6 +124,7 @@ class Machine(Choices, Payments):
         mark = self.state.mark()
         self.steps = 0
         self.stack.clear()
+        self.budget.reset()
         try:
             work()
         except BoardrulesError:
@@ -130,9 +136,9 @@ class Machine(Choices, Payments):
         except RecursionError:
             self.state.rollback(mark)
             raise self.loop_error(self.state.cause) from None
-        except Exception as exc:  # a bug must still leave the state as it was, and say where
+        except Exception as exc:  # a bug in boardrules must still leave the state as it was, and say where
             self.state.rollback(mark)
-            raise BoardrulesError("E510", f"internal error while running a rule: {exc!r}", self.state.cause) from exc
+            raise internal_error(exc, self.budget.rule, self.state.cause) from exc
         except BaseException:  # an interrupt, or a decision left open for the caller to answer
             self.state.rollback(mark)
             raise
@@ -164,6 +170,7 @@ class Machine(Choices, Payments):
         def work() -> None:
             if self.state.vars.get("game_over"):
                 raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
+            self.budget.rule = f"actions.{a.name}"
             self.state.clear_usage("action")
             self.run_action(a.name, variables, me)
 
@@ -293,6 +300,7 @@ class Machine(Choices, Payments):
 
     def set_counter(self, key: str, counter: str, value: Any, code: str = "E508") -> None:
         if type(value) is int:
+            self.budget.number(value, self.state.cause)
             low, high = self._bounds[counter]
             if low is not None and value < low:
                 raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
@@ -423,6 +431,8 @@ class Machine(Choices, Payments):
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
         spaces, circular = self.track_spaces(marker)
+        self.budget.spend(steps if circular else min(steps, spaces), f"advancing {marker} by {steps}",
+                          self.state.cause)
         pos = start = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):

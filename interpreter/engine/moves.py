@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
+from ..internal import INTERNAL
 from . import flow
 from .choices import StopForAnswer
 from .decisions import Decision
@@ -129,6 +130,10 @@ def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
     except StopForAnswer as stop:
         result = Probe("stop", stop.decision)
     except BoardrulesError as err:
+        if err.code == INTERNAL:  # a bug in boardrules is never "this move is not legal"
+            m.decider, m.covered = saved, covered
+            m.state.rollback(mark)
+            raise
         result = Probe("fail", error=err)
     finally:
         m.decider, m.covered, m.coverage = saved, covered, traced

@@ -31,17 +31,34 @@ def runtime_type_error(message: str, f: Frame) -> BoardrulesError:
 
 
 def as_list(value: Any, f: Frame) -> list[Any]:
-    """Zones, lists and ranges all iterate as lists."""
+    """Zones, lists and ranges all iterate as lists. Whoever asks will go through every element, so the work
+    budget is charged here, before the work is done."""
     if type(value) is list:
+        charge(f, len(value))
         return value
     if type(value) is Zone:
         cached, piece = f.g.pieces_by_id, f.g.piece
-        return [cached.get(p) or piece(p) for p in f.g.state.zones[value.key].contents]
+        contents = f.g.state.zones[value.key].contents
+        charge(f, len(contents))
+        return [cached.get(p) or piece(p) for p in contents]
     if isinstance(value, tuple | range | list):
+        charge(f, len(value))
         return list(value)
     if type(value) is Unknown:
         raise unknown_error(value, f)
     raise runtime_type_error(f"expected a list or a zone, got {value!r}", f)
+
+
+def charge(f: Frame, n: int) -> None:
+    budget = f.g.budget
+    budget.work += n
+    if budget.work > budget.limits.work:
+        raise budget.exceeded("work", f"going through {n} element(s)", f.g.state.cause)
+
+
+def number(f: Frame, value: int) -> int:
+    """A number a rule has just computed, within the budget's bounds."""
+    return f.g.budget.number(value, f.g.state.cause)
 
 
 def player_id(p: Any, f: Frame) -> str:
@@ -103,11 +120,11 @@ def key_of(f: Frame, k: Any, keys: frozenset[str], counter: str) -> str:
 def arith(f: Frame, op: str, a: Any, b: Any) -> int:
     if type(a) is int and type(b) is int:
         if op == "+":
-            return a + b
+            return number(f, a + b)
         if op == "-":
-            return a - b
+            return number(f, a - b)
         if op == "*":
-            return a * b
+            return number(f, a * b)
         if b == 0:
             raise runtime_type_error("division by zero", f)
         return a // b if op == "/" else a % b
@@ -137,6 +154,7 @@ def negate(f: Frame, v: Any) -> int:
 
 def int_range(f: Frame, low: Any, high: Any) -> list[int]:
     if type(low) is int and type(high) is int:
+        f.g.budget.range(max(0, high - low + 1), f"the range {low}..{high}", f.g.state.cause)
         return list(range(low, high + 1))
     check_known(low, f)
     check_known(high, f)

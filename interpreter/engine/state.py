@@ -1,7 +1,9 @@
 """The generic state store: counters, pieces in zones, track markers, turn context and a seeded generator.
 
-Every change goes through one of a few primitive operations, each of which appends its inverse to the journal.
-Rolling the journal back to a mark restores the state exactly, which gives atomic actions and undo.
+Every change goes through one of a few primitive operations, each of which appends its inverse to the journal
+*before* it writes anything, and every inverse is safe to apply whether or not its write happened (or happened
+only in part). Rolling the journal back to a mark therefore restores the state exactly, byte for byte in its
+JSON, even when an operation fails half-way; that gives atomic actions and undo.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from .values import decode, encode
 
 _MASK64 = (1 << 64) - 1
 _MISSING = object()
+# JSON can carry any integer, but Python refuses to print one of more than 4,300 digits; refuse them where they are
+# made, so a game can always be saved.
+_SAVABLE = 10**4000
 
 
 UNKNOWN_SIZE = "unknown"  # a zone size the source leaves open: moving a piece in stops the game (E601)
@@ -87,7 +92,7 @@ class State:
         if op == "counter":
             _, key, old = undo
             if old is _MISSING:
-                del self.counters[key]
+                self.counters.pop(key, None)
             else:
                 self.counters[key] = old
         elif op == "prop":
@@ -102,22 +107,28 @@ class State:
         elif op == "move":
             _, pid, zone, index, slot = undo
             rec = self.pieces[pid]
-            self.zones[rec.zone].contents.remove(pid)
+            for z in {rec.zone, zone}:  # the piece may have left its zone without reaching the new one
+                if pid in self.zones[z].contents:
+                    self.zones[z].contents.remove(pid)
             self.zones[zone].contents.insert(index, pid)
             rec.zone, rec.slot = zone, slot
         elif op == "create":
-            rec = self.pieces.pop(undo[1])
-            self.zones[rec.zone].contents.remove(undo[1])
+            _, pid, zone = undo
+            self.pieces.pop(pid, None)
+            if pid in self.zones[zone].contents:
+                self.zones[zone].contents.remove(pid)
         elif op == "remove":
             _, pid, rec, index = undo
-            self.pieces[pid] = rec
-            self.zones[rec.zone].contents.insert(index, pid)
+            if pid not in self.pieces:
+                self._restore_piece(pid, rec)
+            if pid not in self.zones[rec.zone].contents:
+                self.zones[rec.zone].contents.insert(index, pid)
         elif op == "marker":
             _, name, pos, last = undo
             self.markers[name].pos, self.markers[name].last = pos, last
         elif op == "var":
             if undo[2] is _MISSING:
-                del self.vars[undo[1]]
+                self.vars.pop(undo[1], None)
             else:
                 self.vars[undo[1]] = undo[2]
         elif op == "usage":
@@ -132,11 +143,19 @@ class State:
             self.deferred = undo[1]
         elif op == "id_counter":
             if undo[2] is _MISSING:
-                del self.id_counters[undo[1]]
+                self.id_counters.pop(undo[1], None)
             else:
                 self.id_counters[undo[1]] = undo[2]
         else:  # pragma: no cover - a new operation without an inverse is a programming error
             raise AssertionError(f"no inverse for journal operation {op}")
+
+    def _restore_piece(self, pid: str, rec: PieceRec) -> None:
+        """Put a removed piece back where it was in creation order, so the saved JSON is byte-identical."""
+        self.pieces[pid] = rec
+        if any(p.order > rec.order for p in self.pieces.values()):
+            ordered = sorted(self.pieces.items(), key=lambda kv: kv[1].order)
+            self.pieces.clear()
+            self.pieces.update(ordered)
 
     # ------------------------------------------------------------ declarations (before play; not journaled)
     def add_zone(self, key: str, rec: ZoneRec) -> None:
@@ -150,13 +169,20 @@ class State:
 
     # ------------------------------------------------------------ primitive operations
     def set_counter(self, key: str, value: Any) -> None:
+        self._savable(value)
         self._log("counter", key, self.counters.get(key, _MISSING))
         self.counters[key] = value
 
     def set_prop(self, pid: str, name: str, value: Any) -> None:
+        self._savable(value)
         props = self.pieces[pid].props
         self._log("prop", pid, name, props.get(name, _MISSING))
         props[name] = value
+
+    def _savable(self, value: Any) -> None:
+        if type(value) is int and not -_SAVABLE < value < _SAVABLE:
+            raise BoardrulesError("E513", f"a number of {value.bit_length()} bits cannot be saved", self.cause,
+                                  "numbers are bounded (see SECURITY.md)")
 
     def set_group(self, pid: str, group: str | None) -> None:
         rec = self.pieces[pid]
@@ -184,18 +210,21 @@ class State:
         if pid in self.pieces:
             raise BoardrulesError("E510", f"a piece with id '{pid}' already exists", self.cause)
         self._check_room(zone, slot)
+        for value in props.values():
+            self._savable(value)
         order = self.vars["serial"]
         self.set_var("serial", order + 1)
+        self._log("create", pid, zone)
         self.pieces[pid] = PieceRec(kind, zone, None, dict(props), None, order)
         self._place(pid, zone, slot)
-        self._log("create", pid)
 
     def remove_piece(self, pid: str) -> None:
-        rec = self.pieces.pop(pid)
+        rec = self.pieces[pid]
         contents = self.zones[rec.zone].contents
         index = contents.index(pid)
-        contents.pop(index)
         self._log("remove", pid, rec, index)
+        del self.pieces[pid]
+        contents.pop(index)
 
     def move_piece(self, pid: str, zone: str, slot: int | None) -> None:
         rec = self.pieces[pid]
@@ -204,9 +233,9 @@ class State:
         old_zone, old_slot = rec.zone, rec.slot
         if not (zone == old_zone and slot == old_slot and slot is not None):
             self._check_room(zone, slot, moving=pid)
+        self._log("move", pid, old_zone, index, old_slot)
         old_contents.pop(index)
         self._place(pid, zone, slot)
-        self._log("move", pid, old_zone, index, old_slot)
 
     def _check_room(self, zone: str, slot: int | None, moving: str | None = None) -> None:
         z = self.zones[zone]
@@ -239,6 +268,7 @@ class State:
         m.pos, m.last = pos, last
 
     def set_var(self, name: str, value: Any) -> None:
+        self._savable(value)
         self._log("var", name, self.vars.get(name, _MISSING))
         self.vars[name] = value
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
-from ..engine.runtime import as_list, check_known, runtime_type_error
+from ..engine.runtime import as_list, check_known, number, runtime_type_error
 from ..engine.state import UNKNOWN_SIZE
 from ..engine.values import Piece, Player, Ref, Unknown, Zone
 from .types import ANY, BOOL, INT, PIECE, PLAYER, SYMBOL, Type, list_of
@@ -50,7 +50,7 @@ def _count(f: Frame, items: Any) -> int:
 
 
 def _sum(f: Frame, items: Any) -> int:
-    return sum(_numbers(f, (items,)))
+    return number(f, sum(_numbers(f, (items,))))
 
 
 def _min(f: Frame, *args: Any) -> int:

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span, did_you_mean, source_line
 from ..engine import runtime as rt
+from ..engine.budget import CODE as BUDGET_CODE
+from ..engine.budget import check_constant
 from ..engine.values import Ref, Zone
 from . import syntax as s
 from .builtins import FUNCTIONS
@@ -72,6 +74,11 @@ _BASE_NS: dict[str, Any] = {
 }
 
 
+# The only Python built-ins generated code may name. Without this, eval() would hand it all of them (open,
+# __import__, ...): nothing YAML-controlled reaches the source unescaped, and this keeps it so if that ever broke.
+_BUILTINS: dict[str, Any] = {"bool": bool, "len": len}
+
+
 class CompileError(Exception):
     def __init__(self, code: str, message: str, pos: s.Pos, hint: str | None = None):
         super().__init__(message)
@@ -104,6 +111,10 @@ class Scope:
         return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live, self.outer)
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
 def _local(name: str) -> str:
     return f"_v_{name}"
 
@@ -123,6 +134,9 @@ class _Gen:
 class ExprCompiler:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        # Parsing is cached by text, so equal texts (a YAML alias used thousands of times) give the same node:
+        # compile each (node, scope) once. The node is kept in the value so its id cannot be reused while cached.
+        self._compiled: dict[tuple, tuple[s.Node, tuple[Fn, Type] | CompileError]] = {}
         self._dispatch: dict[type, Callable[[Any, Scope, _Gen], tuple[str, Type]]] = {
             s.Literal: self._literal,
             s.Name: self._name,
@@ -149,6 +163,19 @@ class ExprCompiler:
 
     # ---------------------------------------------------------------- entry points
     def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, Type]:
+        key = (id(node), tuple(scope.names.items()), scope.has_me, scope.py_locals, scope.live_pieces, scope.outer)
+        hit = self._compiled.get(key)
+        if hit is None:
+            try:
+                result: tuple[Fn, Type] | CompileError = self._compile(node, scope)
+            except CompileError as err:
+                result = err
+            hit = self._compiled[key] = (node, result)
+        if isinstance(hit[1], CompileError):
+            raise hit[1]
+        return hit[1]
+
+    def _compile(self, node: s.Node, scope: Scope) -> tuple[Fn, Type]:
         gen = _Gen()
         try:
             src, t = self._src(node, scope, gen)
@@ -168,7 +195,7 @@ class ExprCompiler:
 
     @staticmethod
     def _function(src: str, gen: _Gen) -> Fn:
-        namespace = {**_BASE_NS, **gen.ns}
+        namespace = {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
         return eval(compile(f"lambda f: {src}", "<rule expression>", "eval"), namespace)
 
     def _src(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
@@ -184,6 +211,10 @@ class ExprCompiler:
     # ---------------------------------------------------------------- leaves
     def _literal(self, node: s.Literal, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         v = node.value
+        if type(v) is int:
+            over = check_constant("max_int", abs(v), "this number")
+            if over:
+                raise CompileError(BUDGET_CODE, over, node.pos)
         t = BOOL if isinstance(v, bool) else INT if isinstance(v, int) else NONE if v is None else SYMBOL
         return repr(v if not isinstance(v, str) else str(v)), t
 
@@ -219,7 +250,10 @@ class ExprCompiler:
             return "bool(f.g.state.vars['game_over'])", BOOL
         if name == "start_player" and name not in r.counters and name not in r.values:
             return "f.g.player(f.g.state.vars['start_player'])", PLAYER
-        if len(name) >= 2 and name[0] == "p" and name[1:].isdigit() and name[1] != "0":
+        if len(name) >= 2 and name[0] == "p" and name[1:].isascii() and name[1:].isdigit() and name[1] != "0":
+            if len(name) > 4 or int(name[1:]) > r.players_max:
+                raise CompileError("E401", f"there is no player '{_short(name)}': this game is for at most "
+                                   f"{r.players_max} players", node.pos)
             return f"_player_at(f, {int(name[1:])})", PLAYER
         if name in r.values:
             v = r.values[name]
@@ -331,7 +365,7 @@ class ExprCompiler:
         return "[" + ", ".join(p[0] for p in parts) + "]", t
 
     def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-        items, it = self._src(node.iterable, scope, gen)
+        items, it = self._iterable(node.iterable, scope, gen)
         inner = scope.inner(it == ZONE, **{node.var: it.element()})
         element, et = self._src(node.element, inner, gen)
         var = _local(node.var)
@@ -341,14 +375,21 @@ class ExprCompiler:
             cond = f" if {csrc}" if ct == BOOL else f" if _truth(f, {csrc})"
         return f"[{element} for {var} in _as_list({items}, f){cond}]", list_of(et)
 
+    def _iterable(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
+        src, t = self._src(node, scope, gen)
+        if t not in (ANY, ZONE) and not t.is_list:
+            raise CompileError("E402", f"only a list or a zone can be gone through, but this is {t.words()}",
+                               node.pos)
+        return src, t
+
     def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-        items, it = self._src(node.items, scope, gen)
+        items, it = self._iterable(node.items, scope, gen)
         csrc, ct = self._src(node.cond, scope.inner(it == ZONE, it=it.element()), gen)
         cond = csrc if ct == BOOL else f"_truth(f, {csrc})"
         return f"[_v_it for _v_it in _as_list({items}, f) if {cond}]", list_of(it.element())
 
     def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-        items, it = self._src(node.items, scope, gen)
+        items, it = self._iterable(node.items, scope, gen)
         key = self._src(node.key, scope.inner(it == ZONE, it=it.element()), gen)[0]
         pairs = f"[({key}, _v_it) for _v_it in _as_list({items}, f)]"
         return f"_sort(f, {pairs}, {node.descending!r})", list_of(it.element())
@@ -416,6 +457,11 @@ class ExprCompiler:
     def _range(self, node: s.Range, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         low = self._expect(node.low, scope, gen, NUMERIC, "the start of a range")
         high = self._expect(node.high, scope, gen, NUMERIC, "the end of a range")
+        ends = (node.low, node.high)
+        if all(isinstance(x, s.Literal) and type(x.value) is int for x in ends):
+            over = check_constant("range_size", node.high.value - node.low.value + 1, "the size of this range")
+            if over:
+                raise CompileError(BUDGET_CODE, over, node.pos)
         return f"_range(f, {low}, {high})", list_of(INT)
 
     def _can_pay(self, node: s.CanPay, scope: Scope, gen: _Gen) -> tuple[str, Type]:

@@ -9,6 +9,8 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
+from ..engine.budget import CODE as BUDGET_CODE
+from ..engine.budget import check_constant
 from ..engine.rules import Rules
 from ..engine.runtime import arith
 from . import syntax as s
@@ -40,6 +42,9 @@ class Text:
         return Span(first.file, first.line, first.col, end.line, end.col, self.text)
 
 
+MAX_FORMULA_CHARS = 64_000  # per file; the shipped modules have at most about 20,000
+
+
 class Builder:
     def __init__(self, rules: Rules, diags: Diagnostics) -> None:
         self.rules = rules
@@ -53,6 +58,8 @@ class Builder:
         self.steps_seen: set[str] = set()
         self.hooks_used: set[str] = set()
         self.instead_depth = 0
+        self._seen: set[tuple[str, str]] = set()
+        self._formula_chars: dict[str, int] = {}
         self._statements: dict[type, Callable[[Any, Scope, Text], e.Effect | None]] = {
             s.Let: self._let,
             s.Assign: self._assign,
@@ -89,6 +96,18 @@ class Builder:
         self.diags.error(code, message, span, hint)
 
     def parse(self, text: Text, start: str) -> s.Node | None:
+        if (text.text, start) not in self._seen:
+            # Parsing costs time per character of new text: a file may hold only so much formula text.
+            self._seen.add((text.text, start))
+            file = text.span.file
+            used = self._formula_chars.get(file, 0) + len(text.text)
+            self._formula_chars[file] = used
+            if used > MAX_FORMULA_CHARS:
+                if used - len(text.text) <= MAX_FORMULA_CHARS:
+                    self.error("E104", f"too much formula text in one file (more than {MAX_FORMULA_CHARS:,} "
+                               "characters of distinct expressions, costs and effect lines)", text.at((1, 1)),
+                               "split the module into several files")
+                return None
         try:
             return parse(text.text, start)
         except ParseError as err:
@@ -128,6 +147,13 @@ class Builder:
                             text)
         return fn
 
+    def _bounded(self, value: object, limit: str, what: str, span: Span) -> None:
+        """A constant that already exceeds a work limit is reported at check time (E513), not at play."""
+        if type(value) is int:
+            over = check_constant(limit, value, what)
+            if over:
+                self.error(BUDGET_CODE, over, span)
+
     def _lookup(self, table: dict[str, Any], name: str, what: str, pos: s.Pos, text: Text) -> None:
         if name not in table:
             raise _Reported(CompileError("E401", f"unknown {what} '{name}'", pos, did_you_mean(name, table)), text)
@@ -147,6 +173,14 @@ class Builder:
             if built is not None:
                 out.append(built)
         return tuple(out)
+
+    def statement(self, node: s.Node, scope: Scope, text: Text) -> e.Effect | None:
+        """An effect from a statement node built in code (a scenario's counter override), not parsed from text."""
+        try:
+            return self._statements[type(node)](node, scope, text)
+        except _Reported as rep:
+            self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            return None
 
     def item(self, item: object, span: Span, scope: Scope) -> e.Effect | None:
         if isinstance(item, dict):
@@ -213,6 +247,7 @@ class Builder:
             return e.StepE(span, name, wrap_body(self, target, sub("do", scope.child()), scope))
         if kind == "repeat":
             count = self.expression(block["repeat"], here, scope)
+            self._bounded(block["repeat"], "work", "this repeat count", here)
             body = sub("do", scope.child())
             return e.RepeatE(span, count, body) if count else None
         if kind == "match":
@@ -450,6 +485,8 @@ class Builder:
                 raise _Reported(CompileError("E402", msg, expr.pos), t)
             props.append((name, fn))
         count = self._expr(n.count, scope, t) if n.count else None
+        if isinstance(n.count, s.Literal):
+            self._bounded(n.count.value, "pieces", "the number of pieces created", t.at(n.count.pos))
         zone, zt = self._typed(n.zone, scope, t)
         if zt not in (ZONE, ANY):
             raise _Reported(CompileError("E402", f"pieces are created in a zone, but this is {zt}", n.zone.pos), t)

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.budget import CODE as BUDGET_CODE
+from ..engine.budget import check_constant
 from ..engine.effects import CostC
 from ..engine.rules import (
     ActionDef,
@@ -107,16 +109,19 @@ class Linker:
 
     # ---------------------------------------------------------------- module order
     def order(self, modules: dict[str, Module], roots: list[str]) -> list[Module]:
+        """Modules with each after what it requires (depth first, without recursion: a chain of a thousand
+        modules must not reach Python's recursion limit)."""
         ordered: list[Module] = []
         state: dict[str, str] = {}
 
-        def visit(mid: str, via: Module | None, chain: list[str]) -> None:
+        def enter(mid: str, via: Module | None, chain: list[str]) -> Module | None:
+            """Mark `mid` as being visited and return it, or report why it cannot be (None)."""
             if state.get(mid) == "done":
-                return
+                return None
             if state.get(mid) == "visiting":
                 cycle = " -> ".join([*chain[chain.index(mid):], mid])
                 self.diags.error("E404", f"modules require each other in a cycle: {cycle}", via.span if via else None)
-                return
+                return None
             m = modules.get(mid)
             if m is None:
                 span = via.span if via else None
@@ -125,15 +130,29 @@ class Linker:
                     if isinstance(reqs, list) and mid in reqs:
                         span = reqs.item_spans[reqs.index(mid)] if hasattr(reqs, "item_spans") else span
                 self.diags.error("E404", f"unknown module '{mid}'", span, did_you_mean(mid, modules))
-                return
+                return None
             state[mid] = "visiting"
-            for req in m.requires:
-                visit(req, m, [*chain, mid])
-            state[mid] = "done"
-            ordered.append(m)
+            return m
 
         for root in roots:
-            visit(root, None, [])
+            first = enter(root, None, [])
+            if first is None:
+                continue
+            chain = [root]
+            stack = [(first, iter(first.requires))]
+            while stack:
+                m, pending = stack[-1]
+                req = next(pending, None)
+                if req is None:
+                    stack.pop()
+                    chain.pop()
+                    state[m.id] = "done"
+                    ordered.append(m)
+                    continue
+                nxt = enter(req, m, chain)
+                if nxt is not None:
+                    chain.append(req)
+                    stack.append((nxt, iter(nxt.requires)))
         return ordered
 
     # ---------------------------------------------------------------- linking
@@ -322,6 +341,9 @@ class Linker:
         for name, d in self._section(decls, "dice"):
             sides = d.node.get("sides") if isinstance(d.node, dict) else None
             rules.dice[name] = sides if isinstance(sides, int) and sides >= 1 else 6
+            over = check_constant("range_size", rules.dice[name], "the number of sides")
+            if over:
+                self.diags.error(BUDGET_CODE, over, d.span)
         rules.events["turn_end"] = (("player", "player"),)
         for name, d in self._section(decls, "events"):
             rules.events[name] = self._params(d.node)
@@ -458,6 +480,12 @@ class Linker:
         """Sizes written as value names (slots, capacity, spaces) must name numbers fixed before play."""
         sized = [(z.span, z.slots) for z in rules.zones.values()] + [(z.span, z.capacity) for z in rules.zones.values()]
         sized += [(t.span, t.spaces) for t in rules.tracks.values()]
+        counted = [(z.span, z.slots, "zone slots") for z in rules.zones.values()]
+        counted += [(t.span, t.spaces, "track spaces") for t in rules.tracks.values()]
+        for span, raw, what in counted:
+            over = check_constant("range_size", raw, f"the number of {what}") if type(raw) is int else None
+            if over:
+                self.diags.error(BUDGET_CODE, over, span, "rules go through every space, slot and side")
         for span, raw in sized:
             if raw is None or (isinstance(raw, int) and not isinstance(raw, bool)):
                 continue

@@ -31,12 +31,20 @@ from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
 from ..diagnostics import Diagnostics, Span
+from ..engine.budget import DEFAULT_LIMITS
+from ..internal import INTERNAL, REPORT, describe
 
-MAX_BYTES = 1024 * 1024
+# A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
+# per 100 KB of dense formulas, so this bounds `check` to seconds.
+MAX_BYTES = 256 * 1024
 MAX_DEPTH = 64
-MAX_NODES = 100_000
+# Checking costs up to a millisecond per effect line, so this bounds `check` to seconds; the largest shipped
+# module has about 1,000 nodes.
+MAX_NODES = 10_000
 # Python refuses to convert longer digit strings (and sexagesimal ones would take quadratic time).
 _MAX_NUMBER_CHARS = 4300
+MAX_INT = DEFAULT_LIMITS.max_int
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _CORE = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (_CORE + t for t in ("str", "int", "float", "bool", "null"))
@@ -150,7 +158,7 @@ def _build(text: str, display: str, loader: type) -> tuple[object | None, Diagno
     try:
         value = _Builder(text, display, local, loader).run()
     except Exception as exc:  # a bug here must still come out as a diagnostic, not a traceback
-        local.error("E101", f"cannot read YAML: {type(exc).__name__}: {exc}", Span(display, 1, 1))
+        local.error(INTERNAL, f"internal error while reading YAML: {describe(exc)}", Span(display, 1, 1), REPORT)
         value = None
     return value, local
 
@@ -364,6 +372,12 @@ class _Builder:
         self._count(1, event.start_mark)
         self._check_anchor(event.anchor, event.start_mark)
         span = self._content_span(event.start_mark, event.end_mark, inclusive=False)
+        surrogate = _SURROGATE.search(event.value)
+        if surrogate is not None:
+            # An escape ("\ud800") can make one: text that no file, terminal or JSON encoder can carry.
+            self.diags.error("E101", f"escape gives a lone surrogate #x{ord(surrogate.group()):04x}", span,
+                             hint="control characters and lone surrogates cannot appear in a rule file")
+            event.value = _SURROGATE.sub("\ufffd", event.value)
         implicit = event.tag is None or event.tag == "!"
         tag = self.resolver.resolve(ScalarNode, event.value, event.implicit) if implicit else event.tag
         if self._expecting_key():
@@ -396,7 +410,12 @@ class _Builder:
             if tag in (_INT, _FLOAT) and len(text) > _MAX_NUMBER_CHARS:
                 raise ValueError("number too long")
             if tag == _INT:
-                return self.constructor.construct_yaml_int(node)
+                number = self.constructor.construct_yaml_int(node)
+                if not -MAX_INT <= number <= MAX_INT:
+                    self.diags.error("E104", f"the number '{_short(text)}' is too large (at most 10^18 in size)",
+                                     span, hint="numbers are bounded so no rule can make a game slow or unsavable")
+                    return _DROPPED
+                return number
             if tag == _FLOAT:
                 return self.constructor.construct_yaml_float(node)
             if tag == _BOOL:

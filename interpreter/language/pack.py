@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import gc
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Diagnostics, Span
 from ..engine.rules import Rules
+from .effect_builder import MAX_FORMULA_CHARS
 from .linker import Linker, Module
 from .loader import load_yaml
 from .options import OPTION_SPAN
 from .validate import load_schema, validate
 
 SCENARIO_DIR = "scenarios"
+LINK_ALONE_MAX = 64  # packs with more modules link alone only those no other module requires
 
 
 @dataclass
@@ -27,9 +30,14 @@ class Pack:
 def display(path: Path) -> str:
     """Paths in diagnostics: relative to the working directory when possible, so they are short and clickable."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(_real(path).relative_to(_real(Path.cwd())))
     except ValueError:
         return str(path)
+
+
+def _real(path: Path) -> Path:
+    """Path.resolve raises on a loop of symbolic links; realpath gives up quietly (the loader then reports it)."""
+    return Path(os.path.realpath(path))
 
 
 def _is_scenario(path: Path) -> bool:
@@ -41,11 +49,13 @@ def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
     packs: dict[Path, Pack] = {}
 
     def pack_for(root: Path) -> Pack:
-        return packs.setdefault(root.resolve(), Pack(root))
+        return packs.setdefault(_real(root), Pack(root))
 
     for path in paths:
         if not path.exists():
-            diags.error("E105", f"no such file or directory: {path}", Span(str(path), 1, 1))
+            looping = path.is_symlink()
+            reason = "a loop of symbolic links" if looping else "no such file or directory"
+            diags.error("E105", f"{reason}: {path}", Span(str(path), 1, 1))
             continue
         if path.is_file():
             root = path.parent
@@ -81,6 +91,8 @@ def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
             diags.error("E105", "a module file holds a mapping (module:, title:, ...)", Span(name, 1, 1))
             continue
         validate(doc, schema, diags, name)
+        if _too_much_formula_text(doc, diags, name):
+            continue
         mid = doc.get("module")
         if not isinstance(mid, str):
             continue
@@ -92,6 +104,31 @@ def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
         requires = [str(r) for r in reqs] if isinstance(reqs, list) else []
         modules[mid] = Module(mid, name, doc, requires, span)
     return modules
+
+
+# Keys whose strings are prose, not formulas: they are never parsed.
+_PROSE = frozenset({"title", "source", "note", "notes", "description", "message", "hint", "scenario"})
+
+
+def _too_much_formula_text(doc: object, diags: Diagnostics, name: str) -> bool:
+    """Parsing costs time per character (about 20 us a token), and the linker and the analyses parse every
+    formula: a file may hold only so many characters of them (the largest shipped module has about 20,000)."""
+    total, seen = 0, set()
+    stack: list[tuple[object, str | None]] = [(doc, None)]
+    while stack:
+        node, key = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, str(k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, key) for v in node)
+        elif isinstance(node, str) and key not in _PROSE and node not in seen:
+            seen.add(node)  # parsing is cached by text: a repeated formula costs once
+            total += len(node)
+    if total <= MAX_FORMULA_CHARS:
+        return False
+    diags.error("E104", f"too much formula text in one file ({total:,} characters of distinct strings, at most "
+                f"{MAX_FORMULA_CHARS:,})", Span(name, 1, 1), "split the module into several files")
+    return True
 
 
 def link(modules: dict[str, Module], roots: list[str], diags: Diagnostics,

@@ -8,10 +8,11 @@ from typing import Any
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..resources import grammar_dir
 from . import syntax as s
+from . import tables
 
-START_SYMBOLS = ("expr", "effect", "cost", "for_head")
+START_SYMBOLS = tables.START_SYMBOLS
+MAX_TEXT = 2000  # characters in one formula (the longest shipped one has 136): parsing time stays bounded
 
 
 class ParseError(Exception):
@@ -255,11 +256,9 @@ class _ToSyntax(Transformer):
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    text = (grammar_dir() / "rules.lark").read_text(encoding="utf-8")
-    # One tree-less LALR parser for all start symbols: the transformer runs during parsing. cache=True keeps the
-    # LALR tables on disk between runs.
-    return Lark(text, parser="lalr", start=list(START_SYMBOLS), transformer=_ToSyntax(), maybe_placeholders=True,
-                cache=True)
+    # One tree-less LALR parser for all start symbols: the transformer runs during parsing. Its tables come
+    # inside the package (tables.py); nothing is read from or written to a shared cache.
+    return tables.load(tables.grammar_text(), _ToSyntax())
 
 
 # How a hint names what the grammar expected; terminals written as plain strings show as themselves.
@@ -307,6 +306,9 @@ def _end_of(text: str) -> tuple[int, int]:
 @lru_cache(maxsize=65536)
 def parse(text: str, start: str) -> s.Node:
     """Parse `text` from a start symbol (expr, effect, cost, for_head); cached by text."""
+    if len(text) > MAX_TEXT:
+        raise ParseError(f"{_what(start)} is too long ({len(text)} characters, at most {MAX_TEXT})", (1, 1),
+                         "split it with let, or into values and procedures")
     try:
         return _parser().parse(text, start=start)
     except UnexpectedToken as err:

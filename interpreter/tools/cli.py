@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
-from ..diagnostics import BoardrulesError, Diagnostics, render_json, render_text
+from ..diagnostics import MAX_SHOWN, BoardrulesError, Diagnostics, render_json, render_text
 from ..diagnostics_codes import CODES, explain
+from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
 from ..language.pack import Pack, check_pack, discover, display, game_modules, link, load_modules
 from ..resources import grammar_dir, rules_dir
 from . import coverage
@@ -48,9 +50,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(render_sarif(items), indent=2, ensure_ascii=False))
     else:
         if items:
-            print(render_text(items))
+            print(render_text(items, MAX_SHOWN))
         modules = sum(len(p.module_files) for p in packs)
         print(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), {warnings} warning(s)")
+    if any(d.code == INTERNAL for d in items):
+        return EXIT_INTERNAL
     # W601 lists the unknowns a pack documents on purpose: even --strict lets them pass.
     failing = errors + (sum(1 for d in items if d.severity == "warning" and d.code != "W601") if args.strict else 0)
     return 1 if failing else 0
@@ -59,7 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
     diags = Diagnostics()
     packs = discover(_paths(args.paths), diags)
-    passed = failed = 0
+    passed = failed = internal = 0
     # With --coverage=json the JSON alone goes to stdout, so tools can read it.
     say = (lambda *a: print(*a, file=sys.stderr)) if args.coverage == "json" else print
     covered: dict[str, list] = {}
@@ -70,7 +74,16 @@ def cmd_test(args: argparse.Namespace) -> int:
         if not pack.scenario_files:
             continue
         module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
-        modules = load_modules(module_files, Diagnostics())
+        loaded = Diagnostics()
+        modules = load_modules(module_files, loaded)
+        if loaded.has_errors:
+            # Scenarios of rules that are not valid prove nothing: report the rules, run none of them.
+            errors = [d for d in loaded.sorted() if d.severity == "error"]
+            say(f"FAIL {display(pack.root)}: its modules have errors, so its {len(pack.scenario_files)} "
+                "scenario(s) were not run")
+            say("  " + render_text(errors, MAX_SHOWN).replace("\n", "\n  "))
+            failed += len(pack.scenario_files)
+            continue
         runner = ScenarioRunner(modules)
         runner.trace = set() if args.coverage else None
         for path in pack.scenario_files:
@@ -81,6 +94,7 @@ def cmd_test(args: argparse.Namespace) -> int:
                     say(f"PASS {result.file}: {result.title}")
             else:
                 failed += 1
+                internal += result.internal
                 say(f"FAIL {result.file}: {result.title}")
                 for failure in result.failures:
                     say("  " + failure.replace("\n", "\n  "))
@@ -97,7 +111,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     say(f"{passed} passed, {failed} failed")
     if args.coverage == "json":
         print(coverage.dumps(covered))
-    return 1 if failed else 0
+    return EXIT_INTERNAL if internal else 1 if failed else 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -262,14 +276,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`boardrules check | head -1`): stop quietly, and keep Python from complaining
+        # again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except Exception as exc:  # the last guard: a bug in boardrules is reported, never a traceback
-        print(f"boardrules: internal error: {exc!r} (please report it with the input that caused it)", file=sys.stderr)
-        return 2
+        print(f"boardrules: error {INTERNAL}: internal error while running '{args.command}': {describe(exc)}\n"
+              f"  hint: {REPORT}", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

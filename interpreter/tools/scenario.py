@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,14 +13,16 @@ from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
 from ..engine.values import Piece, Player, UnknownCompared, plain
 from ..game import Game
+from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
 from ..language.compiler import Scope
-from ..language.effect_builder import Builder
+from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
 from ..language.loader import load_yaml
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.validate import load_schema, validate
+from .scenario_state import check_state
 
 
 @dataclass
@@ -27,6 +30,7 @@ class Result:
     file: str
     title: str
     failures: list[str] = field(default_factory=list)
+    internal: bool = False  # boardrules itself failed (E900), not the rules
     diagnostics: list[Diagnostic] = field(default_factory=list)  # the failed expectations and steps, as data
 
     def fail(self, code: str, span: Span, message: str, detail: str = "") -> None:
@@ -88,7 +92,8 @@ class ScenarioRunner:
         try:
             game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)), flow=bool(doc.get("flow", False)))
         except BoardrulesError as err:
-            result.failures.append(render_text([err.diagnostic]))
+            where = getattr(doc, "value_spans", {}).get("players", Span(file, 1, 1))
+            result.failures.append(render_text([_placed(err.diagnostic, where)]))
             return None
         game._m.coverage = self.trace
         try:
@@ -96,13 +101,20 @@ class ScenarioRunner:
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
         except Exception as exc:  # one broken scenario must not stop the others, nor print a traceback
-            result.failures.append(f"{file}: internal error while running this scenario: {exc!r}")
+            err = internal_error(exc, f"the scenario {file}", game.state.cause)
+            result.failures.append(render_text([err.diagnostic]))
+        result.internal = any(f"error {INTERNAL}:" in failure for failure in result.failures)
         return game
 
     def _play(self, game: Game, doc: dict, result: Result, file: str) -> None:
         if doc.get("setup", True):
             game.setup()
         if "state" in doc:
+            base = getattr(doc, "value_spans", {}).get("state", Span(file, 1, 1))
+            problems = check_state(game, doc["state"], base)
+            if problems:
+                result.failures.append(render_text(problems))
+                return
             self._override(game, doc["state"], doc, file)
         for i, step in enumerate(doc.get("steps", []) or [], 1):
             span = _item_span(doc.get("steps"), i - 1, file)
@@ -131,11 +143,11 @@ class ScenarioRunner:
                 game.act(step.get("player"), str(step["action"]), dict(step.get("params", {}) or {}), decider)
         except BoardrulesError as err:
             if expected_error is None:
-                result.failures.append(f"{where} failed:\n" + render_text([err.diagnostic]))
+                result.failures.append(f"{where} failed:\n" + render_text([_placed(err.diagnostic, span)]))
                 return False
             if err.code != expected_error:
                 result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, got {err.code}",
-                            ":\n" + render_text([err.diagnostic]))
+                            ":\n" + render_text([_placed(err.diagnostic, span)]))
                 return False
             if game.state.dumps() != before:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
@@ -187,10 +199,13 @@ class ScenarioRunner:
             st.set_var("turn_player", str(turn["player"]))
 
     def _set_counter(self, game: Game, builder: Builder, key: str, value: Any, span: Span) -> None:
-        line = f"{key} = {value if not isinstance(value, bool) else int(value)}"
+        # The key was checked to be a counter reference (scenario_state.py); it is parsed as an expression and
+        # assigned to, never pasted into an effect line.
+        target = parse(key, "expr")
+        assign = s.Assign((1, 1), target, "=", s.Literal((1, 1), int(value)))
         diags = Diagnostics()
         builder.diags = diags
-        effect = builder.item(line, span, Scope({}, False))
+        effect = builder.statement(assign, Scope({}, False), Text(key, span))
         if effect is None or diags.has_errors:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
@@ -228,10 +243,10 @@ class ScenarioRunner:
         try:
             actual, reads = _evaluate_reading(game, fn)
         except BoardrulesError as err:
-            result.failures.append(f"{span}: expect {key}: " + err.diagnostic.message)
+            result.fail(err.code, span, f"expect {key}: {err.diagnostic.message}")
             return
         except UnknownCompared as exc:
-            result.failures.append(f"{span}: expect {key}: compares '{exc.value.name}', which is unknown")
+            result.fail("E601", span, f"expect {key}: compares '{exc.value.name}', which is unknown")
             return
         got = _normal(plain(actual))
         want = _normal(wanted)
@@ -239,6 +254,11 @@ class ScenarioRunner:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
             result.fail("E701", span, f"expect {key}", f"\n    expected: {want!r}\n    actual:   {got!r}{by}")
+
+
+def _placed(d: Diagnostic, span: Span) -> Diagnostic:
+    """A diagnostic the engine could not place (an unknown action) is shown at the scenario step that caused it."""
+    return d if d.span is not None else dataclasses.replace(d, span=span)
 
 
 def _answer(game: Game, raw: Any) -> Any:
@@ -291,6 +311,7 @@ def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
     spies = {name: _Reads(table) for name, table in originals.items()}
     for name, spy in spies.items():
         setattr(st, name, spy)
+    game._m.budget.reset("an expectation")  # its own budget of work, not what the last step left
     try:
         return fn(Frame(game._m, None)), {name: spy.read for name, spy in spies.items()}
     finally:
