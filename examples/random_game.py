@@ -10,7 +10,7 @@ import random
 import sys
 
 from boardrules.diagnostics import BoardrulesError
-from boardrules.game import CHANCE, Game
+from boardrules.game import Game
 
 
 def play(pack: str, players: int, seed: int) -> Game:
@@ -19,10 +19,7 @@ def play(pack: str, players: int, seed: int) -> Game:
     while not game.is_terminal():
         pending = game.pending()
         assert pending is not None
-        if pending.player == CHANCE:
-            option = rng.choices(pending.options, [o.probability for o in pending.options])[0]
-        else:
-            option = rng.choice(pending.options)
+        option = pending.sample(rng)  # chance by its probabilities, a player uniformly
         game.apply(option.id)
     return game
 

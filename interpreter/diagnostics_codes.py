@@ -208,9 +208,10 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A counter's `min` above its `max`, a starting value outside its range, a limit of 0 uses, or a zone's "
        "`capacity` that its slots can never hold.",
        "counters: {coins: {per: player, min: 2, max: 1}}", "counters: {coins: {per: player, min: 1, max: 2}}"),
-    _c("W851", "warning", "check", "a number that disagrees with its source quote",
-       "A declaration carries a `source` whose quoted words name numbers (in digits or words), and none of them is "
-       "the number declared. A heuristic: read the source again.",
+    _c("W851", "warning", "check", "a number that disagrees with its source quote (or a die's name)",
+       "A declaration or a rule carries a `source` whose quoted words name numbers (in digits or words), and none "
+       "of them is the number declared; or a die named for its sides (d4) has another number of sides. A "
+       "heuristic: read the source again.",
        "dice:\n  d4: {sides: 6, source: 'rules.txt, \"roll the four-sided die\"'}",
        "dice:\n  d4: {sides: 4, source: 'rules.txt, \"roll the four-sided die\"'}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",

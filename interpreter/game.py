@@ -7,6 +7,7 @@ Everything a program needs is here; `docs/embedding.md` documents it. The rules 
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,12 @@ class Pending:
         raise BoardrulesError("E505", f"{id_or_value!r} is not an option of '{self.prompt}'; the options are "
                               f"{[(o.id, o.label) for o in self.options]}")
 
+    def sample(self, rng: random.Random) -> Option:
+        """A random option: chance outcomes by their probabilities, a player's options uniformly."""
+        if self.player == CHANCE:
+            return rng.choices(self.options, [o.probability or 0.0 for o in self.options])[0]
+        return rng.choice(self.options)
+
     def to_json(self) -> dict[str, Any]:
         return {"player": self.player, "kind": self.kind, "prompt": self.prompt, "rule": self.rule,
                 "options": [{"id": o.id, "value": o.value, "label": o.label, "probability": o.probability}
@@ -90,7 +97,8 @@ class Game:
         self._m = Machine(rules, players, seed, decider, limits)
         self._m.flow_on = flow
         self._log: list[tuple[Any, ...]] = []  # compact entries (see _log_entry); `log` gives them as dicts
-        self._history: list[tuple[int, int]] = []  # (journal mark, log length) before each completed activity
+        # (journal mark, log length, the activity) before each completed activity, for undo
+        self._history: list[tuple[int, int, Activity | None]] = []
         self._open: Activity | None = None
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
@@ -101,7 +109,7 @@ class Game:
     @classmethod
     def new(cls, pack: Rules | str | Path, players: int, seed: int = 1, options: dict[str, Any] | None = None, *,
             modules: list[str] | None = None, chance: str = "step", undo_depth: int | None = UNDO_DEPTH,
-            search_budget: int = SEARCH_BUDGET) -> Game:
+            search_budget: int = SEARCH_BUDGET, limits: Limits | None = None) -> Game:
         """Start a game: load and link the pack (a directory, or rules already linked), lay it out, run setup.
 
         `options` give values to the pack's values (usually those it leaves `unknown`), counters' starting
@@ -117,7 +125,7 @@ class Game:
 
             rules = load_rules(pack, modules, options)
         game = cls(rules, players, seed, flow=rules.flow is not None, chance=chance, undo_depth=undo_depth,
-                   search_budget=search_budget)
+                   search_budget=search_budget, limits=limits)
         game.setup()
         return game
 
@@ -267,7 +275,7 @@ class Game:
         self._open = None
         self._pending = None
         if activity.kind != "setup":
-            self._history.append((mark, len(self._log)))
+            self._history.append((mark, len(self._log), activity if recorder is None else None))
         entry = _log_entry(activity, recorder)
         if activity.kind == "setup":  # how the game was played, so a replay needs only the log
             entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
@@ -328,21 +336,26 @@ class Game:
 
     # ---------------------------------------------------------------- undo, results
     def undo(self) -> bool:
-        """Take back the last answer of an open decision, or else the last completed move or action."""
+        """Take back the last answer given (reopening a finished move at its last decision), or the last move
+        or action that asked nothing. Turns the game skipped by itself are taken back with it."""
+        self._pending = self._waiting = None
         if self._open is not None:
             if self._open.answers:
                 self._open.answers.pop()
             else:
                 self._open = None
-            self._pending = self._waiting = None
             return True
-        if not self._history:
-            return False
-        mark, log_len = self._history.pop()
-        self._m.state.rollback(mark)
-        del self._log[log_len:]
-        self._pending = None
-        return True
+        while self._history:
+            mark, log_len, activity = self._history.pop()
+            self._m.state.rollback(mark)
+            del self._log[log_len:]
+            if activity is not None and activity.kind == "skip" and self._history:
+                continue  # the game did it by itself after the move being undone
+            if activity is not None and activity.answers:
+                self._open = _with(activity, None, drop=True)
+                self._open.answers.pop()
+            return True
+        return False
 
     def ranking(self) -> list[dict[str, Any]]:
         """Players in rank order, with the values of the ranking keys; equal keys share a rank (1, 1, 3)."""
@@ -379,7 +392,7 @@ class Game:
         mark = st.mark()
         st.set_var("rng", State([], seed).vars["rng"])
         self._pending = None
-        self._history.append((mark, len(self._log)))
+        self._history.append((mark, len(self._log), None))
         self._log.append(("reseed", seed))
 
     def to_json(self) -> dict[str, Any]:
@@ -435,8 +448,12 @@ class Game:
         if rules.options != (data.get("options") or {}):
             raise BoardrulesError("E512", f"the save was made with options {data.get('options')}, these rules "
                                   f"have {rules.options}")
-        game = cls.replay(rules, int(data["players"]), int(data["seed"]), data["log"], flow=bool(data["flow"]),
-                          chance=str(data["chance"]), undo_depth=data.get("undo_depth"))
+        opts = {"flow": bool(data["flow"]), "chance": str(data["chance"]), "undo_depth": data.get("undo_depth")}
+        if (data.get("open") or {}).get("kind") == "setup":  # saved before setup finished: nothing to replay
+            game = cls(rules, int(data["players"]), int(data["seed"]), **opts)
+            game._set_up = True
+        else:
+            game = cls.replay(rules, int(data["players"]), int(data["seed"]), data["log"], **opts)
         if data.get("open"):
             entry = data["open"]
             params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
@@ -512,7 +529,7 @@ class Game:
         keep_from = self._history[0][0] if self._history else len(journal)
         if keep_from >= _TRIM_AT:
             del journal[:keep_from]
-            self._history = [(mark - keep_from, n) for mark, n in self._history]
+            self._history = [(mark - keep_from, n, a) for mark, n, a in self._history]
 
 
 def _label(answer: Any) -> str:

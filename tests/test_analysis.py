@@ -263,7 +263,7 @@ SCENARIO_MISTAKES = [
     ("params: {what: apple}", "params: {what: aple}", "parameter 'what' of 'buy' is a symbol, and 'aple' is not "
                                                       "declared"),
     ("answers: [keep]", "answers: [kept]", "the answer 'kept' is no option, symbol or player the modules know"),
-    ("p1.coins: 2", "p1.coinz: 2", "a player has no counter 'coinz'"),
+    ("p1.coins: 2", "p1.coinz: 2", "a player has no counter or zone 'coinz'"),
     ("kind: crate", "kind: crat", "unknown piece kind 'crat'"),
     ("zone: p1.stall", "zone: p1.stal", "unknown zone 'stal'"),
     ("props: {fruit: pear}", "props: {fruits: pear}", "'crate' has no property 'fruits'"),
@@ -416,6 +416,8 @@ SOURCE_CASES = [
     ("values:\n  bonus: {value: 3, source: 'r.txt, \"two points per tile\"'}\ncounters:\n"
      "  points: {per: player, output: true}\nactions:\n  a: {do: ['me.points += bonus']}\n",
      "values.bonus says 3, but its source quotes 2", ("value: 3", "value: 2")),
+    ("dice:\n  d4: {sides: 6}\nactions:\n  a: {do: ['roll d4 as r']}\n", "dice.d4 has 6 sides, but its name says 4",
+     ("sides: 6", "sides: 4")),
     ("counters:\n  points: {per: player, output: true}\nactions:\n"
      "  a: {source: 'r.txt, \"score two points\"', do: ['me.points += 3']}\n",
      "actions.a uses 3, but its source quotes 2", ("+= 3", "+= 2")),
@@ -425,3 +427,36 @@ SOURCE_CASES = [
 @pytest.mark.parametrize(("body", "message", "fix"), SOURCE_CASES)
 def test_numbers_against_their_sources(tmp_path: Path, body: str, message: str, fix: tuple[str, str]) -> None:
     fires_then_silent(tmp_path, "W851", body, message, fix)
+
+
+def test_a_failing_analysis_is_an_internal_error_and_the_others_still_run(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import boardrules.analysis as analysis
+
+    def broken(facts: object, diags: Diagnostics) -> None:
+        raise ValueError("boom")
+
+    broken.__module__ = "boardrules.analysis.broken"
+    monkeypatch.setattr(analysis, "ANALYSES", (broken, *analysis.ANALYSES))
+    body = "counters:\n  points: {per: player}\nactions:\n  a: {do: ['me.points += 1']}\n"
+    got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
+    assert got == [("E900", "internal error in the broken analysis: ValueError: boom"),
+                   ("W802", "counter 'points' is written but never read")]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("'take buy(red)'", "parameter 'n' of action 'buy' is a number, but this is a symbol"),
+    ("{if: 'can(buy, red)', then: []}", "parameter 'n' of action 'buy' is a number, but this is a symbol"),
+])
+def test_action_arguments_against_their_parameters(tmp_path: Path, line: str, message: str) -> None:
+    body = TYPES + "actions:\n  z: {do: ['call give(1)', 'emit paid(1)']}\n  buy: {params: {n: int}, do: []}\n" \
+        f"  a: {{do: [{line}]}}\n"
+    fires_then_silent(tmp_path, "E402", body, message, ("red)", "2)"))
+
+
+def test_a_cycle_through_an_action_taken_by_a_trigger(tmp_path: Path) -> None:
+    body = EVENTS.replace("  pong: {}\n", "") + "triggers:\n  t: {on: ping, do: ['take go()']}\nactions:\n" \
+        "  go: {do: ['n += 1', 'emit ping()']}\n"
+    (d,) = check(tmp_path / "bad", HEAD + body)
+    assert (d.code, d.message) == ("E813", "these rules can run each other without bound: actions.go, triggers.t")
+    assert check(tmp_path / "good", HEAD + body.replace("'take go()'", "{may: {do: ['take go()']}}")) == []

@@ -12,7 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from boardrules.diagnostics import Diagnostics
+from boardrules.language.pack import check_pack, discover
 from boardrules.tools.cli import main
 
 PACKS = Path(__file__).parent / "broken_packs"
@@ -60,3 +64,46 @@ def test_planted_mistakes_are_reported_at_their_file_and_line(capsys: pytest.Cap
             missed.append((pack.name, f"{file}:{line} {code}", [(d["code"], d["line"], d["message"]) for d in found]))
     assert len(missed) <= len(packs) // 5, missed  # the contract: at least 80 % at their file and line
     assert {m[0] for m in missed} <= set(KNOWN_MISSES), missed
+
+
+# ---------------------------------------------------------------- any mutation of a pack: diagnostics, never a crash
+
+CLEAN = (PACKS / "clean" / "orchard.yaml").read_text(encoding="utf-8").splitlines()
+WORDS = ["coins", "crop", "fruit", "apple", "grove", "nursery", "ripened", "market", "sun", "d6", "season", "1", "0",
+         "-", "[", "]", "{", "}", ":", "'", "emit", "call", "limit", "may", "if", "do", "me", "players", "4 crop"]
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> str:
+    lines = list(CLEAN)
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(lines) - 1))
+        kind = draw(st.sampled_from(["drop", "copy", "word", "cut"]))
+        if kind == "drop":
+            del lines[i]
+        elif kind == "copy":
+            lines.insert(draw(st.integers(0, len(lines))), lines[i])
+        elif kind == "word":
+            words = lines[i].split(" ")
+            j = draw(st.integers(0, len(words) - 1))
+            words[j] = draw(st.sampled_from(WORDS))
+            lines[i] = " ".join(words)
+        else:
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(text=mutated())
+def test_a_mutated_pack_gets_diagnostics_never_an_exception(tmp_path_factory: pytest.TempPathFactory,
+                                                            text: str) -> None:
+    root = tmp_path_factory.mktemp("mutant")
+    (root / "orchard.yaml").write_text(text, encoding="utf-8")
+    (root / "scenarios").mkdir()
+    (root / "scenarios" / "plant.yaml").write_text((PACKS / "clean" / "scenarios" / "plant.yaml").read_text(
+        encoding="utf-8"), encoding="utf-8")
+    diags = Diagnostics()
+    for pack in discover([root], diags):
+        check_pack(pack, diags)
+    assert all(d.code != "E900" for d in diags.items), [d.message for d in diags.items if d.code == "E900"]

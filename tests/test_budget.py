@@ -190,3 +190,13 @@ def test_a_bug_found_while_listing_legal_moves_is_reported_not_hidden(harvest_ru
         game.legal_actions("p1")
     assert info.value.code == "E900"
     assert game.state.dumps() == before
+
+
+def test_game_new_takes_limits_and_a_clone_has_its_own_budget() -> None:
+    from pathlib import Path
+
+    pack = Path(__file__).resolve().parents[1] / "examples" / "market"
+    game = Game.new(pack, 2, 1, limits=Limits(work=7), chance="auto")
+    assert game._m.budget.limits.work == 7
+    assert game.clone()._m.budget is not game._m.budget
+    assert game.clone()._m.budget.limits.work == 7

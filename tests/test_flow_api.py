@@ -21,10 +21,7 @@ def play_randomly(game: Game, rng: random.Random, limit: int = 2_000) -> int:
     while not game.is_terminal():
         pending = game.pending()
         assert pending is not None and pending.options, "a running game always waits for something"
-        if pending.player == CHANCE:
-            option = rng.choices(pending.options, [o.probability for o in pending.options])[0]
-        else:
-            option = rng.choice(pending.options)
+        option = pending.sample(rng)  # chance by its probabilities, a player uniformly
         game.apply(option.id)
         steps += 1
         assert steps < limit

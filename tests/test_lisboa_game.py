@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from boardrules.diagnostics import Diagnostics
-from boardrules.game import CHANCE, TERMINAL, Game
+from boardrules.game import TERMINAL, Game
 from boardrules.language.pack import Pack, check_pack, load_rules
 
 LISBOA = Path(__file__).resolve().parent.parent / "rules" / "lisboa"
@@ -22,10 +22,7 @@ def play_randomly(game: Game, rng: random.Random) -> int:
     while not game.is_terminal():
         pending = game.pending()
         assert pending is not None and pending.options, "a running game always waits for something"
-        if pending.player == CHANCE:
-            option = rng.choices(pending.options, [o.probability for o in pending.options])[0]
-        else:
-            option = rng.choice(pending.options)
+        option = pending.sample(rng)  # chance by its probabilities, a player uniformly
         if pending.kind == "move":
             moves += 1
             # following needs another player's State action in the same turn: never possible in this flow

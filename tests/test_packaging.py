@@ -52,7 +52,7 @@ def test_wheel_carries_grammar_schemas_and_packs_and_runs_outside_the_repo(tmp_p
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"boardrules/grammar/rules.lark", "boardrules/grammar/module.schema.json",
             "boardrules/grammar/scenario.schema.json", "boardrules/tools/cli.py", "boardrules/game.py",
-            "boardrules/engine/machine.py"} <= names
+            "boardrules/engine/machine.py", "boardrules/analysis/walk.py", "boardrules/diagnostics_codes.py"} <= names
     assert any(n.startswith("boardrules/rules/village/scenarios/") for n in names)
     assert any(n.startswith("boardrules/rules/lisboa/") and n.endswith(".yaml") for n in names)
 
@@ -89,3 +89,13 @@ def test_shipped_yaml_points_editors_at_the_right_schema() -> None:
         kind = "scenario" if "scenarios" in path.parts else "module"
         target = (path.parent / match.group(1)).resolve()
         assert target == (ROOT / "grammar" / f"{kind}.schema.json").resolve(), path
+
+
+def test_every_subpackage_is_in_the_wheel() -> None:
+    """An editable install finds modules in the checkout, so the wheel test alone cannot see a missing package."""
+    import tomllib
+
+    declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"boardrules" + ("." + ".".join(p.parent.relative_to(ROOT / "interpreter").parts) if p.parent !=
+                             ROOT / "interpreter" else "") for p in (ROOT / "interpreter").rglob("__init__.py")}
+    assert found <= declared, sorted(found - declared)

@@ -27,6 +27,7 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
     if options and modules:
         link(modules, game_modules(modules, found, pack.root), found, options)
     rules: Rules | None = None
+    linked: dict[tuple[str, ...], Rules] = {}
     alone = list(modules)
     if len(alone) > LINK_ALONE_MAX:
         # Linking each module with its requires costs the square of a long chain of requires; in a large pack
@@ -35,24 +36,42 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         alone = [mid for mid in modules if mid not in required]
     for mid in alone:
         start = len(found.items)
-        rules = link(modules, [mid], found)
+        rules = linked[(mid,)] = link(modules, [mid], found)
         combos.not_required(found.items, start, modules, mid, declared)
         for name, note, span in rules.unknowns:
             found.warning("W601", f"'{name}' is unknown: {note}", span,
                           "the game stops with E601 if it ever needs this value")
     if len(modules) > 1:
-        rules = link(modules, list(modules), found)
+        rules = linked[tuple(modules)] = link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:
         # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
         analyse(modules, rules, found)
-        scenarios.check(modules, pack.scenario_files, found)
-    used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)}
+        try:
+            scenarios.check(modules, pack.scenario_files, found, linked)
+        except Exception as exc:  # a bug in boardrules must not hide the rest of the report
+            _internal("scenario", exc, modules, found)
+    # Which names the rules use is needed only to place an unknown name's error.
+    unknown = any(d.code == "E401" for d in found.items)
+    used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)} if unknown else set()
     diags.extend(combos.one_error_per_mistake(found.items, declared, used))
     return modules
 
 
 def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:
     """Run every analysis over the pack's modules linked together (`rules`)."""
-    facts = gather(modules, rules)
+    try:
+        facts = gather(modules, rules)
+    except Exception as exc:  # a bug in boardrules must not hide the rest of the report
+        _internal("gathering the facts", exc, modules, diags)
+        return
     for check in ANALYSES:
-        check(facts, diags)
+        try:
+            check(facts, diags)
+        except Exception as exc:
+            _internal(check.__module__.rsplit(".", 1)[-1], exc, modules, diags)
+
+
+def _internal(what: str, exc: Exception, modules: dict[str, Module], diags: Diagnostics) -> None:
+    span = next(iter(modules.values())).span if modules else None
+    diags.error("E900", f"internal error in the {what} analysis: {type(exc).__name__}: {exc}", span,
+                "please report it with this pack; the other checks ran")

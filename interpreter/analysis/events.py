@@ -1,9 +1,10 @@
 """The event and trigger graph: triggers on events nothing emits (W811), `defer ... until` an event nothing emits
 (W812), and cycles of triggers and procedures that can run without bound (E813).
 
-A rule reaches the triggers of every event it emits (`emit`, and `end turn` for turn_end) and the procedures it
-calls. An edge written inside a `may`, or after a `limit` or a `pay` in the same body, is bounded: a cycle through
-it stops when the limit is used up, the cost cannot be paid, or a player declines. So is a countdown: a trigger
+A rule reaches the triggers of every event it emits (`emit`, and `end turn` for turn_end), the procedures it
+calls and the actions it takes (`take`). An edge written inside a `may`, or after a `limit` or a `pay` in the
+same body, is bounded: a cycle through it stops when the limit is used up, the cost cannot be paid, or a player
+declines. So is a countdown: a trigger
 whose `if:` reads one of its event's parameters re-emitting that event with the parameter decreased (`p - 1`).
 """
 
@@ -39,7 +40,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         if ref.name in facts.rules.events and ref.name not in emitted and ref.name not in facts.inputs:
             assert ref.site is not None and ref.node is not None
             diags.warning("W812", f"this deferred event waits for '{ref.name}', which no rule emits, so it never runs",
-                          ref.site.span(ref.node), did_you_mean(ref.name, sorted(emitted)))
+                          ref.site.span(ref.node), did_you_mean(ref.name, sorted(emitted))
+                          or f"emit {ref.name}(...) where it happens, or leave out until (the end of the turn)")
     _cycles(facts, diags)
 
 
@@ -50,7 +52,7 @@ def _cycles(facts: Facts, diags: Diagnostics) -> None:
     guarded_params = _guarded_params(facts)
     edges: dict[str, list[tuple[str, Ref | None, Span]]] = defaultdict(list)
     for site in facts.sites:
-        if site.guarded or site.role != "effect" or not site.rule.startswith(("triggers.", "procedures.")):
+        if site.guarded or site.role != "effect" or not site.rule.startswith(("triggers.", "procedures.", "actions.")):
             continue
         for n in subnodes(site.node):
             targets: list[str] = []
@@ -62,6 +64,8 @@ def _cycles(facts: Facts, diags: Diagnostics) -> None:
                 targets = on.get("turn_end", [])
             elif isinstance(n, s.CallProc):
                 targets = [f"procedures.{n.proc}"]
+            elif isinstance(n, getattr(s, "Take", ())):  # take ACTION(...) runs that action here
+                targets = [f"actions.{n.action}"]
             for t in targets:
                 edges[site.rule].append((t, None, site.span(n)))
     for component in _strong_components(edges):

@@ -78,10 +78,14 @@ def gather(modules: dict[str, Module], rules: Rules) -> Facts:
                         _role(spec, facts, str(prop))
                     continue
                 if section == "triggers":
-                    if isinstance(node, dict) and "on" in node:
+                    on = node.get("on") if isinstance(node, dict) else None
+                    if isinstance(on, dict):  # a trigger on a change of a counter or marker reads it
+                        watched = str(on.get("change", ""))
+                        facts.refs[watched]["read"].append(Ref("read", watched, None, None))
+                    elif on is not None:
                         on_span = getattr(node, "value_spans", {}).get("on", span)
-                        facts.triggers.append((f"triggers.{name}", str(node["on"]), on_span))
-                        facts.refs[str(node["on"])]["on"].append(Ref("on", str(node["on"]), None, None))
+                        facts.triggers.append((f"triggers.{name}", str(on), on_span))
+                        facts.refs[str(on)]["on"].append(Ref("on", str(on), None, None))
                     continue
                 facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
                 _role(node, facts, name)

@@ -11,11 +11,12 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..diagnostics_codes import CODES
 from ..engine.rules import Rules
-from ..language.compiler import Scope
-from ..language.effect_builder import Builder
+from ..language.compiler import CompileError, Scope
+from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
 from ..language.loader import load_yaml
 from ..language.pack import display, link
+from ..language.parser import ParseError, parse
 from ..language.validate import load_schema
 
 _PLAYER = re.compile(r"^p([1-9])$")
@@ -32,14 +33,16 @@ def _ispan(items: Any, i: int, fallback: Span) -> Span:
 
 
 class ScenarioChecker:
-    def __init__(self, modules: dict[str, Module], diags: Diagnostics) -> None:
+    def __init__(self, modules: dict[str, Module], diags: Diagnostics,
+                 linked: dict[tuple[str, ...], Rules] | None = None) -> None:
         self.modules = modules
         self.diags = diags
         self.labels = _option_labels(modules)
-        self._rules: dict[tuple, Rules | None] = {}
+        # Links the module checks already made (roots -> rules), so each set of modules is linked once.
+        self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
 
     def error(self, message: str, span: Span, hint: str | None = None) -> None:
-        self.diags.error("E841", message, span, hint)
+        self.diags.error("E841", message, span, hint or "a scenario names what the modules it loads declare")
 
     def check_file(self, path: Path) -> None:
         name = display(path)
@@ -81,7 +84,7 @@ class ScenarioChecker:
         expect = doc.get("expect", {}) or {}
         kspans = getattr(expect, "key_spans", {})
         for key in expect:
-            self._compiles(builder, str(key), kspans.get(key, top), "expr")
+            self._compiles(builder, str(key), kspans.get(key, top))
 
     def _link(self, doc: dict, file: str) -> Rules | None:
         raw = doc.get("options", {}) or {}
@@ -97,16 +100,15 @@ class ScenarioChecker:
             self._rules[key] = None if found.has_errors else rules
         return self._rules[key]
 
-    def _compiles(self, builder: Builder, text: str, span: Span, kind: str) -> bool:
-        found = Diagnostics()
-        builder.diags = found
-        if kind == "expr":
-            builder.expression(text, span, Scope({}, False))
-        else:
-            builder.item(text, span, Scope({}, False))
-        for d in found.items:
-            self.error(d.message, span, d.hint)
-        return not found.items
+    def _compiles(self, builder: Builder, text: str, span: Span) -> None:
+        """Resolve an expression's names and types (E841 for each problem), without generating its code."""
+        t = Text(text, span)
+        try:
+            builder.exprs.resolve(parse(t.text, "expr"), Scope({}, False))
+        except ParseError as err:
+            self.error(err.message, span, err.hint)
+        except CompileError as err:
+            self.error(err.message, span, err.hint)
 
     def _player(self, raw: Any, count: int, span: Span) -> bool:
         m = _PLAYER.match(str(raw))
@@ -133,7 +135,7 @@ class ScenarioChecker:
         counters = state.get("counters", {}) or {}
         kspans = getattr(counters, "key_spans", {})
         for key in counters:
-            self._compiles(builder, f"{key} = 0", kspans.get(key, base), "effect")
+            self._compiles(builder, str(key), kspans.get(key, base))
         pieces = state.get("pieces", []) or []
         ids: set[str] = set()
         for i, piece in enumerate(pieces):
@@ -261,7 +263,8 @@ def _option_labels(modules: dict[str, Module]) -> set[str]:
     return labels
 
 
-def check(modules: dict[str, Module], files: list[Path], diags: Diagnostics) -> None:
-    checker = ScenarioChecker(modules, diags)
+def check(modules: dict[str, Module], files: list[Path], diags: Diagnostics,
+          linked: dict[tuple[str, ...], Rules] | None = None) -> None:
+    checker = ScenarioChecker(modules, diags, linked)
     for path in files:
         checker.check_file(path)

@@ -5,7 +5,7 @@ to it should be one of them.
 Only the quoted part of a source is read (file names and section numbers are not quotes). A declaration's number
 (a value, a die's sides, a track's spaces, a zone's slots or capacity, a counter's start or max) must be among
 the quote's numbers. A rule's amounts other than 0 and 1 (not the bounds in its conditions) must share at least
-one with the quote's numbers above 1.
+one with the quote's numbers.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ _WORDS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "fi
                                       "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
 _WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "once": 1, "twice": 2, "single": 1, "double": 2,
                "triple": 3, "pair": 2, "dozen": 12})
+_DIE_NAME = re.compile(r"d(\d+)")
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
 _TOKEN = re.compile(r"[a-z]+|\d+")
 # Where a declaration keeps its number, by section.
@@ -68,7 +69,22 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                         where: Span = vspans.get(key, m.span)
                         diags.warning("W851", f"{section}.{name} says {_list(numbers)}, but its source quotes "
                                       f"{_list(quote)}", where, "read the source again: is the number right?")
+    _dice_names(facts, diags)
     _rules(facts, diags)
+
+
+def _dice_names(facts: Facts, diags: Diagnostics) -> None:
+    """A die named for its sides (d4, d6) says its number too (when no quote says it already)."""
+    for m in facts.modules.values():
+        table = m.doc.get("dice")
+        for name, node in (table.items() if isinstance(table, dict) else []):
+            match = _DIE_NAME.fullmatch(str(name))
+            sides = node.get("sides") if isinstance(node, dict) else None
+            quoted = quoted_numbers(node.get("source")) if isinstance(node, dict) else set()
+            if match and isinstance(sides, int) and sides != int(match.group(1)) and not quoted:
+                where = getattr(node, "value_spans", {}).get("sides", m.span)
+                diags.warning("W851", f"dice.{name} has {sides} sides, but its name says {match.group(1)}", where,
+                              "read the source again: is the number right?")
 
 
 def _rules(facts: Facts, diags: Diagnostics) -> None:
@@ -95,7 +111,7 @@ def _rules(facts: Facts, diags: Diagnostics) -> None:
                 literals.setdefault(key, []).append((n.value, site.span(n)))
     for key, found in literals.items():
         rule = key[1]
-        quote = {q for q in quoted_numbers(sources[key]) if q > 1}
+        quote = quoted_numbers(sources[key])
         numbers = {v for v, _ in found}
         if quote and not numbers & quote:
             span = min((sp for _, sp in found), key=lambda sp: (sp.line, sp.col))

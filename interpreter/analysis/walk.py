@@ -8,7 +8,6 @@ does not parse is skipped (the linker reports it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -163,13 +162,25 @@ def walk_modules(modules: dict[str, Module]) -> list[Site]:
     return sites
 
 
-def subnodes(node: Any) -> Iterator[s.Node]:
-    """`node` and every syntax node below it, found through the dataclass fields (so new node kinds are walked)."""
+_SUBNODES: dict[int, tuple[Any, tuple[s.Node, ...]]] = {}
+
+
+def subnodes(node: Any) -> tuple[s.Node, ...]:
+    """`node` and every syntax node below it, found through the dataclass fields (so new node kinds are walked).
+    Parsed lines are shared (the parser caches by text, a YAML alias repeats one line), so each is walked once."""
+    hit = _SUBNODES.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    out = []
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, s.Node):
-            yield n
+            out.append(n)
             stack.extend(getattr(n, f.name) for f in fields(n) if f.name != "pos")
         elif isinstance(n, tuple | list):
             stack.extend(n)
+    found = tuple(out)
+    if isinstance(node, s.Node):
+        _SUBNODES[id(node)] = (node, found)
+    return found

@@ -114,6 +114,7 @@ class Machine(Choices, Payments):
         other = Machine.__new__(Machine)
         other.__dict__.update(self.__dict__)
         other.state = self.state.copy()
+        other.budget = Budget(self.budget.limits)
         other.stack = []
         other.covered = set()
         return other

@@ -186,6 +186,10 @@ class ExprCompiler:
             raise CompileError("E301", "expression is nested too deeply", node.pos,
                                "split it with let, or into a value or a procedure") from None
 
+    def resolve(self, node: s.Node, scope: Scope) -> Type:
+        """Resolve names and check types (raising CompileError) without generating code: for static checks."""
+        return self._src(node, scope, _Gen())[1]
+
     def counter_key(self, family: s.Node, key_node: s.Node, scope: Scope) -> Fn | None:
         """The state key of one cell of a keyed counter (`p1.stock[wine]`, `price[wine]`), when the counter is
         known at link time; None otherwise."""
@@ -419,13 +423,14 @@ class ExprCompiler:
         """`==`, `!=`, `in` between values that can never be equal are mistakes, not a quiet false."""
         if node.op in ("in", "notin"):
             if not member_of(lt, rt_):
-                raise CompileError("E402", f"{lt.words()} is never in {rt_.words()}", node.pos)
+                raise CompileError("E402", f"{lt.words()} is never in {rt_.words()}", node.pos,
+                                   "look for it in a list of the same kind of value")
             return
         if node.op not in ("==", "!="):
             return
         if not comparable(lt, rt_):
             raise CompileError("E402", f"'{node.op}' compares {lt.words()} with {rt_.words()}: they are never equal",
-                               node.pos)
+                               node.pos, "compare values of one kind: a number with a number, a symbol with a symbol")
         for side, other, t in ((node.left, node.right, rt_), (node.right, node.left, lt)):
             text = side.value if isinstance(side, s.Literal) and isinstance(side.value, str) else None
             if (text is not None and t == SYMBOL and text not in self.rules.symbols
@@ -483,8 +488,14 @@ class ExprCompiler:
         if len(node.args) != len(action.params):
             raise CompileError("E405", f"action '{node.action}' takes {len(action.params)} argument(s), got "
                                f"{len(node.args)}", node.pos)
-        args = ", ".join(f"({name!r}, {self._src(a, scope, gen)[0]})"
-                         for (name, _), a in zip(action.params, node.args, strict=True))
+        parts = []
+        for (name, word), a in zip(action.params, node.args, strict=True):
+            src, at = self._src(a, scope, gen)
+            if not comparable(declared(word), at):
+                raise CompileError("E402", f"parameter '{name}' of action '{node.action}' is {declared(word).words()}, "
+                                   f"but this is {at.words()}", a.pos)
+            parts.append(f"({name!r}, {src})")
+        args = ", ".join(parts)
         if node.by is not None:
             who = self._expect(node.by, scope, gen, {PLAYER}, "who would take it")
         elif scope.has_me:

@@ -588,7 +588,7 @@ class Builder:
             msg = f"'{n.action}' is taken by a player, and no player is acting here"
             raise _Reported(CompileError("E401", msg, n.pos, f"write take {n.action}(...) as PLAYER"), t)
         who = self._as(n.as_player, scope, t, {PLAYER}, "the player who takes it") if n.as_player else None
-        return e.TakeE(t.at(n.pos), n.action, tuple(self._expr(a, scope, t) for a in n.args), who)
+        return e.TakeE(t.at(n.pos), n.action, self._args(f"action '{n.action}'", params, n.args, scope, t), who)
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None

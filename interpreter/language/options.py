@@ -46,14 +46,11 @@ def _type_of(value: Any) -> str | None:
     return None
 
 
-def _sample_type(v: ValueDecl) -> str | None:
+def _sample_type(rules: Rules, name: str) -> str | None:
+    v = rules.values[name]
     if v.kind == "unknown":
         return v.type
-    if v.kind == "const":
-        return _type_of(v.data)
-    if v.kind == "by_players":
-        return _type_of(next(iter(v.data.values()), None))
-    return None
+    return rules.value_type(name) if v.kind in ("const", "by_players") else None
 
 
 def candidates(rules: Rules) -> list[str]:
@@ -89,7 +86,7 @@ def _set_value(rules: Rules, name: str, value: Any, span: Span, diags: Diagnosti
     if v.kind == "expr":
         diags.error("E402", f"'{name}' is a formula; an option can only set a value fixed before play", span)
         return
-    got, want = _type_of(value), _sample_type(v)
+    got, want = _type_of(value), _sample_type(rules, name)
     if got is None or (want is not None and got != want):
         wanted = _TYPES.get(want or "", "a number, true/false, a symbol or a list of them")
         diags.error("E402", f"option '{name}' should be {wanted}, got {value!r}", span)

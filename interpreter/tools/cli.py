@@ -20,7 +20,7 @@ from .scenario import ScenarioRunner
 
 EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
 CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed unless --strict), 1 when an error"
-                         " was found (or a warning, with --strict), 2 on a usage error or an internal error.")
+                         " was found (or a warning, with --strict), 2 on a usage error, 3 on an internal error.")
 
 
 def _paths(raw: list[str]) -> list[Path]:
