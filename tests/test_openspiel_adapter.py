@@ -95,10 +95,18 @@ def _play(game: object, bot: object, rng: object) -> list[float]:
     return state.returns()
 
 
-@pytest.mark.parametrize(("pack", "options", "sims"), [(RELAY, {"prize": 4}, 16), (LISBOA, None, 3)])
-def test_openspiel_mcts_plays_a_whole_game_against_a_random_bot(pack: Path, options: dict | None,
-                                                                 sims: int) -> None:
-    game = load(pack, players=2, options=options)
+VILLAGE_BOUNDS = {"max_actions": 64, "max_chance_outcomes": 256, "max_game_length": 4000}
+
+
+@pytest.mark.parametrize(("pack", "options", "sims", "bounds"), [
+    (RELAY, {"prize": 4}, 16, {}),
+    (LISBOA, None, 3, {}),
+    # A one-round Village (an option of its game module) is a whole game that ends in a few seconds.
+    (VILLAGE, {"max_rounds": 1}, 2, VILLAGE_BOUNDS),
+])
+def test_openspiel_mcts_plays_a_whole_game_against_a_random_bot(pack: Path, options: dict | None, sims: int,
+                                                                 bounds: dict) -> None:
+    game = load(pack, players=2, options=options, **bounds)
     rng = np.random.RandomState(7)
     bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=sims, evaluator=mcts.RandomRolloutEvaluator(1, rng),
                        random_state=rng)
