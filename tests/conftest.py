@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,10 @@ import pytest
 from boardrules.diagnostics import Diagnostic, Diagnostics
 from boardrules.engine.rules import Rules
 from boardrules.language.pack import discover, link, load_modules
+
+# Tests change code and files under boardrules' feet (fault injection, monkeypatching): `check` must run afresh,
+# never answer from the per-user result cache. tests/test_check_cache.py turns it on in a directory of its own.
+os.environ["BOARDRULES_NO_CACHE"] = "1"
 
 HARVEST = Path(__file__).parent / "packs" / "harvest"
 

@@ -7,16 +7,15 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..diagnostics import MAX_SHOWN, BoardrulesError, Diagnostics, render_json, render_text
-from ..diagnostics_codes import CODES, explain
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
-from ..language.pack import Pack, check_pack, discover, display, game_modules, link, load_modules
 from ..resources import grammar_dir, rules_dir
-from . import coverage
-from .options_arg import read_options
-from .sarif import render_sarif
-from .scenario import ScenarioRunner
+
+if TYPE_CHECKING:
+    from ..language.pack import Pack
+
+# Each command imports what it needs when it runs: a `check` answered from the cache imports almost nothing.
 
 EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
 CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed unless --strict), 1 when an error"
@@ -29,38 +28,72 @@ def _paths(raw: list[str]) -> list[Path]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     if args.explain:
+        from ..diagnostics_codes import CODES, explain
+
         text = explain(args.explain)
         if text is None:
             print(f"boardrules: unknown code {args.explain!r}; known codes: {', '.join(CODES)}", file=sys.stderr)
             return 2
         print(text, end="")
         return 0
+    from . import check_cache
+
+    paths = _paths(args.paths)
+    digest = None
+    if not args.no_cache:
+        inputs = {k: v for k, v in vars(args).items() if k != "run"}
+        digest = check_cache.key(inputs, paths, [Path(o) for o in args.options], [grammar_dir()])
+        hit = check_cache.load(digest) if digest else None
+        if hit is not None:
+            print(hit[0], end="")
+            return hit[1]
+    output, status = _check(args, paths)
+    print(output, end="")
+    if digest is not None and status in (0, 1):
+        check_cache.store(digest, output, status)
+    return status
+
+
+def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
+    from ..diagnostics import MAX_SHOWN, Diagnostics, render_json, render_text
+    from ..language.pack import check_pack, discover
+    from .options_arg import read_options
+    from .sarif import render_sarif
+
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
-    packs = discover(_paths(args.paths), diags)
+    packs = discover(paths, diags)
     for pack in packs:
         if pack.module_files:
             check_pack(pack, diags, options)
     items = diags.sorted()
     errors = sum(1 for d in items if d.severity == "error")
     warnings = len(items) - errors
+    lines = []
     if args.format == "json":
-        print(render_json(items))
+        lines.append(render_json(items))
     elif args.format == "sarif":
-        print(json.dumps(render_sarif(items), indent=2, ensure_ascii=False))
+        lines.append(json.dumps(render_sarif(items), indent=2, ensure_ascii=False))
     else:
         if items:
-            print(render_text(items, MAX_SHOWN))
+            lines.append(render_text(items, MAX_SHOWN))
         modules = sum(len(p.module_files) for p in packs)
-        print(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), {warnings} warning(s)")
+        lines.append(f"checked {modules} module file(s) in {len(packs)} pack(s): {errors} error(s), "
+                     f"{warnings} warning(s)")
+    output = "".join(line + "\n" for line in lines)
     if any(d.code == INTERNAL for d in items):
-        return EXIT_INTERNAL
+        return output, EXIT_INTERNAL
     # W601 lists the unknowns a pack documents on purpose: even --strict lets them pass.
     failing = errors + (sum(1 for d in items if d.severity == "warning" and d.code != "W601") if args.strict else 0)
-    return 1 if failing else 0
+    return output, 1 if failing else 0
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    from ..diagnostics import MAX_SHOWN, Diagnostics, render_text
+    from ..language.pack import discover, display, load_modules
+    from . import coverage
+    from .scenario import ScenarioRunner
+
     diags = Diagnostics()
     packs = discover(_paths(args.paths), diags)
     passed = failed = internal = 0
@@ -115,7 +148,10 @@ def cmd_test(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    from ..diagnostics import BoardrulesError, Diagnostics, render_text
+    from ..language.pack import discover, game_modules, link, load_modules
     from .bots import parse_bots
+    from .options_arg import read_options
     from .simulate import Setup, dumps, render, simulate
 
     diags = Diagnostics()
@@ -153,7 +189,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_play(args: argparse.Namespace) -> int:
     import random
 
+    from ..diagnostics import BoardrulesError, Diagnostics, render_text
     from .bots import parse_bots
+    from .options_arg import read_options
     from .play import Session, read_line, start
 
     diags = Diagnostics()
@@ -179,6 +217,9 @@ def _add_options(p: argparse.ArgumentParser) -> None:
 
 
 def _one_pack(raw: str) -> tuple[Pack | None, dict | None]:
+    from ..diagnostics import Diagnostics, render_text
+    from ..language.pack import discover, load_modules
+
     diags = Diagnostics()
     packs = [p for p in discover([Path(raw)], diags) if p.module_files]
     if diags.has_errors or len(packs) != 1:
@@ -249,6 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("paths", nargs="*", metavar="PATH", help="pack directories, directories of packs, or files")
     check.add_argument("--format", choices=["text", "json", "sarif"], default="text",
                        help="output format (default text; sarif is SARIF 2.1.0 for code hosts)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="check afresh; by default an unchanged run is answered from a per-user cache")
     check.add_argument("--strict", action="store_true",
                        help="warnings fail too (exit status 1), except W601 (documented unknowns)")
     check.add_argument("--explain", metavar="CODE", help="explain a diagnostic code, with a wrong and a right example")
