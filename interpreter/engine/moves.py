@@ -21,7 +21,7 @@ from .choices import StopForAnswer
 from .decisions import Decision
 from .interpreter import Frame
 from .runtime import as_list
-from .values import Player
+from .values import Player, plain
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -37,20 +37,16 @@ class Move:
     params: tuple[tuple[str, Any], ...] = ()
 
     def plain(self) -> dict[str, Any]:
-        from .values import plain
-
         return {"action": self.action, "params": {k: plain(v) for k, v in self.params}}
 
     def label(self) -> str:
-        from .values import plain
-
         inside = ", ".join(f"{k}={plain(v)}" for k, v in self.params)
         return f"{self.action}({inside})" if inside else self.action
 
 
 @dataclass
 class Activity:
-    kind: str  # setup | move | skip | act | end_turn | end_round
+    kind: str  # setup | move | skip | act | take | end_turn | end_round
     player: str | None = None
     action: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
