@@ -472,13 +472,16 @@ class ExprCompiler:
     def _can_pay(self, node: s.CanPay, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         if self.cost_compiler is None:
             raise CompileError("E402", "can_pay is not available here", node.pos)
-        if node.by is not None:
-            payer = self._expect(node.by, scope, gen, {PLAYER}, "who pays")
-        elif scope.has_me:
-            payer = "f.me"
-        else:
-            raise CompileError("E401", "'me' is not available here: write can_pay(COST by PLAYER)", node.pos)
+        payer = self._who(node.by, node.pos, scope, gen, "who pays", "can_pay(COST by PLAYER)")
         return f"_can_pay(f, {gen.const(self.cost_compiler(node.cost, scope))}, {payer})", BOOL
+
+    def _who(self, by: s.Node | None, pos: s.Pos, scope: Scope, gen: _Gen, what: str, form: str) -> str:
+        """The player a predicate asks about: the one after `by`, or the acting player."""
+        if by is not None:
+            return self._expect(by, scope, gen, {PLAYER}, what)
+        if scope.has_me:
+            return "f.me"
+        raise CompileError("E401", f"'me' is not available here: write {form}", pos)
 
     def _can_take(self, node: s.CanTake, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         action = self.rules.actions.get(node.action)
@@ -496,12 +499,7 @@ class ExprCompiler:
                                    f"but this is {at.words()}", a.pos)
             parts.append(f"({name!r}, {src})")
         args = ", ".join(parts)
-        if node.by is not None:
-            who = self._expect(node.by, scope, gen, {PLAYER}, "who would take it")
-        elif scope.has_me:
-            who = "f.me"
-        else:
-            raise CompileError("E401", "'me' is not available here: write can(ACTION, ... by PLAYER)", node.pos)
+        who = self._who(node.by, node.pos, scope, gen, "who would take it", "can(ACTION, ... by PLAYER)")
         return f"_can_take(f, {node.action!r}, ({args}{',' if args else ''}), {who})", BOOL
 
     # ---------------------------------------------------------------- function calls
