@@ -398,6 +398,12 @@ class Linker:
                 rules.costs[name] = CostC(d.span, (), str(node))
         for name, d in self._section(decls, "substitutes"):
             substitutes.build(b, rules, name, d)
+        # Actions are known by name and parameters before any body is built, so a procedure can `take` or ask
+        # `can` of one; each is replaced by the full action below.
+        for name, d in self._section(decls, "actions"):
+            n = d.node if isinstance(d.node, dict) else {}
+            rules.actions[name] = ActionDef(name, str(n.get("title", name)), str(n.get("by", "player")),
+                                            self._params(n), None, None, None, (), d.span, None)
         # Procedures first (their names are checked by calls), with empty bodies filled in afterwards.
         procs = self._section(decls, "procedures")
         for name, d in procs:
