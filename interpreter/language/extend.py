@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostics, did_you_mean
+from ..diagnostics import Diagnostics, Span, did_you_mean
 from .loader import YList, YMap
 
 EXTENDABLE = ("sets", "counters", "pieces", "zones")
@@ -42,6 +42,21 @@ def _append(target: YList, items: Any, span: Any) -> None:
         if item not in target:
             target.append(item)
             target.item_spans.append(item_span)
+
+
+def _add_fields(node: Any, spec: Any, fields: tuple[str, ...], span: Span, conflict: Any,
+                origin: dict[tuple[str, str, str], str], where: tuple[str, str], module: str) -> None:
+    """Copy the fields `spec` gives onto a declaration that lacks them; a field it has with another value is a
+    conflict (extend only adds)."""
+    for key in fields:
+        if key not in spec:
+            continue
+        if key in node and node[key] != spec[key]:
+            conflict(key, node[key], spec[key])
+            continue
+        node[key] = spec[key]
+        node.value_spans[key] = getattr(spec, "value_spans", {}).get(key, span)
+        origin[(*where, key)] = module
 
 
 def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[str, str], Any],
@@ -89,15 +104,7 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
                         merged = _copy_list(keys, span)
                         _append(merged, spec["keys"], span)
                         node["keys"] = merged
-                for key in _COUNTER_FIELDS:
-                    if key not in spec:
-                        continue
-                    if key in node and node[key] != spec[key]:
-                        conflict(key, node[key], spec[key])
-                        continue
-                    node[key] = spec[key]
-                    node.value_spans[key] = getattr(spec, "value_spans", {}).get(key, span)
-                    origin[(section, name, key)] = m.id
+                _add_fields(node, spec, _COUNTER_FIELDS, span, conflict, origin, (section, name), m.id)
                 d.node = node
             elif section == "pieces":
                 node = _copy_map(d.node, span)
@@ -115,13 +122,5 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
             else:  # zones
                 node = _copy_map(d.node, span)
                 spec = spec if isinstance(spec, dict) else {}
-                for key in _ZONE_FIELDS:
-                    if key not in spec:
-                        continue
-                    if key in node and node[key] != spec[key]:
-                        conflict(key, node[key], spec[key])
-                        continue
-                    node[key] = spec[key]
-                    node.value_spans[key] = getattr(spec, "value_spans", {}).get(key, span)
-                    origin[(section, name, key)] = m.id
+                _add_fields(node, spec, _ZONE_FIELDS, span, conflict, origin, (section, name), m.id)
                 d.node = node
