@@ -182,5 +182,7 @@ def subnodes(node: Any) -> tuple[s.Node, ...]:
             stack.extend(n)
     found = tuple(out)
     if isinstance(node, s.Node):
+        if len(_SUBNODES) > 65_536:  # as many lines as the parser's own cache keeps: a long process stays bounded
+            _SUBNODES.clear()
         _SUBNODES[id(node)] = (node, found)
     return found
