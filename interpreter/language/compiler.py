@@ -11,6 +11,7 @@ known until run time).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -66,7 +67,7 @@ _BASE_NS: dict[str, Any] = {
     "_me": rt.me, "_player_at": rt.player_at, "_piece_ref": rt.piece_ref, "_pid": rt.player_id, "_seat": rt.seat,
     "_prop": rt.prop,
     "_key": rt.key_of, "_arith": rt.arith, "_add": rt.add, "_sub": rt.sub, "_min2": min2, "_max2": max2,
-    "_ids": rt.zone_ids, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
+    "_ids": rt.zone_ids, "_int": int, "_str": str, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
     "_range": rt.int_range, "_sort": rt.sort_pairs, "_truth": rt.known_truth, "_as_list": rt.as_list,
     "_can_pay": rt.can_pay,
     "_can_take": rt.can_take,
@@ -124,6 +125,10 @@ def _local(name: str) -> str:
     return f"_v_{name}"
 
 
+_SIMPLE = re.compile(r"^(?:[A-Za-z_]\w*|-?\d+)$")  # a Python name or an integer: safe to repeat in source
+_INT_LITERAL = re.compile(r"^-?\d+$")
+
+
 def _record(name: str) -> str:
     """The state record of the piece an expression-bound name iterates, bound next to it."""
     return f"_q_{name}"
@@ -141,13 +146,25 @@ class _Gen:
         self.depth = 0  # comprehensions we are inside
         self.hoisted: dict[str, str] = {}  # invariant source -> its parameter name
         self.used: set[str] = set()  # expression-bound names read as values (not only their properties)
+        # In a compiled rule body: names bound by effects that are Python locals there, and the local holding
+        # the acting player (with `mid`, its id); see body_compiler.
+        self.locals: dict[str, str] = {}
+        self.me: str | None = None
 
     def const(self, value: Any) -> str:
         name = f"_k{len(self.ns)}"
         self.ns[name] = value
         return name
 
+    def pid(self, player: str) -> str:
+        """The id of the player `player` evaluates to (a counter or zone key starts with it)."""
+        if player == self.me and self.me is not None:
+            return "(mid or _pid(me, f))"
+        return f"_pid({player}, f)"
+
     def invariant(self, src: str) -> str:
+        if src == "f.me" and self.me is not None:
+            return self.me
         if self.depth == 0:
             return src
         name = self.hoisted.get(src)
@@ -298,6 +315,8 @@ class ExprCompiler:
             if name in scope.py_locals:
                 gen.used.add(name)
                 return _local(name), scope.names[name]
+            if name in gen.locals:
+                return gen.locals[name], scope.names[name]
             return gen.invariant(f"f.vars[{name!r}]"), scope.names[name]
         r = self.rules
         if name == "me":
@@ -369,14 +388,14 @@ class ExprCompiler:
         if t == PLAYER:
             if name in r.counters and r.counters[name].per == "player":
                 if r.counters[name].keys is not None:
-                    return f"Ref('family', _pid({obj}, f) + {'.' + name!r})", FAMILY
-                return f"f.g.state.counters[_pid({obj}, f) + {'.' + name!r}]", INT
+                    return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})", FAMILY
+                return f"f.g.state.counters[{gen.pid(obj)} + {'.' + name!r}]", INT
             if name in r.zones and r.zones[name].per == "player":
-                return f"Zone(_pid({obj}, f) + {'.' + name!r})", ZONE
+                return f"Zone({gen.pid(obj)} + {'.' + name!r})", ZONE
             if name == "seat":
                 return f"_seat({obj}, f)", INT
             if name in r.player_markers:
-                return f"Ref('marker', _pid({obj}, f) + {'.' + name!r})", MARKER
+                return f"Ref('marker', {gen.pid(obj)} + {'.' + name!r})", MARKER
             candidates = [*r.player_counter_names(), *r.player_zone_names(), *r.player_markers, "seat"]
             raise CompileError(
                 "E401", f"a player has no counter or zone '{name}'", node.pos, did_you_mean(name, candidates)
@@ -412,11 +431,14 @@ class ExprCompiler:
             owner, ot = self._src(family.obj, scope, gen)
             if ot != PLAYER:
                 return None
-            prefix = f"_pid({owner}, f) + {'.' + name + '['!r}"
+            prefix = f"{gen.pid(owner)} + {'.' + name + '['!r}"
         else:
             return None
         keys = gen.const(frozenset(c.keys))
         key = self._src(key_node, scope, gen)[0]
+        if _SIMPLE.match(key):
+            checked = f"_key(f, {key}, {keys}, {name!r})"
+            return f"{prefix} + ({key} if {key}.__class__ is _str and {key} in {keys} else {checked}) + ']'"
         return f"{prefix} + _key(f, {key}, {keys}, {name!r}) + ']'"
 
     def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type]:
@@ -505,6 +527,11 @@ class ExprCompiler:
         for side, t in ((node.left, lt), (node.right, rt_)):
             if t not in NUMERIC:
                 raise CompileError("E402", f"'{node.op}' compares numbers, but this is {t}", side.pos)
+        checks = [f"{x}.__class__ is _int" for x in (left, right) if not _INT_LITERAL.match(x)]
+        if all(_SIMPLE.match(x) for x in (left, right)) and checks:
+            # Plain names and numbers: compare in place, the general path only for what is not two numbers.
+            general = f"_order(f, {node.op!r}, {left}, {right})"
+            return f"({left} {node.op} {right} if {' and '.join(checks)} else {general})", BOOL
         return f"_order(f, {node.op!r}, {left}, {right})", BOOL
 
     def _can_hold(self, node: s.Compare, lt: Type, rt_: Type) -> None:
