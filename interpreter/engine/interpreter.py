@@ -29,6 +29,8 @@ class Frame:
 def run_body(body: e.Body, f: Frame) -> None:
     """Run a body: as the one Python function it compiles to, unless coverage is being recorded (the
     interpreter sees each node) or the rules were linked to be interpreted."""
+    if not body:
+        return
     g = f.g
     if g.coverage is None:
         rules = g.rules

@@ -74,6 +74,10 @@ class ActionDef:
     span: Span
     source: str | None
     domains: dict[str, Fn] = field(default_factory=dict)  # parameter -> its values (a function of the frame)
+    rule: str = field(init=False, repr=False)  # "actions.NAME": how coverage and messages name it
+
+    def __post_init__(self) -> None:
+        self.rule = f"actions.{self.name}"
 
 
 @dataclass

@@ -60,19 +60,18 @@ class BodyCompiler:
         span = body[0].span if body else None
         name = _function_name(span)
         w = _Writer(self.exprs, self.rules)
-        w.line(0, f"def {name}(f):")
-        w.line(1, "g = f.g")
-        w.line(1, "st = g.state")
-        w.line(1, "V = f.vars")
-        # Numbers above this are refused (E513); it is also below what the state store can save.
-        w.line(1, "MI = _min(g.budget.limits.max_int, _SAVABLE_MAX)")
-        w.line(1, "me = f.me")  # the acting player never changes inside one body (`as` runs a body of its own)
-        w.line(1, "mid = me.id if me.__class__ is _Player else None")
         w.gen.me = "me"
         # A body whose statements are all written out here can keep its names in Python locals (still written
         # to f.vars too); a runner could change f.vars behind our back, so a body that calls one reads f.vars.
         w.use_locals = _all_written_out(body)
         w.block(body, 1)
+        text = "\n".join(w.lines)
+        prologue = [f"def {name}(f):"]
+        used = {local for local, _ in _PROLOGUE if re.search(rf"\b{local}\b", text)}
+        used |= {"me"} if "mid" in used else set()
+        used |= {"g"} if used & {"st", "MI"} else set()
+        prologue += [f"    {local} = {value}" for local, value in _PROLOGUE if local in used]
+        w.lines = [*prologue, *w.lines]
         src = "\n".join(w.lines) + "\n"
         filename = f"<rule {span.file}:{span.line}>" if span is not None else "<rule>"
         namespace = ExprCompiler.namespace(w.gen)
@@ -83,6 +82,16 @@ class BodyCompiler:
         exec(compile(src, filename, "exec"), namespace)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         return namespace[name], src
+
+
+# The locals a compiled body may read, set once at its start (only those it reads).
+_PROLOGUE = (
+    ("g", "f.g"), ("st", "g.state"), ("V", "f.vars"),
+    # numbers above this are refused (E513); it is also below what the state store can save
+    ("MI", "_min(g.budget.limits.max_int, _SAVABLE_MAX)"),
+    # the acting player never changes inside one body (`as` runs a body of its own)
+    ("me", "f.me"), ("mid", "me.id if me.__class__ is _Player else None"),
+)
 
 
 def _function_name(span: Span | None) -> str:

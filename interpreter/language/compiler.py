@@ -150,11 +150,34 @@ class _Gen:
         # the acting player (with `mid`, its id); see body_compiler.
         self.locals: dict[str, str] = {}
         self.me: str | None = None
+        self.in_iterable = 0  # generating what a comprehension goes through, where `:=` is not allowed
+        self.temps = 0
 
     def const(self, value: Any) -> str:
         name = f"_k{len(self.ns)}"
         self.ns[name] = value
         return name
+
+    def numbers(self, left: str, right: str) -> tuple[str, str, str] | None:
+        """For an operation on two numbers written in place: (left, right, the test that both are numbers),
+        each operand evaluated once and in order; None where that cannot be written (outside a compiled body,
+        inside a comprehension or what it goes through)."""
+        simple = [bool(_SIMPLE.match(x)) for x in (left, right)]
+        if not all(simple) and (self.me is None or self.depth or self.in_iterable):
+            return None
+        names, checks = [], []
+        for src, plain in zip((left, right), simple, strict=True):
+            if plain:
+                names.append(src)
+                if not _INT_LITERAL.match(src):
+                    checks.append(f"({src}.__class__ is _int)")
+            else:
+                self.temps += 1
+                name = f"_w{self.temps}"
+                names.append(name)
+                checks.append(f"(({name} := {src}).__class__ is _int)")
+        # `&` and not `and`: both operands are evaluated (and bound) even when the first is not a number.
+        return names[0], names[1], " & ".join(checks) or "True"
 
     def pid(self, player: str) -> str:
         """The id of the player `player` evaluates to (a counter or zone key starts with it)."""
@@ -485,7 +508,11 @@ class ExprCompiler:
         return f"[{element or f'{make}({pid})'} {head}{test}]"
 
     def _iterable(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-        src, t = self._src(node, scope, gen)
+        gen.in_iterable += 1
+        try:
+            src, t = self._src(node, scope, gen)
+        finally:
+            gen.in_iterable -= 1
         if t not in (ANY, ZONE) and not t.is_list:
             raise CompileError("E402", f"only a list or a zone can be gone through, but this is {t.words()}",
                                node.pos)
@@ -510,7 +537,13 @@ class ExprCompiler:
         left = self._expect(node.left, scope, gen, NUMERIC, f"the left side of '{node.op}'")
         right = self._expect(node.right, scope, gen, NUMERIC, f"the right side of '{node.op}'")
         if node.op in ("+", "-"):
-            return f"{'_add' if node.op == '+' else '_sub'}(f, {left}, {right})", INT
+            helper = "_add" if node.op == "+" else "_sub"
+            inline = gen.numbers(left, right)
+            if inline is not None and gen.me is not None:  # in a compiled body, where MI is the number limit
+                a, b, test = inline
+                result = f"{a} {node.op} {b}"
+                return f"({result} if {test} and -MI <= {result} <= MI else {helper}(f, {a}, {b}))", INT
+            return f"{helper}(f, {left}, {right})", INT
         return f"_arith(f, {node.op!r}, {left}, {right})", INT
 
     def _compare(self, node: s.Compare, scope: Scope, gen: _Gen) -> tuple[str, Type]:
@@ -527,11 +560,11 @@ class ExprCompiler:
         for side, t in ((node.left, lt), (node.right, rt_)):
             if t not in NUMERIC:
                 raise CompileError("E402", f"'{node.op}' compares numbers, but this is {t}", side.pos)
-        checks = [f"{x}.__class__ is _int" for x in (left, right) if not _INT_LITERAL.match(x)]
-        if all(_SIMPLE.match(x) for x in (left, right)) and checks:
-            # Plain names and numbers: compare in place, the general path only for what is not two numbers.
-            general = f"_order(f, {node.op!r}, {left}, {right})"
-            return f"({left} {node.op} {right} if {' and '.join(checks)} else {general})", BOOL
+        inline = gen.numbers(left, right)
+        if inline is not None:
+            # Compared in place, the general path only for what is not two numbers.
+            a, b, test = inline
+            return f"({a} {node.op} {b} if {test} else _order(f, {node.op!r}, {a}, {b}))", BOOL
         return f"_order(f, {node.op!r}, {left}, {right})", BOOL
 
     def _can_hold(self, node: s.Compare, lt: Type, rt_: Type) -> None:
@@ -639,8 +672,13 @@ class ExprCompiler:
                 raise CompileError("E402", f"argument {i + 1} of '{node.fn}' should be {_ARG_WORDS[want]}, "
                                    f"but it is {t.words()}", arg.pos)
         args = "".join(f", {c[0]}" for c in compiled)
-        if node.fn in ("min", "max") and len(compiled) == 2:
-            return f"_{node.fn}2(f{args})", spec.result([c[1] for c in compiled])  # two numbers: a fast path
+        if node.fn in ("min", "max") and len(compiled) == 2:  # two numbers: in place, or a fast path
+            inline = gen.numbers(compiled[0][0], compiled[1][0])
+            if inline is not None:
+                a, b, test = inline
+                pick = f"({a} if {a} {'<=' if node.fn == 'min' else '>='} {b} else {b})"
+                return f"({pick} if {test} else _{node.fn}2(f, {a}, {b}))", INT
+            return f"_{node.fn}2(f{args})", spec.result([c[1] for c in compiled])
         return f"_b_{node.fn}(f{args})", spec.result([c[1] for c in compiled])
 
 
