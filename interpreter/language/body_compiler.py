@@ -164,7 +164,7 @@ class _Writer:
     def bind(self, depth: int, name: str, value: str) -> None:
         """Bind a name the rule reads: in f.vars, and in a Python local for what follows in this block."""
         name = str(name)
-        if self.use_locals:
+        if self.use_locals and f"L_{name}".isidentifier() and name.isascii():
             local = self.gen.locals[name] = f"L_{name}"
             self.line(depth, f"V[{name!r}] = {local} = {value}")
         else:
