@@ -45,8 +45,11 @@ class Payments:
 
     def _have(self, key: str, f: Frame) -> int:
         """What the payer holds; a counter the source leaves unknown cannot pay for anything (E601)."""
-        v = check_known(self.state.counters.get(key, 0), f)
-        return v if type(v) is int else 0
+        v = self.state.counters.get(key, 0)
+        if type(v) is int:
+            return v
+        check_known(v, f)
+        return 0
 
     def _alternative_payable(self, alt: tuple[CostTermC, ...], f: Frame) -> bool:
         fixed: dict[str, int] = {}
@@ -73,9 +76,13 @@ class Payments:
         return True
 
     def _floor(self, key: str) -> int:
-        name = key.split(".", 1)[-1].split("[", 1)[0]
-        low = self.rules.counters[name].min
-        return low if low is not None else -(10**9)
+        floors = self.rules.floors
+        low = floors.get(key)
+        if low is None:
+            name = key.split(".", 1)[-1].split("[", 1)[0]
+            low = self.rules.counters[name].min
+            low = floors[key] = low if low is not None else -(10**9)
+        return low
 
     def _payable(self, cost: CostC, f: Frame) -> bool:
         return any(self._alternative_payable(alt, f) for alt in substitution.alternatives(self, cost, f))
