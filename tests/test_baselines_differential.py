@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardrules.diagnostics import BoardrulesError
+from boardrules.engine.decisions import ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.engine.state import State
 from boardrules.game import Game
@@ -26,68 +27,89 @@ from boardrules.language.pack import load_rules
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from baselines import produce  # noqa: E402
+from baselines import cardinal, produce, ship, workloads  # noqa: E402
+from baselines.lisboa_state_action import GOODS as GOODS_LISBOA  # noqa: E402
 
-Outcome = tuple[str | None, str, list[dict[str, Any]], str]
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+Step = Callable[[Game], None]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.function_scoped_fixture])
 
 
-def outcome(rules: Rules, saved: dict[str, Any], run: Callable[[Game], None]) -> Outcome:
-    """Run one implementation on a game restored from `saved`: (error code, state after, log, state after undo)."""
+def outcome(rules: Rules, saved: dict[str, Any], steps: list[Step]) -> list[Any]:
+    """Run one implementation's steps on a game restored from `saved`, stopping at the first error: per step its
+    error code and the state after it; then the log; then the state after each undo, back to the start."""
     game = Game.from_json(rules, saved)
-    before = game.state.dumps()
-    code = None
-    try:
-        run(game)
-    except BoardrulesError as exc:
-        code = exc.code
-    after = game.state.dumps()
-    if code is not None:
-        assert after == before, f"a failed action ({code}) changed the state"
-    log = game.log
-    game.undo()
-    return code, after, log, game.state.dumps()
+    seen: list[Any] = []
+    for step in steps:
+        before = game.state.dumps()
+        code = None
+        try:
+            step(game)
+        except BoardrulesError as exc:
+            code = exc.code
+        after = game.state.dumps()
+        if code is not None:
+            assert after == before, f"a failed action ({code}) changed the state"
+        seen.append((code, after))
+        if code is not None:
+            break
+    seen.append(game.log)
+    while game.undo():
+        seen.append(game.state.dumps())
+    assert game.state.dumps() == State.from_json(saved["state"]).dumps(), "undo does not lead back to the start"
+    return seen
 
 
-def agree(rules: Rules, saved: dict[str, Any], engine: Callable[[Game], None],
-          **by_hand: Callable[[Game], None]) -> str | None:
-    """Fail on any difference between the engine and each hand-written version; the engine's error code."""
+def agree(rules: Rules, saved: dict[str, Any], engine: list[Step], **by_hand: list[Step]) -> list[str | None]:
+    """Fail on any difference between the engine and each hand-written version; the engine's error codes."""
     expected = outcome(rules, saved, engine)
-    for name, run in by_hand.items():
-        got = outcome(rules, saved, run)
-        assert got[0] == expected[0], f"{name}: legality differs: engine {expected[0]}, {name} {got[0]}"
-        assert got[1] == expected[1], f"{name}: the state after the action differs"
-        assert got[2] == expected[2], f"{name}: the log differs: {got[2][-1:]} vs {expected[2][-1:]}"
-        assert got[3] == expected[3], f"{name}: undo restores a different state"
-    return expected[0]
+    for name, steps in by_hand.items():
+        got = outcome(rules, saved, steps)
+        for i, (want, have) in enumerate(zip(expected, got, strict=False)):
+            if isinstance(want, tuple) and isinstance(have, tuple):
+                assert have[0] == want[0], f"{name}, step {i + 1}: legality differs: engine {want[0]}, {name} {have[0]}"
+                assert have[1] == want[1], f"{name}, step {i + 1}: the state after it differs"
+            else:
+                assert have == want, f"{name}: the log or what undo restores differs (item {i})"
+        assert len(got) == len(expected), f"{name}: a different number of steps ran or were undone"
+    return [x[0] for x in expected if isinstance(x, tuple)]
 
 
-# ---------------------------------------------------------------------------------------------- production rule
+def prepared(rules: Rules, players: int, edit: Callable[[Game, State], None]) -> dict[str, Any]:
+    """A saved free-play game after setup, changed directly by `edit` (not journaled: it is the starting point)."""
+    game = Game(rules, players, seed=1)
+    game.setup()
+    edit(game, game.state)
+    game.state.journal.clear()
+    return game.to_json()
+
+
+# ------------------------------------------------------------------------------------------- production rule
 
 @pytest.fixture(scope="module")
 def produce_rules() -> Rules:
     return load_rules(ROOT / "benchmarks" / "produce")
 
 
-def produce_state(rules: Rules, stores: list[tuple[int, str]], counters: dict[str, Any], over: bool = False,
-                  players: int = 4) -> dict[str, Any]:
+def produce_state(rules: Rules, stores: list[tuple[int, str]], counters: dict[str, Any],
+                  over: bool = False) -> dict[str, Any]:
     """A produce game whose street holds `stores` (seat, good) and whose counters are set as given."""
-    game = Game(rules, players, seed=1)
-    game.setup()
-    st = game.state
-    for pid in list(st.zones["street"].contents):
-        st.remove_piece(pid)
-    for seat, good in stores:
-        st.create_piece(st.new_id("store"), "store", "street", None, {"owner": game._m.players[seat - 1], "good": good})
-    st.counters.update(counters)
-    st.vars["game_over"] = over
-    st.journal.clear()
-    return game.to_json()
+    def edit(game: Game, st: State) -> None:
+        for pid in list(st.zones["street"].contents):
+            st.remove_piece(pid)
+        for seat, good in stores:
+            st.create_piece(st.new_id("store"), "store", "street", None,
+                            {"owner": game._m.players[seat - 1], "good": good})
+        st.counters.update(counters)
+        st.vars["game_over"] = over
+
+    return prepared(rules, 4, edit)
 
 
 def check_produce(rules: Rules, saved: dict[str, Any], player: str = "p1") -> str | None:
-    return agree(rules, saved, lambda g: g.act(player, "produce"),
-                 as_read=lambda g: produce.produce_as_read(g, player), tuned=lambda g: produce.produce_tuned(g, player))
+    return agree(rules, saved, [lambda g: g.act(player, "produce")],
+                 as_read=[lambda g: produce.produce_as_read(g, player)],
+                 tuned=[lambda g: produce.produce_tuned(g, player)])[0]
 
 
 def test_produce_after_setup(produce_rules: Rules) -> None:
@@ -140,18 +162,255 @@ def test_produce_random_states(produce_rules: Rules, stores: list[tuple[int, str
 def test_a_second_action_and_undo_agree(produce_rules: Rules) -> None:
     """Two actions in a row (history and log grow the same way), then two undos."""
     saved = produce_state(produce_rules, [(1, "cloth"), (1, "spice")], {})
-    results = []
-    for first, second in ((lambda g: g.act("p1", "produce"), lambda g: g.act("p1", "sell_all")),
-                          (produce.produce_as_read, produce.sell_all), (produce.produce_tuned, produce.sell_all)):
-        game = Game.from_json(produce_rules, saved)
-        first(game)
-        second(game)
-        row = [game.state.dumps(), game.log]
-        game.undo()
-        row.append(game.state.dumps())
-        game.undo()
-        row.append(game.state.dumps())
-        results.append(row)
-    assert results[0] == results[1] == results[2]
-    assert results[0][3] == State.from_json(saved["state"]).dumps()
+    assert agree(produce_rules, saved, [lambda g: g.act("p1", "produce"), lambda g: g.act("p1", "sell_all")],
+                 as_read=[produce.produce_as_read, produce.sell_all],
+                 tuned=[produce.produce_tuned, produce.sell_all]) == [None, None]
 
+
+# ------------------------------------------------------------------------------------------- Lisboa
+
+@pytest.fixture(scope="module")
+def lisboa_rules() -> Rules:
+    return load_rules(ROOT / "rules" / "lisboa", ["lisboa.state_actions"])
+
+
+def lisboa_state(rules: Rules, players: int = 3, *, cardinal: int = 1, wigs: list[Any] | None = None,
+                 pieces: tuple[tuple[str, str, str, int | None, dict[str, Any]], ...] = (),
+                 counters: dict[str, Any] | None = None, shipyard: list[tuple[int, Any]] | None = None,
+                 church_empty: tuple[int, ...] = (), cardinal_down: int = 0) -> dict[str, Any]:
+    """A Lisboa game after setup: the Cardinal on `cardinal`; the tiles on the Church track with `wigs` (slot
+    order; missing slots in `church_empty`); extra `pieces` (id, kind, zone, slot, props); the shipyard remade as
+    ships of (hull, influence) when given."""
+    def edit(game: Game, st: State) -> None:
+        st.markers["cardinal"].pos = cardinal
+        for i, pid in enumerate(list(st.zones["church_tiles"].contents)):
+            if i + 1 in church_empty:
+                st.remove_piece(pid)
+            elif wigs is not None:
+                st.pieces[pid].props["wigs"] = wigs[i]
+        if shipyard is not None:
+            for pid in list(st.zones["shipyard"].contents):
+                st.remove_piece(pid)
+            for i, (hull, influence) in enumerate(shipyard):
+                st.create_piece(f"yard{i + 1}", "ship", "shipyard", None,
+                                {"colour": "red", "hull": hull, "period": 1, "price_modifier": 1,
+                                 "influence": influence})
+        for pid, kind, zone, slot, props in pieces:
+            st.create_piece(pid, kind, zone, slot, {k: game._m.from_plain(v) for k, v in props.items()})
+        st.counters.update(counters or {})
+        st.counters["cardinal_down"] = cardinal_down
+
+    return prepared(rules, players, edit)
+
+
+def cardinal_steps(player: str, way: str, answers: list[Any], end: list[Any] | None) -> dict[str, list[Step]]:
+    """The engine's and the baselines' steps: meet the Cardinal, then (unless `end` is None) end the turn."""
+    def engine_end(g: Game) -> None:
+        g.end_turn(player, ScriptedDecider(end or []))
+
+    out: dict[str, list[Step]] = {
+        "engine": [lambda g: g.act(player, "meet_the_cardinal", {"way": way}, ScriptedDecider(answers))],
+        "as_read": [lambda g: cardinal.meet_the_cardinal_as_read(g, player, way, answers)],
+        "tuned": [lambda g: cardinal.meet_the_cardinal_tuned(g, player, way, answers)],
+    }
+    if end is not None:
+        out["engine"].append(engine_end)
+        out["as_read"].append(lambda g: cardinal.end_turn_as_read(g, player, end))
+        out["tuned"].append(lambda g: cardinal.end_turn_tuned(g, player, end))
+    return out
+
+
+def check_cardinal(rules: Rules, saved: dict[str, Any], player: str, way: str, answers: list[Any],
+                   end: list[Any] | None = None) -> list[str | None]:
+    steps = cardinal_steps(player, way, answers, end)
+    return agree(rules, saved, steps["engine"], as_read=steps["as_read"], tuned=steps["tuned"])
+
+
+CHURCH_WIGS = [1, 1, 1, 1, 1, 2, 3, 1]
+TWO_PLAYERS_CHURCH = (("a", "clergy_tile", "p1.clergy", None, {"wigs": 1, "face_up": True}),
+                      ("b", "clergy_tile", "p2.clergy", None, {"wigs": 2, "face_up": True}),
+                      ("k1", "card", "p1.top", 1, {"influence": 3}), ("k2", "card", "p2.top", 1, {"influence": 5}))
+
+
+def test_cardinal_and_church_scoring_as_the_scenario_plays_them(lisboa_rules: Rules) -> None:
+    # rules/lisboa/scenarios/church_scoring_two_players.yaml
+    saved = lisboa_state(lisboa_rules, 2, cardinal=4, wigs=CHURCH_WIGS, pieces=TWO_PLAYERS_CHURCH,
+                         counters={"p1.visiting[king]": 1})
+    assert check_cardinal(lisboa_rules, saved, "p1", "visit", [2, "$clergy_tile_6"],
+                          ["yes", ["$clergy_tile_6", "$a"], "no"]) == [None, None]
+    game = Game.from_json(lisboa_rules, saved)
+    cardinal.meet_the_cardinal_tuned(game, "p1", "visit", [2, "$clergy_tile_6"])
+    cardinal.end_turn_tuned(game, "p1", ["yes", ["$clergy_tile_6", "$a"], "no"])
+    assert [game.state.counters[k] for k in ("p1.wigs", "p1.influence", "p2.wigs", "cardinal_down")] == [3, 3, 0, 0]
+
+
+@pytest.mark.parametrize("cardinal_at, answers", [(1, [1, "$clergy_tile_3"]), (7, [2, "$clergy_tile_2"]),
+                                                  (2, [2, "$clergy_tile_4"]), (5, [1, "$clergy_tile_7"])])
+def test_cardinal_icons_trade_and_wrapping(lisboa_rules: Rules, cardinal_at: int, answers: list[Any]) -> None:
+    saved = lisboa_state(lisboa_rules, 3, cardinal=cardinal_at, wigs=CHURCH_WIGS, pieces=TWO_PLAYERS_CHURCH,
+                         counters={"p2.goods[type_b]": 2, "p2.goods[gold]": 1, "treasury": 4})
+    assert check_cardinal(lisboa_rules, saved, "p2", "trade", ["gold", *answers],
+                          ["yes", "$b", "no", "yes", "$a"]) == [None, None]
+
+
+@pytest.mark.parametrize("way, counters, answers, code", [
+    ("boat", {}, [1, "$clergy_tile_2"], "E509"),
+    ("visit", {}, [1, "$clergy_tile_2"], "E501"),
+    ("trade", {}, [1, "$clergy_tile_2"], "E502"),
+    ("follow", {}, [1], "E501"),
+    ("follow", {"p2.took[cardinal_meeting]": 1}, [1], "E601"),
+    ("follow", {"p1.took[cardinal_meeting]": 1, "p2.took[cardinal_meeting]": 1}, [1], "E501"),
+    ("visit", {"p1.visiting[king]": 1}, [3], "E505"),
+    ("visit", {"p1.visiting[king]": 1}, [1, "$clergy_tile_5"], "E505"),
+    ("visit", {"p1.visiting[king]": 1}, [1], "E506"),
+    ("trade", {"p1.goods[type_a]": 1, "p1.goods[type_b]": 1}, ["type_c"], "E505"),
+])
+def test_cardinal_refused(lisboa_rules: Rules, way: str, counters: dict[str, int], answers: list[Any],
+                          code: str) -> None:
+    saved = lisboa_state(lisboa_rules, 3, wigs=CHURCH_WIGS, counters=counters)
+    assert check_cardinal(lisboa_rules, saved, "p1", way, answers) == [code]
+
+
+def test_cardinal_refused_with_four_clergy_tiles_and_without_a_tile_next_to_him(lisboa_rules: Rules) -> None:
+    four = tuple((f"c{i}", "clergy_tile", "p1.clergy", None, {"wigs": 1}) for i in range(4))
+    saved = lisboa_state(lisboa_rules, 2, wigs=CHURCH_WIGS, pieces=four, counters={"p1.visiting[king]": 1})
+    assert check_cardinal(lisboa_rules, saved, "p1", "visit", [1]) == ["E501"]
+    saved = lisboa_state(lisboa_rules, 2, cardinal=1, church_empty=(2, 3), counters={"p1.visiting[king]": 1})
+    assert check_cardinal(lisboa_rules, saved, "p1", "visit", [1]) == ["E501"]
+
+
+def test_church_scoring_reaches_an_unknown(lisboa_rules: Rules) -> None:
+    # the shipped pack leaves the tiles' wigs unknown: scoring them stops the game (E601), as the engine says
+    saved = lisboa_state(lisboa_rules, 2, cardinal=4, counters={"p1.visiting[king]": 1})
+    assert check_cardinal(lisboa_rules, saved, "p1", "visit", [2, "$clergy_tile_6"],
+                          ["yes", "$clergy_tile_6"]) == [None, "E601"]
+
+
+def test_church_scoring_answers_refused(lisboa_rules: Rules) -> None:
+    saved = lisboa_state(lisboa_rules, 2, cardinal=4, wigs=CHURCH_WIGS, pieces=TWO_PLAYERS_CHURCH,
+                         counters={"p1.visiting[king]": 1})
+    for end, code in ((["yes", ["$a", "$a"]], "E505"), (["maybe"], "E505"), (["yes", []], "E505"),
+                      (["yes", ["$b"]], "E505"), (["yes"], "E506")):
+        assert check_cardinal(lisboa_rules, saved, "p1", "visit", [2, "$clergy_tile_6"], end) == [None, code]
+
+
+SLOTS = [f"$clergy_tile_{i}" for i in range(1, 9)]
+
+
+@SETTINGS
+@given(players=st.integers(2, 4), cardinal_at=st.integers(1, 8), empty=st.sets(st.integers(1, 8), max_size=5),
+       clergy=st.lists(st.integers(0, 4), min_size=4, max_size=4), down=st.integers(0, 1),
+       goods=st.lists(st.integers(0, 2), min_size=5, max_size=5), visiting=st.integers(0, 1),
+       way=st.sampled_from(["trade", "visit", "visit", "follow"]), good=st.sampled_from(GOODS_LISBOA),
+       steps=st.sampled_from([1, 2, 2, 3]), tile=st.sampled_from(SLOTS),
+       end=st.lists(st.one_of(st.sampled_from(["yes", "no", "yes"]), st.lists(st.sampled_from(
+           ["$k0_0", "$k0_1", "$k1_0", "$k2_0", "$k3_0", "$k1_1"]), min_size=1, max_size=2)), max_size=6))
+def test_cardinal_random_states(lisboa_rules: Rules, players: int, cardinal_at: int, empty: set[int],
+                                clergy: list[int], down: int, goods: list[int], visiting: int, way: str,
+                                good: str, steps: int, tile: str, end: list[Any]) -> None:
+    extra = tuple((f"k{s}_{i}", "clergy_tile", f"p{s + 1}.clergy", None, {"wigs": 1 + i})
+                  for s in range(players) for i in range(clergy[s]))
+    counters = {**{f"p1.goods[{g}]": n for g, n in zip(GOODS_LISBOA, goods, strict=True)},
+                "p1.visiting[king]": visiting}
+    saved = lisboa_state(lisboa_rules, players, cardinal=cardinal_at, wigs=CHURCH_WIGS, pieces=extra,
+                         counters=counters, church_empty=tuple(empty), cardinal_down=down)
+    answers = ([good] if way == "trade" else []) + [steps, tile]
+    check_cardinal(lisboa_rules, saved, "p1", way, answers, end)
+
+
+def check_ship(rules: Rules, saved: dict[str, Any], player: str, way: str, answers: list[Any]) -> str | None:
+    return agree(rules, saved, [lambda g: g.act(player, "build_ship", {"way": way}, ScriptedDecider(answers))],
+                 as_read=[lambda g: ship.build_ship_as_read(g, player, way, answers)],
+                 tuned=[lambda g: ship.build_ship_tuned(g, player, way, answers)])[0]
+
+
+OLD_SHIP = ("old", "ship", "p1.top", 2, {"colour": "red", "hull": 2, "period": 1, "price_modifier": 1, "influence": 0})
+CARGO = (("cargo1", "cargo", "p1.dock", None, {"good": "type_a", "ship": "$old"}),
+         ("cargo2", "cargo", "p1.dock", None, {"good": "type_b"}))
+CARDS = (("card1", "card", "p1.top", 1, {"influence": 2}), ("card2", "card", "p1.top", 4, {}))
+RICH = {"p1.goods[type_a]": 1, "p1.goods[type_b]": 2, "p1.goods[gold]": 1, "p1.visiting[marquis]": 1}
+
+
+@pytest.mark.parametrize("answers", [
+    ["replace_a_ship", ["type_a", "gold"]],  # an upgrade of 2 to 3 pays the difference, 1 good: E505
+    ["replace_a_ship", "gold"],
+    ["empty_top_slot", ["type_a", "type_b", "gold"], 3],
+    ["discard_a_card_first", "$card2", ["type_a", "type_b", "gold"]],
+    ["discard_a_card_first", "$card1", ["gold", "type_b", "type_a"]],
+    ["empty_top_slot", ["type_a", "type_b", "gold"], 2],  # slot 2 is taken: E505
+    ["empty_top_slot", ["type_a", "type_a", "gold"]],  # twice the same good: E505
+    ["sink_it"],
+])
+def test_ship_ways_to_build(lisboa_rules: Rules, answers: list[Any]) -> None:
+    saved = lisboa_state(lisboa_rules, 2, pieces=(OLD_SHIP, *CARDS, *CARGO), counters=RICH,
+                         shipyard=[(3, 1), (4, 0)])
+    check_ship(lisboa_rules, saved, "p1", "visit", answers)
+
+
+def test_ship_upgrade_as_the_scenario_plays_it(lisboa_rules: Rules) -> None:
+    # rules/lisboa/scenarios/ship_upgrade_pays_the_difference.yaml, with cargo on the replaced ship
+    saved = lisboa_state(lisboa_rules, 2, pieces=(OLD_SHIP, *CARGO), shipyard=[(3, 1)],
+                         counters={"p1.goods[type_a]": 1, "p1.visiting[marquis]": 1})
+    assert check_ship(lisboa_rules, saved, "p1", "visit", ["replace_a_ship"]) is None
+    game = Game.from_json(lisboa_rules, saved)
+    ship.build_ship_tuned(game, "p1", "visit", ["replace_a_ship"])
+    st_ = game.state
+    assert st_.pieces["yard1"].slot == 2 and "old" not in st_.pieces and st_.counters["p1.goods[type_a]"] == 0
+    assert st_.pieces["cargo1"].props["ship"].id == "yard1" and st_.counters["treasury"] == 1
+
+
+THREE = [["type_a", "type_b", "gold"], 1]
+RICH4 = {**RICH, "p1.goods[type_c]": 1}  # four types held: paying three asks which
+
+
+@pytest.mark.parametrize("shipyard, counters, answers, code", [
+    (None, RICH, ["gold", 1], "E601"),  # the shipped blue ship's Influence is unknown
+    ([], RICH, THREE, "E501"),  # an empty shipyard
+    ([(4, 0)], RICH, THREE, "E502"),  # four different goods needed, three held
+    ([(3, 1)], {"p1.visiting[marquis]": 1}, THREE, "E502"),
+    ([(3, 1)], {**RICH, "p1.visiting[marquis]": 0}, THREE, "E501"),
+    ([(3, None)], RICH4, THREE, "E510"),  # a ship without Influence: not a number
+    ([(3, 1)], RICH4, [["type_a", "type_b"], 1], "E505"),
+    ([(3, 1)], RICH4, [["type_a", "type_b", "gold"]], "E506"),
+    ([(3, 1)], RICH4, THREE, None),
+])
+def test_ship_refused_or_not(lisboa_rules: Rules, shipyard: list[tuple[int, Any]] | None, counters: dict[str, int],
+                      answers: list[Any], code: str) -> None:
+    saved = lisboa_state(lisboa_rules, 2, shipyard=shipyard, counters=counters)
+    assert check_ship(lisboa_rules, saved, "p1", "visit", answers) == code
+
+
+TOP_SPECS = st.lists(st.tuples(st.sampled_from(["card", "ship"]), st.integers(1, 4), st.integers(0, 3)),
+                     max_size=5)
+
+
+@SETTINGS
+@given(top=TOP_SPECS, yard=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 2)), max_size=2),
+       goods=st.lists(st.integers(0, 2), min_size=5, max_size=5), way=st.sampled_from(["trade", "visit"]),
+       answers=st.lists(st.one_of(st.sampled_from(["empty_top_slot", "discard_a_card_first", "replace_a_ship",
+                                                   "type_a", "gold", "$top0", "$top1", "$top2", 1, 2, 5]),
+                                  st.lists(st.sampled_from(GOODS_LISBOA), max_size=4, unique=True)), max_size=5))
+def test_ship_random_states(lisboa_rules: Rules, top: list[tuple[str, int, int]], yard: list[tuple[int, int]],
+                            goods: list[int], way: str, answers: list[Any]) -> None:
+    pieces, used = [], set()
+    for i, (kind, hull, influence) in enumerate(top):
+        slot = 1 + (i * 2) % 5
+        if slot in used:
+            continue
+        used.add(slot)
+        props = {"influence": influence} if kind == "card" else {
+            "colour": "red", "hull": hull, "period": 1, "price_modifier": 0, "influence": influence}
+        pieces.append((f"top{i}", kind, "p1.top", slot, props))
+    pieces.append(("cargo0", "cargo", "p1.dock", None, {"good": "gold", "ship": "$top0"}))
+    counters = {**{f"p1.goods[{g}]": n for g, n in zip(GOODS_LISBOA, goods, strict=True)},
+                "p1.visiting[marquis]": 1}
+    saved = lisboa_state(lisboa_rules, 3, pieces=tuple(pieces), counters=counters, shipyard=yard)
+    check_ship(lisboa_rules, saved, "p1", way, answers)
+
+
+@pytest.mark.parametrize("name", ["ship", "cardinal"])
+def test_the_benchmarked_sequences_agree(name: str) -> None:
+    """What bench_interpreter.py times is itself checked: the same states, answers, logs and undo."""
+    rules, saved = getattr(workloads, f"{name}_state")()
+    engine, as_read, tuned = getattr(workloads, f"{name}_runs")()
+    assert set(agree(rules, saved, [engine], as_read=[as_read], tuned=[tuned])) == {None}

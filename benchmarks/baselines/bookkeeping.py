@@ -15,7 +15,7 @@ from typing import Any
 
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine.budget import DEFAULT_LIMITS
-from boardrules.engine.values import plain
+from boardrules.engine.values import Unknown, plain
 from boardrules.game import Game
 
 MAX_INT = DEFAULT_LIMITS.max_int
@@ -111,11 +111,12 @@ class Answers:
             return options[0]
         return match(self.next(what), options, what)
 
-    def subset(self, what: str, options: list[Any], size: int) -> list[Any]:
-        """`size` distinct options (all of them, without asking, when that is the only way)."""
-        if not 0 <= size <= len(options):
-            raise BoardrulesError("E501", f"cannot choose ({size},) from {len(options)} option(s): '{what}'")
-        if size == len(options):
+    def subset(self, what: str, options: list[Any], sizes: tuple[int, ...]) -> list[Any]:
+        """Distinct options, as many as one of `sizes` (all of them, without asking, when that is the only way)."""
+        possible = [k for k in sizes if 0 <= k <= len(options)]
+        if not possible:
+            raise BoardrulesError("E501", f"cannot choose {sizes} from {len(options)} option(s): '{what}'")
+        if len(options) in possible and len(possible) == 1:
             return list(options)
         answer = self.next(what)
         items = [a for a in (answer if isinstance(answer, list) else [answer]) if plain(a) not in ("none", None)]
@@ -125,8 +126,8 @@ class Answers:
             if opt in chosen:
                 raise BoardrulesError("E505", f"{plain(a)!r} is chosen twice for '{what}'")
             chosen.append(opt)
-        if len(chosen) != size:
-            raise BoardrulesError("E505", f"choose [{size}] item(s) for '{what}', not {len(chosen)}")
+        if len(chosen) not in possible:
+            raise BoardrulesError("E505", f"choose {possible} item(s) for '{what}', not {len(chosen)}")
         return chosen
 
     def yes_no(self, what: str) -> bool:
@@ -142,6 +143,47 @@ class Answers:
         result = self.rolls.pop(0) if self.rolls else None
         self.used_chance.append(result)
         return result
+
+
+def known(value: Any) -> Any:
+    """A value the pack leaves unknown stops the game when a rule computes with it (E601), as in the engine."""
+    if type(value) is Unknown:
+        raise BoardrulesError("E601", f"the game reached '{value.name}', a value the source leaves unknown")
+    return value
+
+
+def number(value: Any) -> int:
+    """An element of a sum or a count: known, and a number (E510 otherwise)."""
+    if type(value) is not int:
+        known(value)
+        raise BoardrulesError("E510", f"expected numbers, got {value!r}")
+    return value
+
+
+def prop(game: Game, pid: str, name: str) -> Any:
+    """A piece's property, or the pack's default for its kind."""
+    rec = game._m.state.pieces[pid]
+    props = rec.props
+    return props[name] if name in props else game.rules.prop_defaults.get((rec.kind, name))
+
+
+def unlink(state: Any, pid: str) -> None:
+    """Take a piece out of its set of linked pieces; a set left with one piece is no set (as the engine does)."""
+    group = state.pieces[pid].group
+    if group is None:
+        return
+    state.set_group(pid, None)
+    rest = [p for p, rec in state.pieces.items() if rec.group == group]
+    if len(rest) == 1:
+        state.set_group(rest[0], None)
+
+
+def book_of(game: Game) -> Book:
+    """The Book of a game, made once (what a hand-written program keeps beside its game)."""
+    book = game.__dict__.get("_baseline_book")
+    if book is None:
+        book = game.__dict__["_baseline_book"] = Book(game)
+    return book
 
 
 def match(answer: Any, options: list[Any], what: str) -> Any:

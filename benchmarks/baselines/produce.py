@@ -15,16 +15,9 @@ from __future__ import annotations
 
 from boardrules.game import Game
 
-from .bookkeeping import MAX_INT, Book, number_error
+from .bookkeeping import MAX_INT, Book, book_of, number_error
 
 GOODS = ("cloth", "wine", "grain", "tools", "spice")
-
-
-def _book(game: Game) -> Book:
-    book = game.__dict__.get("_baseline_book")
-    if book is None:
-        book = game.__dict__["_baseline_book"] = Book(game)
-    return book
 
 
 def _let(value: int) -> int:
@@ -35,7 +28,7 @@ def _let(value: int) -> int:
 
 
 def produce_as_read(game: Game, player: str = "p1") -> None:
-    book = _book(game)
+    book = book_of(game)
     st = book.state
     me = book.players[player]
     mark = book.begin()
@@ -67,7 +60,7 @@ class _Keys:
 
 
 def produce_tuned(game: Game, player: str = "p1") -> None:
-    book = _book(game)
+    book = book_of(game)
     keys = game.__dict__.get(("_baseline_keys", player))
     if keys is None:
         keys = game.__dict__[("_baseline_keys", player)] = _Keys(book, player)
@@ -116,7 +109,7 @@ def produce_tuned(game: Game, player: str = "p1") -> None:
 
 def sell_all(game: Game, player: str = "p1") -> None:
     """The companion action the benchmark alternates with produce, so stock never fills up."""
-    book = _book(game)
+    book = book_of(game)
     st = book.state
     mark = book.begin()
     try:

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from boardrules.engine.decisions import ScriptedDecider
 from boardrules.game import Game
 from boardrules.language.pack import load_rules
 
-from . import produce
+from . import cardinal, produce, ship
 
 BENCH = Path(__file__).resolve().parent.parent
 ROUNDS = 100  # produce + sell_all pairs on one game
@@ -69,4 +70,100 @@ def produce_plain(rounds: int) -> float:
     return (time.perf_counter() - t0) * 1e6 / (rounds * 5 * 2)
 
 
-NAMES: dict[str, Callable[[], Entry]] = {"produce": produce_workload}
+def _lisboa(players: int, pieces: list[tuple[str, str, str, int | None, dict[str, Any]]], counters: dict[str, Any],
+            cardinal_at: int = 1, shipyard: list[tuple[int, int]] | None = None) -> tuple[Any, dict[str, Any]]:
+    """Lisboa (lisboa.state_actions) after setup, with the Clergy tiles' wigs known (1 each but 2 on slot 6) and
+    the given pieces, counters, Cardinal and shipyard (ships of (hull, influence)); the rules and the saved game."""
+    rules = load_rules(BENCH.parent / "rules" / "lisboa", ["lisboa.state_actions"])
+    game = Game(rules, players, seed=1)
+    game.setup()
+    st = game.state
+    for i, pid in enumerate(st.zones["church_tiles"].contents):
+        st.pieces[pid].props["wigs"] = 2 if i == 5 else 1
+    st.markers["cardinal"].pos = cardinal_at
+    if shipyard is not None:
+        for pid in list(st.zones["shipyard"].contents):
+            st.remove_piece(pid)
+        for i, (hull, influence) in enumerate(shipyard):
+            st.create_piece(f"yard{i + 1}", "ship", "shipyard", None, {"colour": "red", "hull": hull, "period": 1,
+                                                                        "price_modifier": 0, "influence": influence})
+    for pid, kind, zone, slot, props in pieces:
+        st.create_piece(pid, kind, zone, slot, {k: game._m.from_plain(v) for k, v in props.items()})
+    st.counters.update(counters)
+    st.journal.clear()
+    return rules, game.to_json()
+
+
+# Three ships built in a row: into an empty top slot (trading a good), replacing a same-size ship (visiting the
+# Marquis; its cargo is loaded on the new ship), discarding a card first (trading again).
+SHIP_ACTIONS: list[tuple[str, list[Any]]] = [
+    ("trade", ["gold", "empty_top_slot", ["type_a", "type_b", "type_c"], 3]),
+    ("visit", ["replace_a_ship", "$old", ["type_a", "type_d"]]),
+    ("trade", ["type_d", "discard_a_card_first", ["type_a", "type_b", "type_c", "gold"]]),
+]
+
+
+def ship_state() -> tuple[Any, dict[str, Any]]:
+    old = {"colour": "red", "hull": 2, "period": 1, "price_modifier": 1, "influence": 0}
+    return _lisboa(3, [("card1", "card", "p1.top", 1, {"influence": 2}), ("old", "ship", "p1.top", 2, old),
+                       ("cargo1", "cargo", "p1.dock", None, {"good": "type_a", "ship": "$old"}),
+                       ("cargo2", "cargo", "p1.dock", None, {"good": "gold", "ship": "$old"})],
+                   {**{f"p1.goods[{g}]": 3 for g in ("type_a", "type_b", "type_c", "type_d", "gold")},
+                    "p1.visiting[marquis]": 1}, shipyard=[(3, 1), (2, 1), (4, 0)])
+
+
+def ship_runs() -> tuple[Callable[[Game], None], Callable[[Game], None], Callable[[Game], None]]:
+    def engine(g: Game) -> None:
+        for way, answers in SHIP_ACTIONS:
+            g.act("p1", "build_ship", {"way": way}, ScriptedDecider(answers))
+
+    def by_hand(fn: Callable[..., None]) -> Callable[[Game], None]:
+        def run(g: Game) -> None:
+            for way, answers in SHIP_ACTIONS:
+                fn(g, "p1", way, answers)
+        return run
+
+    return engine, by_hand(ship.build_ship_as_read), by_hand(ship.build_ship_tuned)
+
+
+def ship_workload() -> Entry:
+    rules, saved = ship_state()
+    return (_restorer(rules, saved), 100, len(SHIP_ACTIONS), *ship_runs())
+
+
+# Meet the Cardinal (visiting the King, 2 spaces onto the Influence icon, the tile on slot 6), then the end of the
+# turn: Church scoring from p1 (discards two tiles), p2 declines, p3 has none; the turn is forgotten.
+CARDINAL_ANSWERS = [2, "$clergy_tile_6"]
+CHURCH_ANSWERS = ["yes", ["$clergy_tile_6", "$a"], "no"]
+
+
+def cardinal_state() -> tuple[Any, dict[str, Any]]:
+    return _lisboa(3, [("a", "clergy_tile", "p1.clergy", None, {"wigs": 1, "face_up": True}),
+                       ("b", "clergy_tile", "p2.clergy", None, {"wigs": 2, "face_up": True}),
+                       ("k1", "card", "p1.top", 1, {"influence": 3}), ("k2", "card", "p2.top", 1, {"influence": 5})],
+                   {"p1.visiting[king]": 1}, cardinal_at=4)
+
+
+def cardinal_runs() -> tuple[Callable[[Game], None], Callable[[Game], None], Callable[[Game], None]]:
+    def engine(g: Game) -> None:
+        g.act("p1", "meet_the_cardinal", {"way": "visit"}, ScriptedDecider(CARDINAL_ANSWERS))
+        g.end_turn("p1", ScriptedDecider(CHURCH_ANSWERS))
+
+    def as_read(g: Game) -> None:
+        cardinal.meet_the_cardinal_as_read(g, "p1", "visit", CARDINAL_ANSWERS)
+        cardinal.end_turn_as_read(g, "p1", CHURCH_ANSWERS)
+
+    def tuned(g: Game) -> None:
+        cardinal.meet_the_cardinal_tuned(g, "p1", "visit", CARDINAL_ANSWERS)
+        cardinal.end_turn_tuned(g, "p1", CHURCH_ANSWERS)
+
+    return engine, as_read, tuned
+
+
+def cardinal_workload() -> Entry:
+    rules, saved = cardinal_state()
+    return (_restorer(rules, saved), 150, 2, *cardinal_runs())
+
+
+NAMES: dict[str, Callable[[], Entry]] = {"produce": produce_workload, "ship": ship_workload,
+                                         "cardinal": cardinal_workload}
