@@ -68,12 +68,12 @@ def measure(w: Workload, repeats: int, scale: float) -> list[str]:
     return lines
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the work in each timed batch")
     parser.add_argument("--rules", nargs="*", default=list(workloads.NAMES))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     for name in args.rules:
         w = Workload(name, *workloads.NAMES[name]())

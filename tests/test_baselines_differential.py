@@ -8,17 +8,20 @@ must leave the state as it was. Without this, a baseline could be fast because i
 
 from __future__ import annotations
 
+import contextlib
+import random
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from boardrules.diagnostics import BoardrulesError
-from boardrules.engine.decisions import ScriptedDecider
+from boardrules.engine.choices import Recorder
+from boardrules.engine.decisions import Decision, ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.engine.state import State
 from boardrules.game import Game
@@ -27,11 +30,11 @@ from boardrules.language.pack import load_rules
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from baselines import cardinal, produce, ship, workloads  # noqa: E402
+from baselines import cardinal, produce, ship, wedding, workloads  # noqa: E402
 from baselines.lisboa_state_action import GOODS as GOODS_LISBOA  # noqa: E402
 
 Step = Callable[[Game], None]
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                           HealthCheck.function_scoped_fixture])
 
 
@@ -73,6 +76,38 @@ def agree(rules: Rules, saved: dict[str, Any], engine: list[Step], **by_hand: li
                 assert have == want, f"{name}: the log or what undo restores differs (item {i})"
         assert len(got) == len(expected), f"{name}: a different number of steps ran or were undone"
     return [x[0] for x in expected if isinstance(x, tuple)]
+
+
+class RandomPolicy:
+    """Answers every decision with a random legal option (and chance too, or leaves it to the seeded generator),
+    so random states are played with answers that mostly fit; the log then gives the answers to replay."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def decide(self, decision: Decision) -> object:
+        options = list(decision.options)
+        if decision.kind == "yesno":
+            return self.rng.random() < 0.7
+        if decision.kind == "subset":
+            sizes = [k for k in decision.sizes if k <= len(options)] or [0]
+            return self.rng.sample(options, self.rng.choice(sizes))
+        return self.rng.choice(options)
+
+    def chance(self, decision: Decision) -> object | None:
+        if decision.kind == "order" or self.rng.random() < 0.5:
+            return None
+        return self.rng.choice(list(decision.options))
+
+
+def played_answers(rules: Rules, saved: dict[str, Any], act: Callable[[Game, Any], None],
+                   seed: int) -> tuple[list[Any], list[Any]]:
+    """The answers and chance results a random policy gave when the engine took the action (whatever its end)."""
+    game = Game.from_json(rules, saved)
+    recorder = Recorder(RandomPolicy(seed))
+    with contextlib.suppress(BoardrulesError):
+        act(game, recorder)
+    return recorder.answers, recorder.chance_results
 
 
 def prepared(rules: Rules, players: int, edit: Callable[[Game, State], None]) -> dict[str, Any]:
@@ -414,3 +449,162 @@ def test_the_benchmarked_sequences_agree(name: str) -> None:
     rules, saved = getattr(workloads, f"{name}_state")()
     engine, as_read, tuned = getattr(workloads, f"{name}_runs")()
     assert set(agree(rules, saved, [engine], as_read=[as_read], tuned=[tuned])) == {None}
+
+
+# ------------------------------------------------------------------------------------------- Village wedding
+
+@pytest.fixture(scope="module")
+def village_rules() -> Rules:
+    return load_rules(ROOT / "rules" / "village", ["village.marriage"])
+
+
+def fits(ceremony: dict[int, str], couples: list[tuple[str, str, str]], alone: list[tuple[str, str]],
+         players: int) -> bool:
+    """Whether a Village layout can be made: two pinks, five villagers per player on the farm, no missing player."""
+    who = [*ceremony.values(), *(w for _, w in alone), *(x for _, a, b in couples for x in (a, b))]
+    return who.count("pink") <= 2 and all(who.count(f"p{s}") <= 5 for s in range(1, 6)) \
+        and all(w == "pink" or int(w[1:]) <= players for w in who)
+
+
+def village_state(rules: Rules, players: int, *, ceremony: dict[int, str] | None = None,
+                  couples: list[tuple[str, str, str]] = (), alone: list[tuple[str, str]] = (),
+                  pinks_in_supply: int = 2, influence: dict[str, int] | None = None,
+                  final: int = 0) -> dict[str, Any]:
+    """See workloads.village_state (the same builder the benchmark uses)."""
+    return workloads.village_state(players, ceremony=ceremony, couples=couples, alone=alone,
+                                   pinks_in_supply=pinks_in_supply, counters=influence, final=final)[1]
+
+
+def check_wedding(rules: Rules, saved: dict[str, Any], answers: list[Any], rolls: list[Any]) -> str | None:
+    return agree(rules, saved, [lambda g: g.act(None, "hold_wedding", None, ScriptedDecider(answers, rolls))],
+                 as_read=[lambda g: wedding.hold_wedding_as_read(g, answers, rolls)],
+                 tuned=[lambda g: wedding.hold_wedding_tuned(g, answers, rolls)])[0]
+
+
+def test_the_benchmarked_wedding_agrees() -> None:
+    rules, saved = workloads.wedding_state()
+    engine, as_read, tuned = workloads.wedding_runs()
+    assert agree(rules, saved, [engine], as_read=[as_read], tuned=[tuned]) == [None]
+
+
+@pytest.mark.parametrize("players, ceremony, answers, rolls, code", [
+    (3, {1: "p1", 2: "p2"}, ["bakery", "two_bread", "two_bread"], [4], None),
+    (3, {1: "p1", 2: "p2"}, ["shop", "tool_and_influence", "green", "pink", "two_tools"], [1], None),
+    (3, {2: "p3"}, ["bread_and_grain"], [1, "bakery"], None),  # a pink on rank 1 marries p3's: chance chooses
+    (3, {2: "p3"}, ["bread_and_grain"], [], "?"),  # the seeded generator rolls and chooses
+    (4, {1: "p1", 2: "p2", 5: "p3", 6: "p4"}, ["shop", "two_tools", "two_tools", "two_bread"], [3, "bakery"], None),
+    (3, {1: "p1", 2: "p2"}, ["mill"], [4], "E505"),
+    (3, {1: "p1", 2: "p2"}, ["bakery"], [7], "E505"),
+    (3, {1: "p1", 2: "p2"}, ["bakery"], [4], "E506"),
+    (5, {1: "p1", 2: "p2", 3: "p3", 4: "p4", 5: "p5", 6: "p1"}, ["bakery", "shop"] + ["two_bread"] * 2
+     + ["two_tools"] * 2, [], None),
+])
+def test_wedding(village_rules: Rules, players: int, ceremony: dict[int, str], answers: list[Any],
+                 rolls: list[Any], code: str | None) -> None:
+    saved = village_state(village_rules, players, ceremony=ceremony)
+    got = check_wedding(village_rules, saved, answers, rolls)
+    assert got == code or code == "?"
+
+
+def test_wedding_after_the_final_mass_and_without_a_pink(village_rules: Rules) -> None:
+    assert check_wedding(village_rules, village_state(village_rules, 3, final=1), [], [1]) == "E501"
+    saved = village_state(village_rules, 3, pinks_in_supply=0, alone=[("family_houses", "pink")])
+    assert check_wedding(village_rules, saved, [], [1]) is None
+    saved = village_state(village_rules, 3, pinks_in_supply=0)
+    assert check_wedding(village_rules, saved, [], [1]) == "E601"
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), ceremony=st.dictionaries(st.integers(1, 6), st.sampled_from(
+           ["p1", "p2", "p3", "pink"]), max_size=5),
+       couples=st.lists(st.tuples(st.sampled_from(["bakery_building", "shop_building", "family_houses"]),
+                                  st.sampled_from(["p1", "p2", "pink"]), st.sampled_from(["p1", "p2", "p3"])),
+                        max_size=3),
+       alone=st.lists(st.tuples(st.sampled_from(["bakery_building", "shop_building", "family_houses"]),
+                                st.sampled_from(["p1", "p2", "pink"])), max_size=2),
+       pinks=st.integers(0, 2), influence=st.lists(st.integers(0, 2), min_size=4, max_size=4),
+       answers=st.lists(st.sampled_from(["bakery", "shop", "yes", "no", "green", "brown", "bread", "tool",
+                                         "two_bread", "bread_and_grain", "two_tools", "tool_and_influence"]),
+                        max_size=12),
+       rolls=st.lists(st.one_of(st.integers(1, 4), st.sampled_from(["bakery", "shop"])), max_size=3))
+def test_wedding_random_states(village_rules: Rules, players: int, ceremony: dict[int, str],
+                               couples: list[tuple[str, str, str]], alone: list[tuple[str, str]], pinks: int,
+                               influence: list[int], answers: list[Any], rolls: list[Any]) -> None:
+    assume(fits(ceremony, couples, alone, players))
+    wanted_pinks = [*ceremony.values(), *(w for _, w in alone), *(a for _, a, _ in couples)].count("pink")
+    counters = {f"p{s}.influence[{k}]": n for s in range(1, players + 1)
+                for k, n in zip(wedding.COLOURS, influence, strict=True)}
+    saved = village_state(village_rules, players, ceremony=ceremony, couples=couples, alone=alone,
+                          pinks_in_supply=max(0, pinks - wanted_pinks) + wanted_pinks, influence=counters)
+    check_wedding(village_rules, saved, answers, rolls)
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), ceremony=st.dictionaries(st.integers(1, 6), st.sampled_from(
+           ["p1", "p2", "p3", "pink"]), max_size=6),
+       couples=st.lists(st.tuples(st.sampled_from(["bakery_building", "shop_building", "family_houses"]),
+                                  st.sampled_from(["p1", "p2", "pink"]), st.sampled_from(["p1", "p2"])),
+                        max_size=3),
+       alone=st.lists(st.tuples(st.sampled_from(["bakery_building", "shop_building", "family_houses"]),
+                                st.sampled_from(["p1", "p2", "pink"])), max_size=2),
+       influence=st.lists(st.integers(0, 2), min_size=4, max_size=4), seed=st.integers(0, 10**6))
+def test_wedding_random_states_played_by_a_random_policy(village_rules: Rules, players: int,
+                                                         ceremony: dict[int, str],
+                                                         couples: list[tuple[str, str, str]],
+                                                         alone: list[tuple[str, str]], influence: list[int],
+                                                         seed: int) -> None:
+    assume(fits(ceremony, couples, alone, players))
+    counters = {f"p{s}.influence[{k}]": n for s in range(1, players + 1)
+                for k, n in zip(wedding.COLOURS, influence, strict=True)}
+    saved = village_state(village_rules, players, ceremony=ceremony, couples=couples, alone=alone,
+                          pinks_in_supply=seed % 3, influence=counters)
+    answers, rolls = played_answers(village_rules, saved, lambda g, d: g.act(None, "hold_wedding", None, d), seed)
+    check_wedding(village_rules, saved, answers, rolls)
+
+
+@SETTINGS
+@given(players=st.integers(2, 4), cardinal_at=st.integers(1, 8), empty=st.sets(st.integers(1, 8), max_size=5),
+       clergy=st.lists(st.integers(0, 4), min_size=4, max_size=4), down=st.integers(0, 1),
+       goods=st.lists(st.integers(0, 2), min_size=5, max_size=5), way=st.sampled_from(["trade", "visit"]),
+       seed=st.integers(0, 10**6))
+def test_cardinal_random_states_played_by_a_random_policy(lisboa_rules: Rules, players: int, cardinal_at: int,
+                                                          empty: set[int], clergy: list[int], down: int,
+                                                          goods: list[int], way: str, seed: int) -> None:
+    extra = tuple((f"k{s}_{i}", "clergy_tile", f"p{s + 1}.clergy", None, {"wigs": 1 + i})
+                  for s in range(players) for i in range(clergy[s]))
+    counters = {**{f"p1.goods[{g}]": n for g, n in zip(GOODS_LISBOA, goods, strict=True)}, "p1.visiting[king]": 1}
+    saved = lisboa_state(lisboa_rules, players, cardinal=cardinal_at, wigs=CHURCH_WIGS, pieces=extra,
+                         counters=counters, church_empty=tuple(empty), cardinal_down=down)
+    answers, _ = played_answers(lisboa_rules, saved, lambda g, d: g.act("p1", "meet_the_cardinal", {"way": way}, d),
+                                seed)
+
+    def both(g: Game, d: Any) -> None:
+        g.act("p1", "meet_the_cardinal", {"way": way}, ScriptedDecider(answers))
+        g.end_turn("p1", d)
+
+    end, _ = played_answers(lisboa_rules, saved, both, seed + 1)
+    check_cardinal(lisboa_rules, saved, "p1", way, answers, end)
+
+
+@SETTINGS
+@given(top=TOP_SPECS, yard=st.lists(st.tuples(st.integers(1, 4), st.integers(0, 2)), min_size=1, max_size=2),
+       goods=st.lists(st.integers(0, 2), min_size=5, max_size=5), way=st.sampled_from(["trade", "visit"]),
+       seed=st.integers(0, 10**6))
+def test_ship_random_states_played_by_a_random_policy(lisboa_rules: Rules, top: list[tuple[str, int, int]],
+                                                      yard: list[tuple[int, int]], goods: list[int], way: str,
+                                                      seed: int) -> None:
+    pieces, used = [], set()
+    for i, (kind, hull, influence) in enumerate(top):
+        slot = 1 + (i * 2) % 5
+        if slot in used:
+            continue
+        used.add(slot)
+        props = {"influence": influence} if kind == "card" else {
+            "colour": "red", "hull": hull, "period": 1, "price_modifier": 0, "influence": influence}
+        pieces.append((f"top{i}", kind, "p1.top", slot, props))
+    pieces.append(("cargo0", "cargo", "p1.dock", None, {"good": "gold", "ship": "$top0"}))
+    counters = {**{f"p1.goods[{g}]": n + 1 for g, n in zip(GOODS_LISBOA, goods, strict=True)},
+                "p1.visiting[marquis]": 1}
+    saved = lisboa_state(lisboa_rules, 3, pieces=tuple(pieces), counters=counters, shipyard=yard)
+    answers, _ = played_answers(lisboa_rules, saved, lambda g, d: g.act("p1", "build_ship", {"way": way}, d), seed)
+    check_ship(lisboa_rules, saved, "p1", way, answers)

@@ -15,7 +15,7 @@ from boardrules.engine.decisions import ScriptedDecider
 from boardrules.game import Game
 from boardrules.language.pack import load_rules
 
-from . import cardinal, produce, ship
+from . import cardinal, produce, ship, wedding
 
 BENCH = Path(__file__).resolve().parent.parent
 ROUNDS = 100  # produce + sell_all pairs on one game
@@ -165,5 +165,70 @@ def cardinal_workload() -> Entry:
     return (_restorer(rules, saved), 150, 2, *cardinal_runs())
 
 
+def village_state(players: int, *, ceremony: dict[int, str] | None = None,
+                  couples: list[tuple[str, str, str]] = (), alone: list[tuple[str, str]] = (),
+                  pinks_in_supply: int = 2, counters: dict[str, int] | None = None,
+                  final: int = 0) -> tuple[Any, dict[str, Any]]:
+    """Village with Marriage after setup: `ceremony` rank -> who ("p2": a farm villager of p2, "pink": a pink from
+    the supply); `couples` (zone, a, b) linked in a building; `alone` (zone, who) unpaired there; the rules and
+    the saved game."""
+    rules = load_rules(BENCH.parent / "rules" / "village", ["village.marriage"])
+    game = Game(rules, players, seed=1)
+    game.setup()
+    st = game.state
+
+    def take(who: str) -> str:
+        return st.zones["pink_supply" if who == "pink" else f"{who}.farm"].contents[0]
+
+    for rank, who in (ceremony or {}).items():
+        st.move_piece(take(who), "ceremony", rank)
+    for zone, a, b in couples:
+        pa, pb = take(a), take(b)
+        group = st.new_group()
+        for pid in (pa, pb):
+            st.move_piece(pid, zone, None)
+            st.set_group(pid, group)
+    for zone, who in alone:
+        st.move_piece(take(who), zone, None)
+    for pid in st.zones["pink_supply"].contents[pinks_in_supply:]:
+        st.remove_piece(pid)
+    st.counters.update(counters or {})
+    st.counters["final_mass_held"] = final
+    st.journal.clear()
+    return rules, game.to_json()
+
+
+# A four-player wedding: the die puts a pink on rank 3; p1 (rank 1) marries p2 and chooses the bakery; the pink
+# marries p3 and chance chooses the shop; p4 goes home and pays an influence for a tool; the old couple in the
+# bakery moves to the family houses (two children are born), a widow in the shop goes home; income for all.
+WEDDING_ANSWERS = ["bakery", "yes", "green", "tool", "two_bread", "bread_and_grain", "tool_and_influence", "pink",
+                   "green"]
+WEDDING_ROLLS = [3, "shop"]
+
+
+def wedding_state() -> tuple[Any, dict[str, Any]]:
+    return village_state(4, ceremony={1: "p1", 2: "p2", 5: "p3", 6: "p4"},
+                         couples=[("bakery_building", "p2", "p3")], alone=[("shop_building", "p1")],
+                         pinks_in_supply=1, counters={"p4.influence[green]": 1, "p4.influence[brown]": 1})
+
+
+def wedding_runs() -> tuple[Callable[[Game], None], Callable[[Game], None], Callable[[Game], None]]:
+    def engine(g: Game) -> None:
+        g.act(None, "hold_wedding", None, ScriptedDecider(WEDDING_ANSWERS, WEDDING_ROLLS))
+
+    def as_read(g: Game) -> None:
+        wedding.hold_wedding_as_read(g, WEDDING_ANSWERS, WEDDING_ROLLS)
+
+    def tuned(g: Game) -> None:
+        wedding.hold_wedding_tuned(g, WEDDING_ANSWERS, WEDDING_ROLLS)
+
+    return engine, as_read, tuned
+
+
+def wedding_workload() -> Entry:
+    rules, saved = wedding_state()
+    return (_restorer(rules, saved), 60, 1, *wedding_runs())
+
+
 NAMES: dict[str, Callable[[], Entry]] = {"produce": produce_workload, "ship": ship_workload,
-                                         "cardinal": cardinal_workload}
+                                         "cardinal": cardinal_workload, "wedding": wedding_workload}
