@@ -6,8 +6,10 @@ For each benchmarked rule (benchmarks/baselines/), three contenders run the same
   tuned      hand-written as a careful programmer would (one pass over a zone, keys precomputed, locals)
 All three use the engine's journaled State store, one transaction per action, range checks, undo history and log
 (baselines/bookkeeping.py); tests/test_baselines_differential.py proves they end in the same states.
-Each repeat runs the three interleaved (rotating order); the figures are medians over repeats, with min-max and
-IQR, and the ratios engine/as-read and engine/tuned are taken within each repeat. For the production rule the
+Each contender runs the rule's actions many times on one warm game, each run taken back with undo outside the
+timing, so every run starts from the same state. Each repeat runs the three interleaved (rotating order); the
+figures are medians over repeats, with min-max and IQR, and the ratios engine/as-read and engine/tuned are taken
+within each repeat. For the production rule the
 floor figure (plain dicts, no store, no bookkeeping) is printed too, as extra information.
 
     python benchmarks/bench_interpreter.py [--repeats 15] [--scale 1.0] [--rules produce ship cardinal wedding]
@@ -29,24 +31,31 @@ from boardrules.game import Game
 
 @dataclass
 class Workload:
-    """One benchmarked rule: fresh prepared games (not timed), and the actions run on each by each contender."""
+    """One benchmarked rule: a prepared game (not timed), and the actions each contender runs on it."""
 
     name: str
     make: Callable[[], Game]
-    games: int  # games prepared per timed batch
-    actions: int  # actions each run takes on one game
+    runs: int  # timed runs per batch, each followed by undoing it (not timed), so every run starts alike
+    actions: int  # actions in one run
     engine: Callable[[Game], None]
     as_read: Callable[[Game], None]
     tuned: Callable[[Game], None]
 
 
 def batch(w: Workload, run: Callable[[Game], None], scale: float) -> Callable[[], float]:
+    """us per action over `runs` runs on one warm game; each run is taken back with undo outside the timing."""
     def timed() -> float:
-        games = [w.make() for _ in range(max(1, int(w.games * scale)))]
-        t0 = time.perf_counter()
-        for game in games:
+        game = w.make()
+        runs = max(1, int(w.runs * scale))
+        clock = time.perf_counter
+        total = 0.0
+        for _ in range(runs):
+            t0 = clock()
             run(game)
-        return (time.perf_counter() - t0) * 1e6 / (len(games) * w.actions)
+            total += clock() - t0
+            while game.undo():
+                pass
+        return total * 1e6 / (runs * w.actions)
 
     return timed
 
