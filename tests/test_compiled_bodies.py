@@ -108,3 +108,34 @@ def test_a_compiled_body_is_named_after_its_rule_and_a_traceback_shows_the_rule(
     fn = rules.compiled[id(action.body)]
     assert fn.__name__ == f"rule_market_yaml_{action.body[0].span.line}"
     assert fn.__code__.co_filename == f"<rule {action.body[0].span.file}:{action.body[0].span.line}>"
+
+
+def test_explain_python_shows_the_generated_source_with_the_rule_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    from boardrules.tools.cli import main
+
+    assert main(["explain", str(ROOT / "benchmarks" / "produce"), "--python", "actions.produce"]) == 0
+    out = capsys.readouterr().out
+    assert "def rule_produce_yaml_29(f):" in out
+    assert "# produce.yaml:31: - let made = count(street where it.owner == me and it.good == g)" in out
+    compile(out, "<explain>", "exec")  # what it shows is the Python that runs, whole
+    assert main(["explain", str(ROOT / "benchmarks" / "produce"), "--python", "nothing"]) == 1
+    assert "no rule 'nothing'; the rules are setup.stores, actions.produce, actions.sell_all" in capsys.readouterr().err
+
+
+def test_a_traceback_through_a_compiled_body_shows_the_rule_and_its_line() -> None:
+    rules = _pack_rules(ROOT / "benchmarks" / "produce")
+    game = Game(rules, 2, 1)
+    game.setup()
+
+    class Broken(list):
+        def append(self, entry: Any) -> None:
+            raise ZeroDivisionError("planted")
+
+    game.state.journal = Broken(game.state.journal)
+    with pytest.raises(BoardrulesError) as info:
+        game.act("p1", "produce")
+    assert info.value.code == "E900"
+    frames = traceback.extract_tb(info.value.__cause__.__traceback__)
+    rule = [fr for fr in frames if fr.filename.startswith("<rule ")]
+    assert rule and rule[0].name == "rule_produce_yaml_29" and rule[0].filename.endswith("produce.yaml:29>")
+    assert "st.journal.append" in (rule[0].line or "")

@@ -219,6 +219,19 @@ class Rules:
         names += [f"procedures.{p}" for p in self.procedures] + [f"scoring.{s.name}" for s in self.scoring]
         return names
 
+    def body_of(self, rule: str) -> Body | None:
+        """The body of a rule named section.name (as rule_names gives them), or by its bare name."""
+        bodies: dict[str, Body] = {f"setup.{s.name}": s.body for s in self.setup}
+        bodies |= {f"actions.{n}": a.body for n, a in self.actions.items()}
+        bodies |= {f"triggers.{t.name}": t.body for ts in self.triggers.values() for t in ts}
+        bodies |= {f"triggers.{w.name}": w.body for ws in self.watchers.values() for w in ws}
+        bodies |= {f"procedures.{n}": p.body for n, p in self.procedures.items()}
+        bodies |= {f"scoring.{s.name}": s.body for s in self.scoring}
+        if rule in bodies:
+            return bodies[rule]
+        found = [body for name, body in bodies.items() if name.split(".", 1)[1] == rule]
+        return found[0] if len(found) == 1 else None
+
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",

@@ -15,13 +15,14 @@ source to `boardrules explain --python`.
 
 from __future__ import annotations
 
+import dataclasses
 import linecache
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Span
+from ..diagnostics import Span, source_line
 from ..engine import effects as e
 from ..engine.interpreter import RUNNERS, counter_change, illegal
 from ..engine.runtime import charge
@@ -56,6 +57,21 @@ class BodyCompiler:
             self(body)
         return self.sources[id(body)][1]
 
+    def sources_of(self, body: e.Body) -> list[str]:
+        """The body's function, then those of the bodies its statements run through their runners (a `may`,
+        `one_of`, `while`, ... body is a function of its own), depth first."""
+        out = [self.source_of(body)]
+        for node in _run_by_runners(body):
+            for value in vars_of(node):
+                if isinstance(value, tuple) and value and all(isinstance(x, e.Effect) for x in value):
+                    out += self.sources_of(value)
+                elif isinstance(value, tuple):  # one_of options and match cases hold (label, ..., body) tuples
+                    for item in value:
+                        if isinstance(item, tuple) and item and isinstance(item[-1], tuple) and all(
+                                isinstance(x, e.Effect) for x in item[-1]) and item[-1]:
+                            out += self.sources_of(item[-1])
+        return out
+
     def build(self, body: e.Body) -> tuple[Compiled, str]:
         span = body[0].span if body else None
         name = _function_name(span)
@@ -84,6 +100,13 @@ class BodyCompiler:
         return namespace[name], src
 
 
+def _where(span: Span) -> str:
+    """file:line and the rule's own text, for a reader of the generated source (never code: a comment)."""
+    text = (source_line(str(span.file), span.line) or "").strip()
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]", " ", f"{Path(str(span.file)).name}:{span.line}: {text}")
+
+
 # The locals a compiled body may read, set once at its start (only those it reads).
 _PROLOGUE = (
     ("g", "f.g"), ("st", "g.state"), ("V", "f.vars"),
@@ -97,7 +120,7 @@ _PROLOGUE = (
 def _function_name(span: Span | None) -> str:
     if span is None:
         return "rule_empty"
-    stem = re.sub(r"\W", "_", Path(str(span.file)).name)
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", Path(str(span.file)).name)
     return f"rule_{stem}_{span.line}"
 
 
@@ -163,7 +186,7 @@ class _Writer:
         self.line(depth, f"g.steps += {len(body)}")
         self.line(depth, f"if g.steps > g.step_budget: raise g.loop_error({self.const(body[0].span)})")
         for node in body:
-            self.line(depth, f"st.cause = {self.const(node.span)}")
+            self.line(depth, f"st.cause = {self.const(node.span)}  # {_where(node.span)}")
             write = _WRITERS.get(type(node))
             if write is None:
                 # Looked up when it runs: RUNNERS stays the one table of what each kind does.
@@ -291,6 +314,22 @@ _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
     e.FailE: _Writer.fail,
     e.StepE: _Writer.step,
 }
+
+
+def vars_of(node: e.Effect) -> list[Any]:
+    return [getattr(node, f.name) for f in dataclasses.fields(node)]
+
+
+def _run_by_runners(body: e.Body) -> list[e.Effect]:
+    """The statements of a body (inside written-out blocks too) that run through RUNNERS."""
+    out = []
+    for node in body:
+        if type(node) not in _WRITERS:
+            out.append(node)
+            continue
+        for inner in (getattr(node, "then", ()), getattr(node, "other", ()), getattr(node, "body", ())):
+            out += _run_by_runners(inner)
+    return out
 
 
 def _all_written_out(body: e.Body) -> bool:

@@ -179,6 +179,10 @@ class _Gen:
         # `&` and not `and`: both operands are evaluated (and bound) even when the first is not a number.
         return names[0], names[1], " & ".join(checks) or "True"
 
+    def state(self) -> str:
+        """The state store: a local in a compiled body, read through the frame in an expression's function."""
+        return "st" if self.me is not None else "f.g.state"
+
     def pid(self, player: str) -> str:
         """The id of the player `player` evaluates to (a counter or zone key starts with it)."""
         if player == self.me and self.me is not None:
@@ -378,7 +382,7 @@ class ExprCompiler:
         if name in r.counters and r.counters[name].per == "game":
             if r.counters[name].keys is not None:
                 return gen.const(Ref("family", name)), FAMILY
-            return f"f.g.state.counters[{name!r}]", INT
+            return f"{gen.state()}.counters[{name!r}]", INT
         if name in r.zones and r.zones[name].per == "game":
             return gen.const(Zone(name)), ZONE
         if name in r.player_markers:
@@ -412,7 +416,7 @@ class ExprCompiler:
             if name in r.counters and r.counters[name].per == "player":
                 if r.counters[name].keys is not None:
                     return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})", FAMILY
-                return f"f.g.state.counters[{gen.pid(obj)} + {'.' + name!r}]", INT
+                return f"{gen.state()}.counters[{gen.pid(obj)} + {'.' + name!r}]", INT
             if name in r.zones and r.zones[name].per == "player":
                 return f"Zone({gen.pid(obj)} + {'.' + name!r})", ZONE
             if name == "seat":
@@ -467,7 +471,7 @@ class ExprCompiler:
     def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         cell = self._cell(node.obj, node.key, scope, gen)
         if cell is not None:
-            return f"f.g.state.counters[{cell}]", INT
+            return f"{gen.state()}.counters[{cell}]", INT
         obj, t = self._src(node.obj, scope, gen)
         key = self._src(node.key, scope, gen)[0]
         if t in (FAMILY, ANY) or t.is_list:
@@ -501,7 +505,7 @@ class ExprCompiler:
         if it != ZONE:
             return f"[{element or local} for {local} in _as_list({items}, f){test}]"
         pid, rec = f"_p{local}", _record(var)
-        records, make = gen.invariant("f.g.state.pieces"), gen.invariant("f.g.piece")
+        records, make = gen.invariant(f"{gen.state()}.pieces"), gen.invariant("f.g.piece")
         head = f"for {pid} in _ids(f, {items}) for {rec} in ({records}[{pid}],)"
         if var in gen.used:
             return f"[{element or local} {head} for {local} in ({make}({pid}),){test}]"
