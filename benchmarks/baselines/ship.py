@@ -22,7 +22,14 @@ from boardrules.engine.values import Piece, Player
 from boardrules.game import Game
 
 from .bookkeeping import Answers, Book, book_of, known, number, prop, unlink
-from .lisboa_state_action import GOODS, check_way, have, take_state_action_as_read, take_state_action_tuned
+from .lisboa_state_action import (
+    GOODS,
+    check_way,
+    have,
+    keys_of,
+    take_state_action_as_read,
+    take_state_action_tuned,
+)
 
 TOP_SLOTS = 5
 
@@ -37,6 +44,28 @@ def _pay_different(book: Book, ans: Answers, me: Player, amount: Any) -> None:
     keys = [k for k in GOODS if have(book, f"{me.id}.goods[{k}]") - 1 >= 0]
     for k in ans.subset(f"pay {amount} different goods", keys, (amount,)):
         book.set_counter(f"{me.id}.goods[{k}]", "goods", have(book, f"{me.id}.goods[{k}]") - 1, "E502")
+
+
+def _pay_different_tuned(book: Book, ans: Answers, me: Player, amount: Any) -> None:
+    """The same payment in one pass over the player's goods, keys built once."""
+    amount = known(amount)
+    if type(amount) is not int or amount < 0:
+        raise BoardrulesError("E510", f"a cost amount must be a number >= 0, got {amount!r}")
+    st = book.state
+    counters = st.counters
+    held = []
+    for k, key in keys_of(me.id).goods:
+        v = counters.get(key, 0)
+        if type(v) is not int:
+            v = have(book, key)  # an unknown stops the game; anything else counts as 0
+        if v >= 1:
+            held.append(k)
+    if len(held) < amount:
+        raise BoardrulesError("E502", "cannot pay the hull in different goods")
+    chosen = held if len(held) == amount else ans.subset(f"pay {amount} different goods", held, (amount,))
+    for k in chosen:
+        key = f"{me.id}.goods[{k}]"
+        st.set_counter(key, counters[key] - 1)  # each was at least 1: the range check (min 0) holds
 
 
 def _move(book: Book, pid: str, zone: str, slot: int | None) -> None:
@@ -134,18 +163,18 @@ def build_ship_tuned(game: Game, player: str, way: str, answers: list[Any] = ())
         chosen = options[0] if len(options) == 1 else ans.pick("one_of: " + " | ".join(options), options)
         new_hull = prop(game, new_ship, "hull")
         if chosen == "empty_top_slot":
-            _pay_different(book, ans, me, new_hull)
+            _pay_different_tuned(book, ans, me, new_hull)
             n = free[0] if len(free) == 1 else ans.pick("choose n", free)
         elif chosen == "discard_a_card_first":
             old_card = cards[0] if len(cards) == 1 else ans.pick("choose old_card", [Piece(c) for c in cards]).id
             n = pieces[old_card].slot
             _move(book, old_card, "discards", None)
-            _pay_different(book, ans, me, new_hull)
+            _pay_different_tuned(book, ans, me, new_hull)
         else:
             old_ship = ships[0] if len(ships) == 1 else ans.pick("choose old_ship", [Piece(s) for s in ships]).id
             old_hull = known(prop(game, old_ship, "hull"))
             known(new_hull)
-            _pay_different(book, ans, me, new_hull - old_hull if old_hull < new_hull else new_hull)
+            _pay_different_tuned(book, ans, me, new_hull - old_hull if old_hull < new_hull else new_hull)
             n = pieces[old_ship].slot
             old = Piece(old_ship)
             new = None

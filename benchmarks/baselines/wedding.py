@@ -16,6 +16,7 @@ a second list, as a ScriptedDecider takes them; an empty chance list lets the se
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from typing import Any
 
@@ -250,11 +251,18 @@ def hold_wedding_tuned(game: Game, answers: list[Any] = (), rolls: list[Any] = (
             if len(ceremony) < 2:
                 break
             high, low = sorted(ceremony, key=lambda p: pieces[p].slot)[:2]
-            _link(book, high, low)
+            if pieces[high].group is None and pieces[low].group is None:  # the usual case: a new couple
+                group = st.new_group()
+                st.set_group(high, group)
+                st.set_group(low, group)
+                couple = sorted((high, low), key=lambda p: pieces[p].order)
+            else:
+                _link(book, high, low)
+                couple = st.group_of(high)
             building = (_chance_building(book, ans) if pieces[high].kind == PINK
                         else ans.pick("choose building", BUILDINGS))
             target = "new_bakery_couples" if building == "bakery" else "new_shop_couples"
-            for q in st.group_of(high):
+            for q in couple:
                 move_piece(q, target, None)
         groups = _Groups(book)  # no links are made from here on
 
@@ -315,12 +323,13 @@ def hold_wedding_tuned(game: Game, answers: list[Any] = (), rolls: list[Any] = (
                     _add(book, p, "influence", ans.pick("choose k2", list(COLOURS)), 1)
             births = len(mine.get("family_houses", ()))
             if births:
-                unborn = sorted((known(prop(game, x, "number")), i, x) for i, x in enumerate(zones["unborn"].contents)
-                                if pieces[x].props.get("owner") == p)
-                for _ in range(births):
-                    if unborn:
-                        child = unborn.pop(0)[2]
-                        move(child, f"{p.id}.farm", set())
+                unborn = []
+                for i, x in enumerate(zones["unborn"].contents):
+                    props = pieces[x].props
+                    if props.get("owner") == p:
+                        unborn.append((known(props["number"] if "number" in props else prop(game, x, "number")), i, x))
+                for _, _, child in heapq.nsmallest(births, unborn):
+                    move(child, f"{p.id}.farm", set())
     except BaseException:
         st.rollback(mark)
         raise
