@@ -199,7 +199,7 @@ def test_a_second_action_and_undo_agree(produce_rules: Rules) -> None:
     saved = produce_state(produce_rules, [(1, "cloth"), (1, "spice")], {})
     assert agree(produce_rules, saved, [lambda g: g.act("p1", "produce"), lambda g: g.act("p1", "sell_all")],
                  as_read=[produce.produce_as_read, produce.sell_all],
-                 tuned=[produce.produce_tuned, produce.sell_all]) == [None, None]
+                 tuned=[produce.produce_tuned, produce.sell_all_tuned]) == [None, None]
 
 
 # ------------------------------------------------------------------------------------------- Lisboa
@@ -443,12 +443,12 @@ def test_ship_random_states(lisboa_rules: Rules, top: list[tuple[str, int, int]]
     check_ship(lisboa_rules, saved, "p1", way, answers)
 
 
-@pytest.mark.parametrize("name", ["ship", "cardinal"])
-def test_the_benchmarked_sequences_agree(name: str) -> None:
+@pytest.mark.parametrize("name", list(workloads.NAMES))
+def test_the_benchmarked_runs_agree(name: str) -> None:
     """What bench_interpreter.py times is itself checked: the same states, answers, logs and undo."""
-    rules, saved = getattr(workloads, f"{name}_state")()
-    engine, as_read, tuned = getattr(workloads, f"{name}_runs")()
-    assert set(agree(rules, saved, [engine], as_read=[as_read], tuned=[tuned])) == {None}
+    make, _, _, engine, as_read, tuned = workloads.NAMES[name]()
+    game = make()
+    assert set(agree(game.rules, game.to_json(), [engine], as_read=[as_read], tuned=[tuned])) == {None}
 
 
 # ------------------------------------------------------------------------------------------- Village wedding
@@ -479,12 +479,6 @@ def check_wedding(rules: Rules, saved: dict[str, Any], answers: list[Any], rolls
     return agree(rules, saved, [lambda g: g.act(None, "hold_wedding", None, ScriptedDecider(answers, rolls))],
                  as_read=[lambda g: wedding.hold_wedding_as_read(g, answers, rolls)],
                  tuned=[lambda g: wedding.hold_wedding_tuned(g, answers, rolls)])[0]
-
-
-def test_the_benchmarked_wedding_agrees() -> None:
-    rules, saved = workloads.wedding_state()
-    engine, as_read, tuned = workloads.wedding_runs()
-    assert agree(rules, saved, [engine], as_read=[as_read], tuned=[tuned]) == [None]
 
 
 @pytest.mark.parametrize("players, ceremony, answers, rolls, code", [

@@ -37,12 +37,13 @@ def bounds(game: Game) -> dict[str, tuple[int | None, int | None]]:
 class Book:
     """One game's bookkeeping: the range-checked counter write, the start and the end of a transaction."""
 
-    __slots__ = ("bounds", "game", "players")
+    __slots__ = ("bounds", "cache", "game", "players")
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.bounds = bounds(game)
         self.players = {p.id: p for p in game._m.players}
+        self.cache: dict[Any, Any] = {}  # what a tuned baseline computes once per game (keys, bounds)
 
     @property
     def state(self) -> Any:

@@ -39,15 +39,15 @@ def produce_workload() -> Entry:
             act("p1", "produce")
             act("p1", "sell_all")
 
-    def by_hand(fn: Callable[[Game, str], None]) -> Callable[[Game], None]:
+    def by_hand(fn: Callable[[Game, str], None], sell: Callable[[Game, str], None]) -> Callable[[Game], None]:
         def run(g: Game) -> None:
-            sell = produce.sell_all
             for _ in range(ROUNDS):
                 fn(g, "p1")
                 sell(g, "p1")
         return run
 
-    return make, 25, 2 * ROUNDS, engine, by_hand(produce.produce_as_read), by_hand(produce.produce_tuned)
+    return (make, 25, 2 * ROUNDS, engine, by_hand(produce.produce_as_read, produce.sell_all),
+            by_hand(produce.produce_tuned, produce.sell_all_tuned))
 
 
 def produce_plain(rounds: int) -> float:
