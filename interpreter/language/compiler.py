@@ -129,6 +129,21 @@ _SIMPLE = re.compile(r"^(?:[A-Za-z_]\w*|-?\d+)$")  # a Python name or an integer
 _INT_LITERAL = re.compile(r"^-?\d+$")
 
 
+class _Text(str):
+    """Literal text in a key being built (the rest of the parts are Python sources)."""
+
+
+def _joined(*parts: str) -> str:
+    """Source joining texts and string-valued sources: one f-string where the sources allow it (half the cost
+    of `+`), `+` otherwise."""
+    def unsafe(p: str) -> bool:
+        return any(ch in p for ch in '"\\{}#') or not p.isprintable()
+
+    if any(unsafe(p) for p in parts):
+        return "(" + " + ".join(repr(str(p)) if isinstance(p, _Text) else p for p in parts) + ")"
+    return 'f"' + "".join(p if isinstance(p, _Text) else "{(" + p + ")}" for p in parts) + '"'
+
+
 def _record(name: str) -> str:
     """The state record of the piece an expression-bound name iterates, bound next to it."""
     return f"_q_{name}"
@@ -416,7 +431,7 @@ class ExprCompiler:
             if name in r.counters and r.counters[name].per == "player":
                 if r.counters[name].keys is not None:
                     return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})", FAMILY
-                return f"{gen.state()}.counters[{gen.pid(obj)} + {'.' + name!r}]", INT
+                return f"{gen.state()}.counters[{_joined(gen.pid(obj), _Text('.' + name))}]", INT
             if name in r.zones and r.zones[name].per == "player":
                 return f"Zone({gen.pid(obj)} + {'.' + name!r})", ZONE
             if name == "seat":
@@ -449,7 +464,7 @@ class ExprCompiler:
             c = r.counters.get(name)
             if c is None or c.per != "game" or c.keys is None:
                 return None
-            prefix = repr(name + "[")
+            parts: list[str] = [_Text(name + "[")]
         elif isinstance(family, s.Attr):
             name = family.name
             c = r.counters.get(name)
@@ -458,15 +473,15 @@ class ExprCompiler:
             owner, ot = self._src(family.obj, scope, gen)
             if ot != PLAYER:
                 return None
-            prefix = f"{gen.pid(owner)} + {'.' + name + '['!r}"
+            parts = [gen.pid(owner), _Text("." + name + "[")]
         else:
             return None
         keys = gen.const(frozenset(c.keys))
         key = self._src(key_node, scope, gen)[0]
+        checked = f"_key(f, {key}, {keys}, {name!r})"
         if _SIMPLE.match(key):
-            checked = f"_key(f, {key}, {keys}, {name!r})"
-            return f"{prefix} + ({key} if {key}.__class__ is _str and {key} in {keys} else {checked}) + ']'"
-        return f"{prefix} + _key(f, {key}, {keys}, {name!r}) + ']'"
+            checked = f"({key} if {key}.__class__ is _str and {key} in {keys} else {checked})"
+        return _joined(*parts, checked, _Text("]"))
 
     def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         cell = self._cell(node.obj, node.key, scope, gen)
