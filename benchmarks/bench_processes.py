@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         n = scenario_count()
         per = [t / n for t in got["test"]]
         print(f"  test: {n} scenarios, {show(per, ' ms', 2)} per scenario (whole process / scenarios)")
+        beyond = [(t - b) / n for t, b in zip(got["test"], bare, strict=True)]
+        print(f"  test: {show(beyond, ' ms', 2)} per scenario beyond the bare imports of the same repeat "
+              f"((whole process - bare imports) / scenarios)")
     return 0
 
 
