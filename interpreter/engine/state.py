@@ -268,6 +268,8 @@ class State:
         if UNKNOWN_SIZE in (z.capacity, z.slots):
             raise BoardrulesError("E601", f"the size of zone '{zone}' is unknown, so a piece cannot be placed there",
                                   self.cause, "fill the value in the pack once it is known")
+        if z.capacity is None and z.slots is None:  # most zones: nothing to check
+            return
         others = [p for p in z.contents if p != moving]
         if z.capacity is not None and len(others) >= z.capacity:
             raise BoardrulesError("E504", f"zone '{zone}' is full ({z.capacity} pieces)", self.cause)
