@@ -27,6 +27,7 @@ CHANCE = "chance"
 TERMINAL = "terminal"
 SAVE_FORMAT = "boardrules-game/1"
 UNDO_DEPTH = 64  # completed activities that undo() can take back
+_SHARED_ENTRIES = 4_096  # distinct log entries kept once and shared (see Game._finish)
 _TRIM_AT = 4_096  # journal entries older than the undo history are dropped in chunks of at least this many
 
 
@@ -97,6 +98,9 @@ class Game:
         self._m = Machine(rules, players, seed, decider, limits)
         self._m.flow_on = flow
         self._log: list[tuple[Any, ...]] = []  # compact entries (see _log_entry); `log` gives them as dicts
+        # Equal log entries are kept once (a long game repeats the same few moves), so the log grows by one
+        # reference per activity; at most _SHARED_ENTRIES distinct entries are shared.
+        self._shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # (journal mark, log length, the activity) before each completed activity, for undo
         self._history: list[tuple[int, int, Activity | None]] = []
         self._open: Activity | None = None
@@ -279,6 +283,12 @@ class Game:
             entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
         else:
             self._history.append((mark, len(self._log), activity if recorder is None else None))
+        if _hashable(entry):
+            shared = self._shared.get(entry)
+            if shared is not None:
+                entry = shared
+            elif len(self._shared) < _SHARED_ENTRIES:
+                self._shared[entry] = entry
         self._log.append(entry)
         if self.undo_depth is not None and (len(self._history) > self.undo_depth
                                             or len(self._m.state.journal) >= _TRIM_AT):
@@ -556,6 +566,14 @@ def _log_entry(activity: Activity, recorder: Recorder | None) -> tuple[Any, ...]
                 tuple(map(_frozen, recorder.chance_results)) if recorder.chance_results else ())
     answers = tuple(_frozen(plain(a)) for a in activity.answers) if activity.answers else ()
     return (activity.kind, activity.player, activity.action, params, answers, None)
+
+
+def _hashable(entry: tuple[Any, ...]) -> bool:
+    try:
+        hash(entry)
+    except TypeError:  # an answer holding a list of lists, or a setup entry's dict
+        return False
+    return True
 
 
 def _frozen(value: Any) -> Any:

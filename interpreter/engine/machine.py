@@ -303,7 +303,11 @@ class Machine(Choices, Payments):
         """The one Piece value for an id (filters build many; sharing them saves the allocations)."""
         p = self.pieces_by_id.get(pid)
         if p is None:
-            p = self.pieces_by_id[pid] = Piece(pid)
+            cache = self.pieces_by_id
+            if len(cache) > 2 * len(self.state.pieces) + 1_024:  # pieces come and go: keep the live ones only
+                live = self.state.pieces
+                self.pieces_by_id = cache = {k: v for k, v in cache.items() if k in live}
+            p = cache[pid] = Piece(pid)
         return p
 
     def set_counter(self, key: str, counter: str, value: Any, code: str = "E508") -> None:
