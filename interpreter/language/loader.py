@@ -103,6 +103,12 @@ class YStr(str):
 def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> object | None:
     """Read and convert one YAML file; None (with diagnostics added) when it cannot be used at all."""
     name = str(path) if display is None else display
+    data = read_file(path, diags, name)
+    return None if data is None else load_yaml_bytes(data, name, diags)
+
+
+def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
+    """The bytes of one rule file, refusing what is not a regular file or is too large (with a diagnostic)."""
     try:
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
@@ -125,6 +131,11 @@ def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> obj
     if len(data) > MAX_BYTES:
         diags.error("E104", f"file is too large (more than {MAX_BYTES} bytes)", Span(name, 1, 1))
         return None
+    return data
+
+
+def load_yaml_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
+    """Convert the bytes of one YAML file (UTF-8, with or without a byte-order mark)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -3,8 +3,8 @@
 The key hashes everything a result depends on: the boardrules source, grammar and schemas; every regular file
 under the checked paths and the options files; the arguments; and the working directory (diagnostics show paths
 relative to it). A changed byte anywhere gives another key, so a result is never served stale. Results are JSON
-(never pickle) in a directory only the user can write; a file that is not the user's own, or that others could
-write, is never read. `BOARDRULES_NO_CACHE=1` turns the cache off.
+(never pickle) in the per-user cache directory `check` (see cache_files.py: only the user's own files are read;
+`BOARDRULES_NO_CACHE=1` turns it off).
 """
 
 from __future__ import annotations
@@ -13,20 +13,14 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from .. import cache_files
 
 MAX_FILE = 1 << 20  # a bigger file is refused by the loader anyway: such a run is not cached
 MAX_FILES = 5_000
 _PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path | None:
-    if os.environ.get("BOARDRULES_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "boardrules" / "check"
 
 
 def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_dirs: list[Path]) -> str | None:
@@ -73,41 +67,16 @@ def _regular_files(root: Path) -> list[Path] | None:
 
 
 def load(digest: str) -> tuple[str, int] | None:
-    directory = cache_dir()
-    if directory is None or not _safe(directory):
+    raw = cache_files.read("check", f"{digest}.json")
+    if raw is None:
         return None
-    path = directory / f"{digest}.json"
     try:
-        if not _safe(path):
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
         return str(data["output"]), int(data["status"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
 def store(digest: str, output: str, status: int) -> None:
-    directory = cache_dir()
-    if directory is None:
-        return
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not _safe(directory):
-            return
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"output": output, "status": status}, out)
-        os.replace(tmp, directory / f"{digest}.json")
-    except OSError:
-        return
-
-
-def _safe(path: Path) -> bool:
-    """Owned by this user and writable by nobody else: another user cannot plant a result."""
-    try:
-        info = path.lstat()
-    except OSError:
-        return False
-    if stat.S_ISLNK(info.st_mode):
-        return False
-    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    data = json.dumps({"output": output, "status": status}).encode("utf-8")
+    cache_files.write("check", f"{digest}.json", data)

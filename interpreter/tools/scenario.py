@@ -18,10 +18,10 @@ from ..language import syntax as s
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
-from ..language.loader import load_yaml
+from ..language.loader import load_yaml_bytes, read_file
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
-from ..language.validate import load_schema, validate
+from ..language.valid_cache import validate_file
 from .scenario_setup import SetUpGames
 from .scenario_state import check_state
 
@@ -63,10 +63,11 @@ class ScenarioRunner:
     def run_file(self, path: Path) -> Result:
         name = display(path)
         diags = Diagnostics()
-        doc = load_yaml(path, diags, name)
+        data = read_file(path, diags, name)
+        doc = None if data is None else load_yaml_bytes(data, name, diags)
         result = Result(name, name)
-        if doc is not None and isinstance(doc, dict):
-            validate(doc, load_schema("scenario"), diags, name)
+        if data is not None and isinstance(doc, dict):
+            validate_file(doc, data, "scenario", diags, name)
             result.title = str(doc.get("scenario", name))
         if diags.has_errors or not isinstance(doc, dict):
             result.failures.append(render_text(diags.sorted()) or "not a scenario file")
