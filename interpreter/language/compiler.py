@@ -22,6 +22,7 @@ from ..engine.budget import check_constant
 from ..engine.values import Ref, Zone
 from . import syntax as s
 from .builtins import FUNCTIONS
+from .code_cache import compile_expression
 from .types import (
     ANY,
     BOOL,
@@ -200,7 +201,7 @@ class ExprCompiler:
     @staticmethod
     def _function(src: str, gen: _Gen) -> Fn:
         namespace = {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
-        return eval(compile(f"lambda f: {src}", "<rule expression>", "eval"), namespace)
+        return eval(compile_expression(f"lambda f: {src}"), namespace)
 
     def _src(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         return self._dispatch[type(node)](node, scope, gen)
