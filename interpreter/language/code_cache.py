@@ -76,9 +76,10 @@ def _read(name: str) -> dict[str, CodeType]:
         data = marshal.loads(raw)
     except (ValueError, EOFError, TypeError):
         return {}
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not all(type(k) is str and type(v) is CodeType and v.co_filename == FILENAME
+                                                for k, v in data.items()):
         return {}
-    return {k: v for k, v in data.items() if type(k) is str and type(v) is CodeType and v.co_filename == FILENAME}
+    return data
 
 
 def _load() -> None:
