@@ -28,30 +28,42 @@ def saved(game: Game) -> str:
 
 
 class Injector:
-    """Counts calls to State._log (every primitive operation journals once) or State._place, and fails the k-th."""
+    """Counts journal appends (every primitive operation that changes something journals once, whether the
+    store's own methods or compiled rule code write it) or calls to State._place, and fails the k-th."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, mode: str, k: int) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, mode: str, k: int, game: Game) -> None:
         self.calls = 0
         self.k = k
-        target = "_place" if mode == "inside_place" else "_log"
-        original = getattr(State, target)
+        if mode == "inside_place":
+            original = State._place
 
-        def wrapped(state: State, *args: Any) -> Any:
-            self.calls += 1
-            if self.calls == self.k and mode == "before_journal":
-                raise Fault(f"fault at operation {self.k}")
-            result = original(state, *args)
-            if self.calls == self.k:
-                raise Fault(f"fault at operation {self.k}")  # after the journal entry, before or inside the write
-            return result
+            def wrapped(state: State, *args: Any) -> Any:
+                self.calls += 1
+                result = original(state, *args)
+                if self.calls == self.k:
+                    raise Fault(f"fault at operation {self.k}")  # inside the write
+                return result
 
-        monkeypatch.setattr(State, target, wrapped)
+            monkeypatch.setattr(State, "_place", wrapped)
+            return
+        injector = self
+
+        class FaultyJournal(list):
+            def append(self, entry: Any) -> None:
+                injector.calls += 1
+                if injector.calls == injector.k and mode == "before_journal":
+                    raise Fault(f"fault at operation {injector.k}")
+                super().append(entry)
+                if injector.calls == injector.k:
+                    raise Fault(f"fault at operation {injector.k}")  # after the journal entry, before the write
+
+        game.state.journal = FaultyJournal(game.state.journal)
 
 
 def count_operations(rules: Rules, start: str, player: str, action: str, mode: str) -> int:
     game = Game.from_json(rules, json.loads(start), FirstOptionDecider())
     with pytest.MonkeyPatch.context() as mp:
-        probe = Injector(mp, mode, 0)
+        probe = Injector(mp, mode, 0, game)
         try:
             game.act(player, action)
         except BoardrulesError:
@@ -104,7 +116,7 @@ def test_a_fault_at_every_operation_leaves_the_saved_game_unchanged(harvest_rule
             game = Game.from_json(harvest_rules, json.loads(start), FirstOptionDecider())
             before = saved(game)
             with pytest.MonkeyPatch.context() as mp:
-                Injector(mp, mode, k)
+                Injector(mp, mode, k, game)
                 with pytest.raises(BoardrulesError) as info:
                     game.act(player, action)
             assert info.value.code == "E900", (action, k, info.value.diagnostic)

@@ -88,7 +88,7 @@ def test_set_counter_existing_and_rollback() -> None:
     st.set_counter("p1.coins", 7)
     assert st.counters["p1.coins"] == 7
     assert len(st.journal) == 1
-    assert st.journal[0].undo == ("counter", "p1.coins", 3)
+    assert st.journal[0] == ("counter", "p1.coins", 3, None)  # the inverse, then the rule that caused it
     st.rollback(0)
     assert st.counters["p1.coins"] == 3
     assert st.journal == []
@@ -115,7 +115,16 @@ def test_entries_record_the_cause() -> None:
     st.set_counter("p1.coins", 1)
     st.cause = None
     st.set_counter("p1.coins", 2)
-    assert [e.cause for e in st.journal] == [span, None]
+    assert [e[-1] for e in st.journal] == [span, None]
+
+
+def test_a_write_that_changes_nothing_leaves_no_entry() -> None:
+    st = make_state()
+    st.set_counter("p1.coins", st.counters["p1.coins"])
+    st.set_var("turn", st.vars["turn"])
+    assert st.journal == []
+    st.set_counter("p1.coins", st.counters["p1.coins"] + 1)
+    assert len(st.journal) == 1
 
 
 # ---- properties and groups ---------------------------------------------------------------------------------
@@ -162,7 +171,7 @@ def test_create_piece_records_and_copies_props() -> None:
     assert (rec.kind, rec.zone, rec.slot, rec.group, rec.props) == ("worker", "p1.farm", None, None,
                                                                    {"owner": Player("p1", 1)})
     assert st.zones["p1.farm"].contents == ["w1"]
-    assert st.journal[-1].undo == ("create", "w1", "p1.farm")
+    assert st.journal[-1][:-1] == ("create", "w1", "p1.farm")
 
 
 def test_create_in_slot_and_ordered_zones() -> None:
@@ -249,7 +258,7 @@ def test_remove_piece_and_rollback_restores_position() -> None:
     st.remove_piece("b")
     assert "b" not in st.pieces
     assert st.zones["p1.farm"].contents == ["a", "c"]
-    assert st.journal[-1].undo[:2] == ("remove", "b")
+    assert st.journal[-1][:2] == ("remove", "b")
     st.remove_piece("q1")
     assert st.zones["queue"].contents == ["q2"]
     st.rollback(mark)
@@ -270,7 +279,7 @@ def test_move_between_unordered_zones_and_rollback() -> None:
     assert st.zones["p1.farm"].contents == ["a", "c"]
     assert st.zones["meadow"].contents == ["b"]
     assert st.pieces["b"].zone == "meadow"
-    assert st.journal[-1].undo == ("move", "b", "p1.farm", 1, None)
+    assert st.journal[-1][:-1] == ("move", "b", "p1.farm", 1, None)
     st.rollback(0)
     assert st.zones["p1.farm"].contents == ["a", "b", "c"]
     assert st.zones["meadow"].contents == []
@@ -472,7 +481,7 @@ def test_random_below_matches_xorshift_reference() -> None:
     got = [st.random_below(100) for _ in range(8)]
     assert got == reference_rng(5, 100, 8)
     assert got[:5] == [58, 36, 17, 66, 47]
-    assert len(st.journal) == 8 and all(e.undo[:2] == ("var", "rng") for e in st.journal)
+    assert len(st.journal) == 8 and all(e[:2] == ("var", "rng") for e in st.journal)
 
 
 @pytest.mark.parametrize("n", [1, 2, 6, 7, 1000])

@@ -1,7 +1,8 @@
 """The generic state store: counters, pieces in zones, track markers, turn context and a seeded generator.
 
 Every change goes through one of a few primitive operations, each of which appends its inverse to the journal
-*before* it writes anything, and every inverse is safe to apply whether or not its write happened (or happened
+*before* it writes anything (a flat tuple: the operation, its arguments, and last the rule that caused it; a write
+that changes nothing leaves no entry), and every inverse is safe to apply whether or not its write happened (or happened
 only in part). Rolling the journal back to a mark therefore restores the state exactly, byte for byte in its
 JSON, even when an operation fails half-way; that gives atomic actions and undo.
 """
@@ -52,14 +53,6 @@ class MarkerRec:
     last: list[int] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One journaled change: the operation's inverse, and the rule that caused it."""
-
-    undo: tuple
-    cause: Span | None
-
-
 class State:
     def __init__(self, players: list[str], seed: int) -> None:
         self.players = list(players)
@@ -73,30 +66,30 @@ class State:
         self.deferred: list[dict[str, Any]] = []
         self.usage: dict[str, dict[str, int]] = {"action": {}, "turn": {}, "round": {}, "game": {}}
         self.id_counters: dict[str, int] = {}
-        self.journal: list[Entry] = []
+        self.journal: list[tuple] = []
         self.cause: Span | None = None  # the rule now running, recorded with each change
 
     # ------------------------------------------------------------ journal
     def _log(self, *undo: Any) -> None:
-        self.journal.append(Entry(undo, self.cause))
+        self.journal.append((*undo, self.cause))
 
     def mark(self) -> int:
         return len(self.journal)
 
     def rollback(self, mark: int) -> None:
         while len(self.journal) > mark:
-            self._revert(self.journal.pop().undo)
+            self._revert(self.journal.pop())
 
     def _revert(self, undo: tuple) -> None:
-        op = undo[0]
+        op = undo[0]  # the last element is the cause, which undoing does not need
         if op == "counter":
-            _, key, old = undo
+            _, key, old, _ = undo
             if old is _MISSING:
                 self.counters.pop(key, None)
             else:
                 self.counters[key] = old
         elif op == "prop":
-            _, pid, name, old = undo
+            _, pid, name, old, _ = undo
             props = self.pieces[pid].props
             if old is _MISSING:
                 props.pop(name, None)
@@ -105,7 +98,7 @@ class State:
         elif op == "group":
             self.pieces[undo[1]].group = undo[2]
         elif op == "move":
-            _, pid, zone, index, slot = undo
+            _, pid, zone, index, slot, _ = undo
             rec = self.pieces[pid]
             for z in {rec.zone, zone}:  # the piece may have left its zone without reaching the new one
                 if pid in self.zones[z].contents:
@@ -113,18 +106,18 @@ class State:
             self.zones[zone].contents.insert(index, pid)
             rec.zone, rec.slot = zone, slot
         elif op == "create":
-            _, pid, zone = undo
+            _, pid, zone, _ = undo
             self.pieces.pop(pid, None)
             if pid in self.zones[zone].contents:
                 self.zones[zone].contents.remove(pid)
         elif op == "remove":
-            _, pid, rec, index = undo
+            _, pid, rec, index, _ = undo
             if pid not in self.pieces:
                 self._restore_piece(pid, rec)
             if pid not in self.zones[rec.zone].contents:
                 self.zones[rec.zone].contents.insert(index, pid)
         elif op == "marker":
-            _, name, pos, last = undo
+            _, name, pos, last, _ = undo
             self.markers[name].pos, self.markers[name].last = pos, last
         elif op == "var":
             if undo[2] is _MISSING:
@@ -132,7 +125,7 @@ class State:
             else:
                 self.vars[undo[1]] = undo[2]
         elif op == "usage":
-            _, scope, key, old = undo
+            _, scope, key, old, _ = undo
             if old is _MISSING:
                 self.usage[scope].pop(key, None)
             else:
@@ -169,14 +162,25 @@ class State:
 
     # ------------------------------------------------------------ primitive operations
     def set_counter(self, key: str, value: Any) -> None:
-        self._savable(value)
-        self._log("counter", key, self.counters.get(key, _MISSING))
-        self.counters[key] = value
+        counters = self.counters
+        old = counters.get(key, _MISSING)
+        if type(value) is int:
+            if type(old) is int and old == value:
+                return
+            if not -_SAVABLE < value < _SAVABLE:
+                self._savable(value)
+        elif old is value:
+            return
+        self.journal.append(("counter", key, old, self.cause))
+        counters[key] = value
 
     def set_prop(self, pid: str, name: str, value: Any) -> None:
         self._savable(value)
         props = self.pieces[pid].props
-        self._log("prop", pid, name, props.get(name, _MISSING))
+        old = props.get(name, _MISSING)
+        if old is value or (type(value) is int and type(old) is int and old == value):
+            return
+        self.journal.append(("prop", pid, name, old, self.cause))
         props[name] = value
 
     def _savable(self, value: Any) -> None:
@@ -269,7 +273,10 @@ class State:
 
     def set_var(self, name: str, value: Any) -> None:
         self._savable(value)
-        self._log("var", name, self.vars.get(name, _MISSING))
+        old = self.vars.get(name, _MISSING)
+        if old is value or (type(value) is int and type(old) is int and old == value):
+            return
+        self.journal.append(("var", name, old, self.cause))
         self.vars[name] = value
 
     def use(self, scope: str, key: str) -> int:

@@ -5,22 +5,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-# Players and pieces are compared in every filter, so their equality is written out rather than generated.
-@dataclass(frozen=True, slots=True, eq=False)
 class Player:
+    """A seat in the game. There is one object per (id, seat) in a process, so equality is identity: players are
+    compared in every filter, and `is` costs nothing where a Python `__eq__` would be a call."""
+
+    __slots__ = ("id", "seat")
+    _interned: dict[tuple[str, int], Player] = {}
     id: str  # "p1"
     seat: int  # 1-based
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is Player and other.id == self.id
+    def __new__(cls, id: str, seat: int) -> Player:
+        key = (id, seat)
+        p = cls._interned.get(key)
+        if p is None:
+            p = object.__new__(cls)
+            object.__setattr__(p, "id", id)
+            object.__setattr__(p, "seat", seat)
+            p = cls._interned.setdefault(key, p)
+        return p
 
-    def __hash__(self) -> int:
-        return hash(self.id)
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("a Player cannot be changed")
+
+    def __reduce__(self) -> tuple[type[Player], tuple[str, int]]:
+        return Player, (self.id, self.seat)  # unpickling and deepcopy give back the interned object
+
+    def __repr__(self) -> str:
+        return f"Player(id={self.id!r}, seat={self.seat!r})"
 
     def __str__(self) -> str:
         return self.id
 
 
+# Pieces are compared in filters too, so their equality is written out rather than generated.
 @dataclass(frozen=True, slots=True, eq=False)
 class Piece:
     id: str

@@ -130,27 +130,27 @@ def _changes(game: Game, entries: list[Any]) -> list[str]:
     out: list[str] = []
     seen: set[tuple[str, str]] = set()
     for entry in entries:
-        op, key = entry.undo[0], entry.undo[1] if len(entry.undo) > 1 else None
+        op, key, cause = entry[0], entry[1] if len(entry) > 2 else None, entry[-1]
         if (op, str(key)) in seen:
             continue
         seen.add((op, str(key)))
         if op == "counter" and key in st.counters:
-            old = entry.undo[2]
+            old = entry[2]
             text = f"{key} {_value(old) if isinstance(old, int) else 0} -> {_value(st.counters[key])}"
-        elif op == "move" and key in st.pieces and entry.undo[2] != st.pieces[key].zone:
-            text = f"{_piece(st, key)} {entry.undo[2]} -> {st.pieces[key].zone}"
+        elif op == "move" and key in st.pieces and entry[2] != st.pieces[key].zone:
+            text = f"{_piece(st, key)} {entry[2]} -> {st.pieces[key].zone}"
         elif op == "create" and key in st.pieces:
             text = f"{_piece(st, key)} created in {st.pieces[key].zone}"
         elif op == "remove":
             text = f"{key} removed"
         elif op == "marker" and key in st.markers:
-            text = f"marker {key} {entry.undo[2]} -> {st.markers[key].pos}"
+            text = f"marker {key} {entry[2]} -> {st.markers[key].pos}"
         elif op == "var" and key in _FLOW_VARS:
             out.append(f"{_FLOW_VARS[key]} -> {_flow_value(game, key)}".ljust(34) + "  [flow]")
             continue
         else:
             continue
-        out.append(text.ljust(34) + (f"  [{_short(str(entry.cause))}: {_text(entry.cause)}]" if entry.cause else ""))
+        out.append(text.ljust(34) + (f"  [{_short(str(cause))}: {_text(cause)}]" if cause else ""))
     return out
 
 

@@ -342,8 +342,8 @@ def _provenance(game: Game, reads: dict[str, set[str]], prop: tuple[str, str] | 
     """The rule that last changed something an expectation read: a counter, a piece, a zone's contents, a marker."""
     st = game.state
     for entry in reversed(st.journal):
-        op, *args = entry.undo
-        if entry.cause is None:
+        op, *args, cause = entry
+        if cause is None:
             continue
         if prop is not None:
             hit = (op == "prop" and tuple(args[:2]) == prop) or (op == "create" and args[0] == prop[0])
@@ -362,5 +362,5 @@ def _provenance(game: Game, reads: dict[str, set[str]], prop: tuple[str, str] | 
         else:
             hit = False
         if hit:
-            return entry.cause
+            return cause
     return None
