@@ -45,8 +45,9 @@ def read(name: str, entry: str) -> bytes | None:
         return None
 
 
-def write(name: str, entry: str, data: bytes) -> None:
-    """Store one entry atomically; silently nothing when caching is off or the directory cannot be used."""
+def write(name: str, entry: str, data: bytes, keep: int | None = None) -> None:
+    """Store one entry atomically; silently nothing when caching is off or the directory cannot be used.
+    With `keep`, the cache then holds at most that many entries: the least recently written go."""
     directory = cache_dir(name)
     if directory is None:
         return
@@ -62,8 +63,27 @@ def write(name: str, entry: str, data: bytes) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        if keep is not None:
+            _prune(directory, keep)
     except OSError:
         return
+
+
+def _prune(directory: Path, keep: int) -> None:
+    """Every key of a changed input leaves an entry behind: drop the oldest beyond `keep`."""
+    entries = []
+    with os.scandir(directory) as found:
+        for item in found:
+            if item.is_file(follow_symlinks=False):
+                entries.append((item.stat(follow_symlinks=False).st_mtime_ns, item.path))
+    if len(entries) <= keep:
+        return
+    entries.sort()
+    for _, path in entries[: len(entries) - keep]:
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
 
 
 def is_safe(path: Path) -> bool:

@@ -22,6 +22,7 @@ from .. import cache_files
 CACHE = "code"
 FILENAME = "<rule expression>"
 MAX_ENTRIES = 65_536  # like the parser's cache; a memo or bundle past this starts again
+KEEP = 8  # bundles kept: each version of boardrules (each edit, while developing it) writes its own
 
 _memo: dict[str, CodeType] = {}
 _fresh: dict[str, CodeType] = {}  # compiled by this process, not yet in the bundle on disk
@@ -105,4 +106,4 @@ def save() -> None:
         data = marshal.dumps(bundle)
     except ValueError:
         return
-    cache_files.write(CACHE, name, data)
+    cache_files.write(CACHE, name, data, keep=KEEP)

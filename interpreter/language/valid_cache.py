@@ -17,6 +17,8 @@ from ..diagnostics import Diagnostics
 from ..resources import grammar_dir
 
 CACHE = "valid"
+KEEP = 20_000  # markers kept (64 bytes each); the directory is pruned once per process that adds one
+_pruned = False
 
 
 def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, file: str) -> bool:
@@ -29,7 +31,9 @@ def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, fil
 
     ok = validate(doc, load_schema(schema), diags, file)
     if ok and key is not None:
-        cache_files.write(CACHE, key, key.encode())
+        global _pruned
+        cache_files.write(CACHE, key, key.encode(), keep=None if _pruned else KEEP)
+        _pruned = True
     return ok
 
 

@@ -24,6 +24,7 @@ from .. import cache_files
 
 MAX_FILE = 1 << 20  # a bigger file is refused by the loader anyway: such a run is not cached
 MAX_FILES = 5_000
+KEEP = 512  # results kept per command; each changed input leaves one behind
 _PACKAGE = Path(__file__).resolve().parent.parent
 _LIBRARIES = ("yaml", "lark", "jsonschema", "referencing", "jsonschema_specifications")
 
@@ -110,4 +111,4 @@ def load(digest: str, cache: str = "check") -> tuple[str, int, str] | None:
 
 def store(digest: str, output: str, status: int, cache: str = "check", errors: str = "") -> None:
     data = json.dumps({"output": output, "status": status, "errors": errors}).encode("utf-8")
-    cache_files.write(cache, f"{digest}.json", data)
+    cache_files.write(cache, f"{digest}.json", data, keep=KEEP)
