@@ -9,7 +9,7 @@ from types import CodeType
 
 import pytest
 
-from boardrules import cache_files
+from boardrules import cache_bundle, cache_files
 from boardrules.language import code_cache
 
 
@@ -17,9 +17,8 @@ from boardrules.language import code_cache
 def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """A fresh process's state of the cache; the sources really compiled."""
     monkeypatch.setattr(code_cache, "_memo", {})
-    monkeypatch.setattr(code_cache, "_fresh", {})
-    monkeypatch.setattr(code_cache, "_loaded", False)
-    monkeypatch.setattr(code_cache.atexit, "register", lambda fn: None)  # tests save explicitly
+    monkeypatch.setattr(code_cache, "_disk", cache_bundle.Bundle(code_cache.CACHE, code_cache._is_code))
+    monkeypatch.setattr(cache_bundle.atexit, "register", lambda fn: None)  # tests save explicitly
     done: list[str] = []
 
     def counting(source: str, filename: str, mode: str) -> CodeType:
@@ -40,7 +39,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def new_process(monkeypatch: pytest.MonkeyPatch) -> None:
     code_cache.save()
     monkeypatch.setattr(code_cache, "_memo", {})
-    monkeypatch.setattr(code_cache, "_loaded", False)
+    monkeypatch.setattr(code_cache, "_disk", cache_bundle.Bundle(code_cache.CACHE, code_cache._is_code))
 
 
 def run(source: str, arg: int) -> object:
@@ -75,7 +74,7 @@ def test_another_python_or_boardrules_is_a_miss(cache: Path, compiled: list[str]
     run("lambda f: f + 1", 1)
     new_process(monkeypatch)
     with monkeypatch.context() as patch:
-        patch.setattr(code_cache, "_python", lambda: b"another python")
+        patch.setattr(cache_bundle, "python_id", lambda: b"another python")
         run("lambda f: f + 1", 1)
         code_cache.save()
     new_process(monkeypatch)
@@ -126,4 +125,4 @@ def test_an_unusable_cache_directory_only_costs_the_cache(tmp_path: Path, compil
 def test_an_expression_python_refuses_still_raises(compiled: list[str]) -> None:
     with pytest.raises(SyntaxError):
         code_cache.compile_expression("lambda f: (")
-    assert not code_cache._fresh
+    assert not code_cache._disk.fresh

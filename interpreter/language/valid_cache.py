@@ -24,6 +24,7 @@ _pruned = False
 def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, file: str) -> bool:
     """Check `doc`, loaded from exactly the bytes `data`, against the schema `schema` ("module" or "scenario");
     as `validate.validate`: one E201 per problem, True when there is none."""
+    global _pruned
     key = _key(data, schema)
     if key is not None and cache_files.read(CACHE, key) == key.encode():
         return True
@@ -31,7 +32,6 @@ def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, fil
 
     ok = validate(doc, load_schema(schema), diags, file)
     if ok and key is not None:
-        global _pruned
         cache_files.write(CACHE, key, key.encode(), keep=None if _pruned else KEEP)
         _pruned = True
     return ok
