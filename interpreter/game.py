@@ -547,12 +547,13 @@ def _with(activity: Activity, answer: Any, drop: bool = False) -> Activity:
 
 def _log_entry(activity: Activity, recorder: Recorder | None) -> tuple[Any, ...]:
     """A log entry as a tuple of plain values: small, and the collector stops tracking it (memory stays flat)."""
-    params = tuple((k, _frozen(plain(v))) for k, v in activity.params.items())
+    params = tuple((k, _frozen(plain(v))) for k, v in activity.params.items()) if activity.params else ()
     if recorder is not None:
-        answers = (tuple(_frozen(a) for a in recorder.answers), tuple(_frozen(c) for c in recorder.chance_results))
-    else:
-        answers = (tuple(_frozen(plain(a)) for a in activity.answers), None)
-    return (activity.kind, activity.player, activity.action, params, *answers)
+        return (activity.kind, activity.player, activity.action, params,
+                tuple(map(_frozen, recorder.answers)) if recorder.answers else (),
+                tuple(map(_frozen, recorder.chance_results)) if recorder.chance_results else ())
+    answers = tuple(_frozen(plain(a)) for a in activity.answers) if activity.answers else ()
+    return (activity.kind, activity.player, activity.action, params, answers, None)
 
 
 def _frozen(value: Any) -> Any:

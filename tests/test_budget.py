@@ -13,6 +13,7 @@ from boardrules.diagnostics import BoardrulesError
 from boardrules.engine import effects as e
 from boardrules.engine.budget import Limits
 from boardrules.engine.interpreter import RUNNERS
+from boardrules.engine.machine import Machine
 from boardrules.game import Game
 
 HEAD = """
@@ -182,10 +183,11 @@ def test_a_bug_found_while_listing_legal_moves_is_reported_not_hidden(harvest_ru
     game.setup()
     before = game.state.dumps()
 
-    def broken(node: Any, f: Any) -> None:
+    def broken(*args: Any) -> None:
         raise KeyError("planted")
 
-    monkeypatch.setitem(RUNNERS, e.SetCounterE, broken)
+    # Every counter change goes through the machine, whether a body runs compiled or interpreted.
+    monkeypatch.setattr(Machine, "set_counter", broken)
     with pytest.raises(BoardrulesError) as info:
         game.legal_actions("p1")
     assert info.value.code == "E900"

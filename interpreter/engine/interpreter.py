@@ -27,6 +27,23 @@ class Frame:
 
 
 def run_body(body: e.Body, f: Frame) -> None:
+    """Run a body: as the one Python function it compiles to, unless coverage is being recorded (the
+    interpreter sees each node) or the rules were linked to be interpreted."""
+    if not body:
+        return
+    g = f.g
+    if g.coverage is None:
+        rules = g.rules
+        compiled = rules.compiled.get(id(body))
+        if compiled is None and rules.compile_body is not None:
+            compiled = rules.compile_body(body)
+        if compiled is not None:
+            compiled(f)
+            return
+    interpret(body, f)
+
+
+def interpret(body: e.Body, f: Frame) -> None:
     g = f.g
     state = g.state
     ran = g.coverage  # None unless coverage is being recorded: one test per node when it is off
@@ -82,9 +99,14 @@ def run_set_counter(n: e.SetCounterE, f: Frame) -> None:
     key = n.key(f)
     value = n.value(f)
     if n.op != "=":
-        old = check_known(f.g.state.counters[key], f)
-        value = old + _int(value, f, "the change") if n.op == "+=" else old - _int(value, f, "the change")
+        value = counter_change(f, f.g.state.counters[key], value, n.op)
     f.g.set_counter(key, n.counter, value)
+
+
+def counter_change(f: Frame, old: Any, change: Any, op: str) -> Any:
+    """`c += x` and `c -= x`: the new value, or what is wrong."""
+    check_known(old, f)
+    return old + _int(change, f, "the change") if op == "+=" else old - _int(change, f, "the change")
 
 
 def run_set_prop(n: e.SetPropE, f: Frame) -> None:

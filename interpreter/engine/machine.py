@@ -42,6 +42,7 @@ class Machine(Choices, Payments):
             )
         self.rules = rules
         self.players = [Player(f"p{i}", i) for i in range(1, players + 1)]
+        self._by_id = {p.id: p for p in self.players}
         self.state = State([p.id for p in self.players], seed)
         self.state.vars.update({k: list(v) if isinstance(v, list) else v for k, v in FLOW_VARS.items()})
         self.decider: Decider = decider or FirstOptionDecider()
@@ -122,10 +123,13 @@ class Machine(Choices, Payments):
     # ---------------------------------------------------------------- transactions
     def transaction(self, work: Callable[[], None]) -> int:
         """Run `work` atomically; returns the journal mark it started from. On any error the state is restored."""
-        mark = self.state.mark()
+        mark = len(self.state.journal)
         self.steps = 0
-        self.stack.clear()
-        self.budget.reset()
+        if self.stack:
+            self.stack.clear()
+        budget = self.budget
+        budget.work = budget.pieces = 0
+        budget.rule = None
         try:
             work()
         except BoardrulesError:
@@ -152,9 +156,9 @@ class Machine(Choices, Payments):
     def player(self, pid: str | None) -> Player | None:
         if pid is None:
             return None
-        for p in self.players:
-            if p.id == pid:
-                return p
+        p = self._by_id.get(pid)
+        if p is not None:
+            return p
         raise BoardrulesError("E509", f"there is no player '{pid}' in a {len(self.players)}-player game")
 
     # ---------------------------------------------------------------- actions
@@ -171,8 +175,9 @@ class Machine(Choices, Payments):
         def work() -> None:
             if self.state.vars.get("game_over"):
                 raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
-            self.budget.rule = f"actions.{a.name}"
-            self.state.clear_usage("action")
+            self.budget.rule = a.rule
+            if self.state.usage["action"]:
+                self.state.clear_usage("action")
             self.run_action(a.name, variables, me)
 
         return work
@@ -181,7 +186,7 @@ class Machine(Choices, Payments):
         """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
         another rule's `take`)."""
         a = self.rules.actions[name]
-        self.covered.add(f"actions.{a.name}")
+        self.covered.add(a.rule)
         self.state.cause = a.span
         f = Frame(self, me, dict(variables))
         for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
@@ -216,6 +221,8 @@ class Machine(Choices, Payments):
 
     def params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
                span: Span) -> dict[str, Any]:
+        if not declared and not given:
+            return {}
         names = [p for p, _ in declared]
         for key in given:
             if key not in names:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,10 @@ class ActionDef:
     span: Span
     source: str | None
     domains: dict[str, Fn] = field(default_factory=dict)  # parameter -> its values (a function of the frame)
+    rule: str = field(init=False, repr=False)  # "actions.NAME": how coverage and messages name it
+
+    def __post_init__(self) -> None:
+        self.rule = f"actions.{self.name}"
 
 
 @dataclass
@@ -201,6 +206,10 @@ class Rules:
     bot_score: Fn | None = None  # per player (`me`): what the greedy bot maximises
     hidden: dict[str, str] = field(default_factory=dict)  # zone or counter -> "others" | "all"
     conserved: set[str] = field(default_factory=set)  # piece kinds whose count never changes after setup
+    # Rule bodies run as one compiled Python function each (language.body_compiler), made on first run and
+    # kept by id of the body; with compile_body None every body is interpreted node by node.
+    compile_body: Callable[[Body], Callable[[Any], None]] | None = field(default=None, repr=False, compare=False)
+    compiled: dict[int, Callable[[Any], None]] = field(default_factory=dict, repr=False, compare=False)
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""
@@ -209,6 +218,19 @@ class Rules:
         names += [f"triggers.{w.name}" for ws in self.watchers.values() for w in ws]
         names += [f"procedures.{p}" for p in self.procedures] + [f"scoring.{s.name}" for s in self.scoring]
         return names
+
+    def body_of(self, rule: str) -> Body | None:
+        """The body of a rule named section.name (as rule_names gives them), or by its bare name."""
+        bodies: dict[str, Body] = {f"setup.{s.name}": s.body for s in self.setup}
+        bodies |= {f"actions.{n}": a.body for n, a in self.actions.items()}
+        bodies |= {f"triggers.{t.name}": t.body for ts in self.triggers.values() for t in ts}
+        bodies |= {f"triggers.{w.name}": w.body for ws in self.watchers.values() for w in ws}
+        bodies |= {f"procedures.{n}": p.body for n, p in self.procedures.items()}
+        bodies |= {f"scoring.{s.name}": s.body for s in self.scoring}
+        if rule in bodies:
+            return bodies[rule]
+        found = [body for name, body in bodies.items() if name.split(".", 1)[1] == rule]
+        return found[0] if len(found) == 1 else None
 
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:

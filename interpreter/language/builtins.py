@@ -67,6 +67,19 @@ def _max(f: Frame, *args: Any) -> int:
     return max(nums)
 
 
+def min2(f: Frame, a: Any, b: Any) -> int:
+    """min of two numbers, the commonest call: a fast path, and the general one to say what is wrong."""
+    if type(a) is int and type(b) is int:
+        return a if a <= b else b
+    return _min(f, a, b)
+
+
+def max2(f: Frame, a: Any, b: Any) -> int:
+    if type(a) is int and type(b) is int:
+        return a if a >= b else b
+    return _max(f, a, b)
+
+
 def _abs(f: Frame, x: Any) -> int:
     return abs(_numbers(f, (x, 0))[0])
 

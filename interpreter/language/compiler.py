@@ -11,6 +11,7 @@ known until run time).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant
 from ..engine.values import Ref, Zone
 from . import syntax as s
-from .builtins import FUNCTIONS
+from .builtins import FUNCTIONS, max2, min2
 from .code_cache import compile_expression
 from .types import (
     ANY,
@@ -66,7 +67,8 @@ _ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numb
 _BASE_NS: dict[str, Any] = {
     "_me": rt.me, "_player_at": rt.player_at, "_piece_ref": rt.piece_ref, "_pid": rt.player_id, "_seat": rt.seat,
     "_prop": rt.prop,
-    "_key": rt.key_of, "_arith": rt.arith, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
+    "_key": rt.key_of, "_arith": rt.arith, "_add": rt.add, "_sub": rt.sub, "_min2": min2, "_max2": max2,
+    "_ids": rt.zone_ids, "_int": int, "_str": str, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
     "_range": rt.int_range, "_sort": rt.sort_pairs, "_truth": rt.known_truth, "_as_list": rt.as_list,
     "_can_pay": rt.can_pay,
     "_can_take": rt.can_take,
@@ -101,6 +103,10 @@ class Scope:
         """A scope holding declared parameters (written as type words in the pack)."""
         return Scope({name: declared(word) for name, word in params}, has_me)
 
+    def snapshot(self) -> Scope:
+        """A copy that later bindings in the rule (which add to `names`) do not change."""
+        return Scope(dict(self.names), self.has_me, self.py_locals, self.live_pieces, self.outer)
+
     def child(self, **extra: Type) -> Scope:
         """The scope of a nested block: it sees every name bound so far, and what it binds stays inside it."""
         return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra), self.live_pieces - set(extra),
@@ -120,16 +126,110 @@ def _local(name: str) -> str:
     return f"_v_{name}"
 
 
+_SIMPLE = re.compile(r"^(?:[A-Za-z_]\w*|-?\d+)$")  # a Python name or an integer: safe to repeat in source
+_INT_LITERAL = re.compile(r"^-?\d+$")
+
+
+class _Text(str):
+    """Literal text in a key being built (the rest of the parts are Python sources)."""
+
+
+def _joined(*parts: str) -> str:
+    """Source joining texts and string-valued sources: one f-string where the sources allow it (half the cost
+    of `+`), `+` otherwise."""
+    def unsafe(p: str) -> bool:
+        return any(ch in p for ch in '"\\{}#') or not p.isprintable()
+
+    if any(unsafe(p) for p in parts):
+        return "(" + " + ".join(repr(str(p)) if isinstance(p, _Text) else p for p in parts) + ")"
+    return 'f"' + "".join(p if isinstance(p, _Text) else "{(" + p + ")}" for p in parts) + '"'
+
+
+def _record(name: str) -> str:
+    """The state record of the piece an expression-bound name iterates, bound next to it."""
+    return f"_q_{name}"
+
+
 class _Gen:
-    """Source generation state for one expression: its constants."""
+    """Source generation state: the constants, and the loop invariants of the comprehension being generated.
+
+    Inside a comprehension, reads of the acting player and of names bound by effects are the same for every
+    element: they become parameters of a function wrapped around the outermost comprehension, evaluated once
+    (`(lambda _h0: [... _h0 ...])(f.me)`). Such reads cannot fail, so evaluating them early changes nothing."""
 
     def __init__(self) -> None:
         self.ns: dict[str, Any] = {}
+        self.depth = 0  # comprehensions we are inside
+        self.hoisted: dict[str, str] = {}  # invariant source -> its parameter name
+        self.used: set[str] = set()  # expression-bound names read as values (not only their properties)
+        # In a compiled rule body: names bound by effects that are Python locals there, and the local holding
+        # the acting player (with `mid`, its id); see body_compiler.
+        self.locals: dict[str, str] = {}
+        self.me: str | None = None
+        self.in_iterable = 0  # generating what a comprehension goes through, where `:=` is not allowed
+        self.temps = 0
 
     def const(self, value: Any) -> str:
         name = f"_k{len(self.ns)}"
         self.ns[name] = value
         return name
+
+    def numbers(self, left: str, right: str) -> tuple[str, str, str] | None:
+        """For an operation on two numbers written in place: (left, right, the test that both are numbers),
+        each operand evaluated once and in order; None where that cannot be written (outside a compiled body,
+        inside a comprehension or what it goes through)."""
+        simple = [bool(_SIMPLE.match(x)) for x in (left, right)]
+        if not all(simple) and (self.me is None or self.depth or self.in_iterable):
+            return None
+        names, checks = [], []
+        for src, plain in zip((left, right), simple, strict=True):
+            if plain:
+                names.append(src)
+                if not _INT_LITERAL.match(src):
+                    checks.append(f"({src}.__class__ is _int)")
+            else:
+                self.temps += 1
+                name = f"_w{self.temps}"
+                names.append(name)
+                checks.append(f"(({name} := {src}).__class__ is _int)")
+        # `&` and not `and`: both operands are evaluated (and bound) even when the first is not a number.
+        return names[0], names[1], " & ".join(checks) or "True"
+
+    def state(self) -> str:
+        """The state store: a local in a compiled body, read through the frame in an expression's function."""
+        return "st" if self.me is not None else "f.g.state"
+
+    def pid(self, player: str) -> str:
+        """The id of the player `player` evaluates to (a counter or zone key starts with it)."""
+        if player == self.me and self.me is not None:
+            return "(mid or _pid(me, f))"
+        return f"_pid({player}, f)"
+
+    def invariant(self, src: str) -> str:
+        if src == "f.me" and self.me is not None:
+            return self.me
+        if self.depth == 0:
+            return src
+        name = self.hoisted.get(src)
+        if name is None:
+            name = self.hoisted[src] = f"_h{len(self.hoisted)}"
+        return name
+
+    def enter(self) -> set[str]:
+        """Start generating a comprehension; returns the names read so far, to restore on leaving."""
+        self.depth += 1
+        outer, self.used = self.used, set()
+        return outer
+
+    def leave(self, src: str, var: str, outer_used: set[str]) -> str:
+        """Finish a comprehension binding `var`: close the outermost one over its hoisted invariants."""
+        self.depth -= 1
+        self.used = outer_used | (self.used - {var})
+        if self.depth or not self.hoisted:
+            return src
+        params, args = ", ".join(self.hoisted.values()), ", ".join(self.hoisted)
+        self.hoisted = {}
+        return f"(lambda {params}: {src})({args})"
 
 
 class ExprCompiler:
@@ -169,6 +269,8 @@ class ExprCompiler:
         if hit is None:
             try:
                 result: tuple[Fn, Type] | CompileError = self._compile(node, scope)
+                # What compiled it, so a rule body can be compiled later with this expression inline.
+                result[0].syntax = (node, scope.snapshot())  # type: ignore[attr-defined]
             except CompileError as err:
                 result = err
             hit = self._compiled[key] = (node, result)
@@ -196,12 +298,36 @@ class ExprCompiler:
         known at link time; None otherwise."""
         gen = _Gen()
         src = self._cell(family, key_node, scope, gen)
-        return None if src is None else self._function(src, gen)
+        if src is None:
+            return None
+        fn = self._function(src, gen)
+        fn.cell = (family, key_node, scope.snapshot())  # type: ignore[attr-defined]
+        return fn
+
+    def source(self, fn: Fn, gen: _Gen) -> tuple[str, Type] | None:
+        """The Python source of a compiled expression or counter key, with its constants in `gen` (for a rule
+        body compiled as one function); None for a function not compiled from an expression."""
+        syntax = getattr(fn, "syntax", None)
+        if syntax is not None:
+            return self._src(syntax[0], syntax[1], gen)
+        cell = getattr(fn, "cell", None)
+        if cell is not None:
+            src = self._cell(cell[0], cell[1], cell[2], gen)
+            return (src, SYMBOL) if src is not None else None
+        return None
+
+    def truth(self, src: str, t: Type) -> str:
+        return src if t == BOOL else f"_truth(f, {src})"
 
     @staticmethod
     def _function(src: str, gen: _Gen) -> Fn:
         namespace = {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
         return eval(compile_expression(f"lambda f: {src}"), namespace)
+
+    @staticmethod
+    def namespace(gen: _Gen) -> dict[str, Any]:
+        """The globals of generated code: the runtime helpers, then the constants of `gen`."""
+        return {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
 
     def _src(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         return self._dispatch[type(node)](node, scope, gen)
@@ -229,15 +355,19 @@ class ExprCompiler:
     def _name(self, node: s.Name, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         name = node.id
         if name in scope.names:
-            src = _local(name) if name in scope.py_locals else f"f.vars[{name!r}]"
-            return src, scope.names[name]
+            if name in scope.py_locals:
+                gen.used.add(name)
+                return _local(name), scope.names[name]
+            if name in gen.locals:
+                return gen.locals[name], scope.names[name]
+            return gen.invariant(f"f.vars[{name!r}]"), scope.names[name]
         r = self.rules
         if name == "me":
             if not scope.has_me:
                 raise CompileError("E401", "'me' is not available here: no player is acting", node.pos)
             # With me in scope, f.me is read directly; anything that needs its id goes through _pid, which
             # reports a missing acting player.
-            return "f.me", PLAYER
+            return gen.invariant("f.me"), PLAYER
         if name == "players":
             return "f.g.players", list_of(PLAYER)
         if name == "player_count":
@@ -268,7 +398,7 @@ class ExprCompiler:
         if name in r.counters and r.counters[name].per == "game":
             if r.counters[name].keys is not None:
                 return gen.const(Ref("family", name)), FAMILY
-            return f"f.g.state.counters[{name!r}]", INT
+            return f"{gen.state()}.counters[{name!r}]", INT
         if name in r.zones and r.zones[name].per == "game":
             return gen.const(Zone(name)), ZONE
         if name in r.player_markers:
@@ -285,20 +415,30 @@ class ExprCompiler:
 
     # ---------------------------------------------------------------- attributes and indexing
     def _attr(self, node: s.Attr, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-        obj, t = self._src(node.obj, scope, gen)
         name = node.name
         r = self.rules
+        if (isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces and name in r.properties
+                and name not in PIECE_BUILTINS):
+            # A piece being iterated out of a zone exists, and its record is bound next to it: read the property
+            # without the checks. The default is its own kind's (a kind that does not declare it gives none).
+            ptype = declared(r.properties[name])
+            rec = _record(node.obj.id)
+            defaults = {k: r.prop_defaults.get((k, name)) for k in r.kinds}
+            if len({repr(v) for v in defaults.values()}) == 1:
+                return f"{rec}.props.get({name!r}, {gen.const(next(iter(defaults.values())))})", ptype
+            return f"{rec}.props.get({name!r}, {gen.const(defaults)}.get({rec}.kind))", ptype
+        obj, t = self._src(node.obj, scope, gen)
         if t == PLAYER:
             if name in r.counters and r.counters[name].per == "player":
                 if r.counters[name].keys is not None:
-                    return f"Ref('family', _pid({obj}, f) + {'.' + name!r})", FAMILY
-                return f"f.g.state.counters[_pid({obj}, f) + {'.' + name!r}]", INT
+                    return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})", FAMILY
+                return f"{gen.state()}.counters[{_joined(gen.pid(obj), _Text('.' + name))}]", INT
             if name in r.zones and r.zones[name].per == "player":
-                return f"Zone(_pid({obj}, f) + {'.' + name!r})", ZONE
+                return f"Zone({gen.pid(obj)} + {'.' + name!r})", ZONE
             if name == "seat":
                 return f"_seat({obj}, f)", INT
             if name in r.player_markers:
-                return f"Ref('marker', _pid({obj}, f) + {'.' + name!r})", MARKER
+                return f"Ref('marker', {gen.pid(obj)} + {'.' + name!r})", MARKER
             candidates = [*r.player_counter_names(), *r.player_zone_names(), *r.player_markers, "seat"]
             raise CompileError(
                 "E401", f"a player has no counter or zone '{name}'", node.pos, did_you_mean(name, candidates)
@@ -307,18 +447,7 @@ class ExprCompiler:
             if name in PIECE_BUILTINS:
                 return f"f.g.piece_builtin({obj}, {name!r})", PIECE_BUILTINS[name]
             if name in r.properties:
-                ptype = declared(r.properties[name])
-                if isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces:
-                    # A piece being iterated out of a zone exists: read its property without the checks. The
-                    # default is its own kind's (a kind that does not declare the property gives none).
-                    defaults = {k: r.prop_defaults.get((k, name)) for k in r.kinds}
-                    if len({repr(v) for v in defaults.values()}) == 1:
-                        fixed = gen.const(next(iter(defaults.values())))
-                        return f"f.g.state.pieces[{obj}.id].props.get({name!r}, {fixed})", ptype
-                    table = gen.const(defaults)
-                    rec = f"f.g.state.pieces[{obj}.id]"
-                    return f"{rec}.props.get({name!r}, {table}.get({rec}.kind))", ptype
-                return f"_prop(f, {obj}, {name!r})", ptype
+                return f"_prop(f, {obj}, {name!r})", declared(r.properties[name])
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
         if t == ZONE and name == "owner":
@@ -336,7 +465,7 @@ class ExprCompiler:
             c = r.counters.get(name)
             if c is None or c.per != "game" or c.keys is None:
                 return None
-            prefix = repr(name + "[")
+            parts: list[str] = [_Text(name + "[")]
         elif isinstance(family, s.Attr):
             name = family.name
             c = r.counters.get(name)
@@ -345,17 +474,20 @@ class ExprCompiler:
             owner, ot = self._src(family.obj, scope, gen)
             if ot != PLAYER:
                 return None
-            prefix = f"_pid({owner}, f) + {'.' + name + '['!r}"
+            parts = [gen.pid(owner), _Text("." + name + "[")]
         else:
             return None
         keys = gen.const(frozenset(c.keys))
         key = self._src(key_node, scope, gen)[0]
-        return f"{prefix} + _key(f, {key}, {keys}, {name!r}) + ']'"
+        checked = f"_key(f, {key}, {keys}, {name!r})"
+        if _SIMPLE.match(key):
+            checked = f"({key} if {key}.__class__ is _str and {key} in {keys} else {checked})"
+        return _joined(*parts, checked, _Text("]"))
 
     def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         cell = self._cell(node.obj, node.key, scope, gen)
         if cell is not None:
-            return f"f.g.state.counters[{cell}]", INT
+            return f"{gen.state()}.counters[{cell}]", INT
         obj, t = self._src(node.obj, scope, gen)
         key = self._src(node.key, scope, gen)[0]
         if t in (FAMILY, ANY) or t.is_list:
@@ -372,16 +504,35 @@ class ExprCompiler:
     def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._iterable(node.iterable, scope, gen)
         inner = scope.inner(it == ZONE, **{node.var: it.element()})
+        outer_used = gen.enter()
         element, et = self._src(node.element, inner, gen)
-        var = _local(node.var)
-        cond = ""
+        cond = None
         if node.cond is not None:
-            csrc, ct = self._src(node.cond, inner, gen)
-            cond = f" if {csrc}" if ct == BOOL else f" if _truth(f, {csrc})"
-        return f"[{element} for {var} in _as_list({items}, f){cond}]", list_of(et)
+            cond = self._truthy(node.cond, inner, gen)
+        src = self._loop(node.var, items, it, element if element != _local(node.var) else None, cond, gen)
+        return gen.leave(src, node.var, outer_used), list_of(et)
+
+    def _loop(self, var: str, items: str, it: Type, element: str | None, cond: str | None, gen: _Gen) -> str:
+        """A list comprehension over `items` binding `var`, keeping `element` (the item itself when None) where
+        `cond` holds. Over a zone it goes through piece ids once, binding each piece's record, and makes a piece
+        value only for an item it keeps, unless the element or condition reads the piece itself."""
+        local = _local(var)
+        test = f" if {cond}" if cond is not None else ""
+        if it != ZONE:
+            return f"[{element or local} for {local} in _as_list({items}, f){test}]"
+        pid, rec = f"_p{local}", _record(var)
+        records, make = gen.invariant(f"{gen.state()}.pieces"), gen.invariant("f.g.piece")
+        head = f"for {pid} in _ids(f, {items}) for {rec} in ({records}[{pid}],)"
+        if var in gen.used:
+            return f"[{element or local} {head} for {local} in ({make}({pid}),){test}]"
+        return f"[{element or f'{make}({pid})'} {head}{test}]"
 
     def _iterable(self, node: s.Node, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-        src, t = self._src(node, scope, gen)
+        gen.in_iterable += 1
+        try:
+            src, t = self._src(node, scope, gen)
+        finally:
+            gen.in_iterable -= 1
         if t not in (ANY, ZONE) and not t.is_list:
             raise CompileError("E402", f"only a list or a zone can be gone through, but this is {t.words()}",
                                node.pos)
@@ -389,19 +540,30 @@ class ExprCompiler:
 
     def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._iterable(node.items, scope, gen)
-        csrc, ct = self._src(node.cond, scope.inner(it == ZONE, it=it.element()), gen)
-        cond = csrc if ct == BOOL else f"_truth(f, {csrc})"
-        return f"[_v_it for _v_it in _as_list({items}, f) if {cond}]", list_of(it.element())
+        outer_used = gen.enter()
+        cond = self._truthy(node.cond, scope.inner(it == ZONE, it=it.element()), gen)
+        src = self._loop("it", items, it, None, cond, gen)
+        return gen.leave(src, "it", outer_used), list_of(it.element())
 
     def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._iterable(node.items, scope, gen)
+        outer_used = gen.enter()
         key = self._src(node.key, scope.inner(it == ZONE, it=it.element()), gen)[0]
-        pairs = f"[({key}, _v_it) for _v_it in _as_list({items}, f)]"
-        return f"_sort(f, {pairs}, {node.descending!r})", list_of(it.element())
+        gen.used.add("it")  # the pair holds the piece itself
+        pairs = self._loop("it", items, it, f"({key}, {_local('it')})", None, gen)
+        return f"_sort(f, {gen.leave(pairs, 'it', outer_used)}, {node.descending!r})", list_of(it.element())
 
     def _binop(self, node: s.BinOp, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         left = self._expect(node.left, scope, gen, NUMERIC, f"the left side of '{node.op}'")
         right = self._expect(node.right, scope, gen, NUMERIC, f"the right side of '{node.op}'")
+        if node.op in ("+", "-"):
+            helper = "_add" if node.op == "+" else "_sub"
+            inline = gen.numbers(left, right)
+            if inline is not None and gen.me is not None:  # in a compiled body, where MI is the number limit
+                a, b, test = inline
+                result = f"{a} {node.op} {b}"
+                return f"({result} if {test} and -MI <= {result} <= MI else {helper}(f, {a}, {b}))", INT
+            return f"{helper}(f, {left}, {right})", INT
         return f"_arith(f, {node.op!r}, {left}, {right})", INT
 
     def _compare(self, node: s.Compare, scope: Scope, gen: _Gen) -> tuple[str, Type]:
@@ -418,6 +580,11 @@ class ExprCompiler:
         for side, t in ((node.left, lt), (node.right, rt_)):
             if t not in NUMERIC:
                 raise CompileError("E402", f"'{node.op}' compares numbers, but this is {t}", side.pos)
+        inline = gen.numbers(left, right)
+        if inline is not None:
+            # Compared in place, the general path only for what is not two numbers.
+            a, b, test = inline
+            return f"({a} {node.op} {b} if {test} else _order(f, {node.op!r}, {a}, {b}))", BOOL
         return f"_order(f, {node.op!r}, {left}, {right})", BOOL
 
     def _can_hold(self, node: s.Compare, lt: Type, rt_: Type) -> None:
@@ -525,6 +692,13 @@ class ExprCompiler:
                 raise CompileError("E402", f"argument {i + 1} of '{node.fn}' should be {_ARG_WORDS[want]}, "
                                    f"but it is {t.words()}", arg.pos)
         args = "".join(f", {c[0]}" for c in compiled)
+        if node.fn in ("min", "max") and len(compiled) == 2:  # two numbers: in place, or a fast path
+            inline = gen.numbers(compiled[0][0], compiled[1][0])
+            if inline is not None:
+                a, b, test = inline
+                pick = f"({a} if {a} {'<=' if node.fn == 'min' else '>='} {b} else {b})"
+                return f"({pick} if {test} else _{node.fn}2(f, {a}, {b}))", INT
+            return f"_{node.fn}2(f{args})", spec.result([c[1] for c in compiled])
         return f"_b_{node.fn}(f{args})", spec.result([c[1] for c in compiled])
 
 

@@ -6,6 +6,7 @@ reports everything.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,7 @@ from ..engine.rules import (
 )
 from ..engine.values import Unknown
 from . import extend, hooks, substitutes, watch
+from .body_compiler import BodyCompiler
 from .compiler import Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
@@ -378,6 +380,8 @@ class Linker:
     def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl], wraps: dict[str, list] | None = None) -> None:
         b = Builder(rules, self.diags)
         b.hooks = wraps or {}
+        if os.environ.get("BOARDRULES_INTERPRET") != "1":  # the interpreter alone, to compare the two ways
+            rules.compile_body = BodyCompiler(rules, b.exprs)
         for name, v in rules.values.items():
             if v.kind == "unknown":
                 rules.unknowns.append((name, v.data, v.span))

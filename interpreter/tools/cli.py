@@ -14,6 +14,7 @@ from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
 from ..resources import grammar_dir, rules_dir
 
 if TYPE_CHECKING:
+    from ..language.linker import Module
     from ..language.pack import Pack
 
 # Each command imports what it needs when it runs: a `check` answered from the cache imports almost nothing.
@@ -280,6 +281,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if unknown:
         print(f"boardrules: unknown module(s) {', '.join(unknown)}; the pack has {', '.join(modules)}", file=sys.stderr)
         return 1
+    if args.python:
+        return _explain_python(modules, roots, args.python)
     if args.format == "html":
         text = report.render(pack, modules, roots)
     else:
@@ -289,6 +292,26 @@ def cmd_explain(args: argparse.Namespace) -> int:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _explain_python(modules: dict[str, Module], roots: list[str], rule: str) -> int:
+    """The Python a rule's body compiles to (see language/body_compiler.py), for reading and profiling."""
+    from ..diagnostics import Diagnostics, render_text
+    from ..language.pack import link
+
+    diags = Diagnostics()
+    rules = link(modules, roots, diags)
+    if diags.has_errors:
+        print(render_text(diags.sorted()), file=sys.stderr)
+        return 1
+    body = rules.body_of(rule)
+    if body is None or rules.compile_body is None:
+        print(f"boardrules: no rule {rule!r}; the rules are {', '.join(rules.rule_names())}", file=sys.stderr)
+        return 1
+    sources = rules.compile_body.sources_of(body)  # type: ignore[attr-defined]
+    sys.stdout.write(f"# {rule}: the Python its body runs as, named after its file and line\n")
+    sys.stdout.write("\n".join(sources))
     return 0
 
 
@@ -353,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="text, markdown, or the HTML pack report (default text)")
     explain.add_argument("--quote", action="store_true", help="quote the YAML of each effect under its sentence")
     explain.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    explain.add_argument("--python", metavar="RULE",
+                         help="show the Python source RULE (actions.NAME, triggers.NAME, ... or NAME) compiles to")
     explain.set_defaults(run=cmd_explain)
     mutate = sub.add_parser("mutate", help="mutation testing: do the scenarios notice a changed rule?",
                             description="Change one thing at a time in a pack's rules, run the scenarios against "

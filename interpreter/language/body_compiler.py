@@ -1,0 +1,453 @@
+"""Compile a rule's whole body into one Python function, the first time the body runs.
+
+The interpreter (`engine.interpreter`) walks effect nodes one by one, calling a runner per node and a function per
+expression. Here a body becomes Python source instead: each expression's source inline (no call per
+expression), blocks as Python `if` and `for`, the step budget charged once per block, and the commonest
+statements (let, counter changes, if, for, require, fail) written out. Every other kind of statement calls its
+runner from `RUNNERS`, so there is still one place that says what each kind does, and the two ways of running
+agree by construction where they share code; `tests/test_compiled_bodies.py` runs every scenario of the shipped
+and test packs both ways and compares the results.
+
+Each function is named after its rule's file and line (`rule_produce_yaml_27`), and its source is registered
+with `linecache`, so a traceback or a profile shows the rule and the generated line; `source_of` gives the
+source to `boardrules explain --python`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import linecache
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import Span, source_line
+from ..engine import effects as e
+from ..engine.interpreter import RUNNERS, counter_change, illegal
+from ..engine.runtime import charge
+from ..engine.state import _MISSING, _SAVABLE
+from ..engine.values import Player
+from . import syntax as s
+from .compiler import PIECE_BUILTINS, ExprCompiler, Scope, _Gen, _record
+from .types import ANY, BOOL, INT, PIECE, ZONE, Type
+
+if TYPE_CHECKING:
+    from ..engine.rules import Rules
+
+Compiled = Callable[[Any], None]
+
+
+class BodyCompiler:
+    """Compiles the bodies of one linked rule set; `rules.compile_body` is its `__call__`."""
+
+    def __init__(self, rules: Rules, exprs: ExprCompiler) -> None:
+        self.rules = rules
+        self.exprs = exprs
+        self.sources: dict[int, tuple[e.Body, str]] = {}  # id(body) -> (the body, kept alive; its source)
+
+    def __call__(self, body: e.Body) -> Compiled:
+        fn, src = self.build(body)
+        self.sources[id(body)] = (body, src)
+        self.rules.compiled[id(body)] = fn
+        return fn
+
+    def source_of(self, body: e.Body) -> str:
+        if id(body) not in self.sources:
+            self(body)
+        return self.sources[id(body)][1]
+
+    def sources_of(self, body: e.Body) -> list[str]:
+        """The body's function, then those of the bodies its statements run through their runners (a `may`,
+        `one_of`, `while`, ... body is a function of its own), depth first."""
+        out = [self.source_of(body)]
+        for node in _run_by_runners(body):
+            for value in vars_of(node):
+                if isinstance(value, tuple) and value and all(isinstance(x, e.Effect) for x in value):
+                    out += self.sources_of(value)
+                elif isinstance(value, tuple):  # one_of options and match cases hold (label, ..., body) tuples
+                    for item in value:
+                        if isinstance(item, tuple) and item and isinstance(item[-1], tuple) and all(
+                                isinstance(x, e.Effect) for x in item[-1]) and item[-1]:
+                            out += self.sources_of(item[-1])
+        return out
+
+    def build(self, body: e.Body) -> tuple[Compiled, str]:
+        span = body[0].span if body else None
+        name = _function_name(span)
+        w = _Writer(self.exprs, self.rules)
+        w.gen.me = "me"
+        # A body whose statements are all written out here can keep its names in Python locals (still written
+        # to f.vars too); a runner could change f.vars behind our back, so a body that calls one reads f.vars.
+        w.use_locals = _all_written_out(body)
+        w.block(body, 1)
+        text = "\n".join(w.lines)
+        prologue = [f"def {name}(f):"]
+        used = {local for local, _ in _PROLOGUE if re.search(rf"\b{local}\b", text)}
+        used |= {"me"} if "mid" in used else set()
+        used |= {"g"} if used & {"st", "MI"} else set()
+        prologue += [f"    {local} = {value}" for local, value in _PROLOGUE if local in used]
+        w.lines = [*prologue, *w.lines]
+        src = "\n".join(w.lines) + "\n"
+        filename = f"<rule {span.file}:{span.line}>" if span is not None else "<rule>"
+        namespace = ExprCompiler.namespace(w.gen)
+        # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
+        namespace.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type,
+                         _charge=charge, _isinstance=isinstance, _PLAIN=_PLAIN, _Player=Player, _MISSING=_MISSING,
+                         _SAVABLE_MAX=_SAVABLE - 1, _min=min)
+        exec(compile(src, filename, "exec"), namespace)
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        return namespace[name], src
+
+
+def _where(span: Span) -> str:
+    """file:line and the rule's own text, for a reader of the generated source (never code: a comment)."""
+    text = (source_line(str(span.file), span.line) or "").strip()
+    text = text if len(text) <= 80 else text[:77] + "..."
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]", " ", f"{Path(str(span.file)).name}:{span.line}: {text}")
+
+
+# The locals a compiled body may read, set once at its start (only those it reads).
+_PROLOGUE = (
+    ("g", "f.g"), ("st", "g.state"), ("V", "f.vars"),
+    # numbers above this are refused (E513); it is also below what the state store can save
+    ("MI", "_min(g.budget.limits.max_int, _SAVABLE_MAX)"),
+    # the acting player never changes inside one body (`as` runs a body of its own)
+    ("me", "f.me"), ("mid", "me.id if me.__class__ is _Player else None"),
+)
+
+
+def _function_name(span: Span | None) -> str:
+    if span is None:
+        return "rule_empty"
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", Path(str(span.file)).name)
+    return f"rule_{stem}_{span.line}"
+
+
+class _Writer:
+    """The source of one function being generated, and its constants."""
+
+    def __init__(self, exprs: ExprCompiler, rules: Rules) -> None:
+        self.exprs = exprs
+        self.rules = rules
+        self.gen = _Gen()
+        self.lines: list[str] = []
+        self.temps = 0
+        self.grouped: dict[int, tuple[str, s.Node, s.Node, list[s.Node], str, Scope]] = {}  # id(let) -> plan
+        self.use_locals = False
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    def const(self, value: Any) -> str:
+        return self.gen.const(value)
+
+    def temp(self, prefix: str) -> str:
+        self.temps += 1
+        return f"{prefix}{self.temps}"
+
+    def expr(self, fn: Any) -> tuple[str, Type]:
+        """An expression's source inline, or a call of its function when it was not compiled from syntax."""
+        try:
+            got = self.exprs.source(fn, self.gen)
+        except Exception:  # a source that cannot be rebuilt here runs as the function it already is
+            got = None
+        if got is None:
+            return f"{self.const(fn)}(f)", ANY
+        return got
+
+    def truth(self, fn: Any) -> str:
+        src, t = self.expr(fn)
+        return src if t == BOOL else f"_truth(f, {src})"
+
+    # ---------------------------------------------------------------- statements
+    def bind(self, depth: int, name: str, value: str) -> None:
+        """Bind a name the rule reads: in f.vars, and in a Python local for what follows in this block."""
+        name = str(name)
+        if self.use_locals:
+            local = self.gen.locals[name] = f"L_{name}"
+            self.line(depth, f"V[{name!r}] = {local} = {value}")
+        else:
+            self.line(depth, f"V[{name!r}] = {value}")
+
+    def block(self, body: e.Body, depth: int) -> None:
+        outer = dict(self.gen.locals)  # what a block binds is not seen after it
+        try:
+            self._block(body, depth)
+        finally:
+            self.gen.locals = outer
+
+    def _block(self, body: e.Body, depth: int) -> None:
+        if not body:
+            self.line(depth, "pass")
+            return
+        # The interpreter charges a step before each statement; charging the block's statements at its start
+        # keeps the same budget at a fraction of the cost (a block that would overrun stops before it starts).
+        self.line(depth, f"g.steps += {len(body)}")
+        self.line(depth, f"if g.steps > g.step_budget: raise g.loop_error({self.const(body[0].span)})")
+        for node in body:
+            self.line(depth, f"st.cause = {self.const(node.span)}  # {_where(node.span)}")
+            write = _WRITERS.get(type(node))
+            if write is None:
+                # Looked up when it runs: RUNNERS stays the one table of what each kind does.
+                self.line(depth, f"_RUNNERS[{self.const(type(node))}]({self.const(node)}, f)")
+            else:
+                write(self, node, depth)
+
+    def let(self, n: e.LetE, depth: int) -> None:
+        if id(n) in self.grouped:
+            self.grouped_count(n, depth)
+            return
+        src, t = self.expr(n.value)
+        if t not in (ANY, INT):
+            self.bind(depth, n.name, src)
+            return
+        tmp = self.temp("value")
+        self.line(depth, f"{tmp} = {src}")
+        self.line(depth, f"if {tmp}.__class__ is _int and not -MI <= {tmp} <= MI: g.budget.number({tmp}, st.cause)")
+        self.bind(depth, n.name, tmp)
+
+    def set_counter(self, n: e.SetCounterE, depth: int) -> None:
+        key, value = self.temp("key"), self.temp("value")
+        self.line(depth, f"{key} = {self.expr(n.key)[0]}")
+        self.line(depth, f"{value} = {self.expr(n.value)[0]}")
+        old = self.temp("old")
+        if n.op != "=":
+            sign = "+" if n.op == "+=" else "-"
+            self.line(depth, f"{old} = st.counters[{key}]")
+            both = f"{old}.__class__ is _int and {value}.__class__ is _int"
+            self.line(depth, f"if {both}: {value} = {old} {sign} {value}")
+            self.line(depth, f"else: {value} = _change(f, {old}, {value}, {n.op!r})")
+        else:
+            self.line(depth, f"{old} = st.counters.get({key}, _MISSING)")
+        c = self.rules.counters.get(n.counter)
+        general = f"g.set_counter({key}, {str(n.counter)!r}, {value})"
+        if c is None or c.name in self.rules.watchers or not all(type(b) in (int, type(None)) for b in (c.min, c.max)):
+            self.line(depth, general)
+            return
+        # The machine's range checks and the store's journal entry, written out for a number within range; the
+        # general path for anything else (out of range, overflow rules, not a number).
+        tests = [f"{value}.__class__ is _int", f"-MI <= {value} <= MI"]
+        tests += [f"{value} >= {c.min}"] if c.min is not None else []
+        tests += [f"{value} <= {c.max}"] if c.max is not None else []
+        self.line(depth, f"if {' and '.join(tests)}:")
+        self.line(depth + 1, f"if {old}.__class__ is not _int or {old} != {value}:")
+        self.line(depth + 2, f"st.journal.append(('counter', {key}, {old}, st.cause))")
+        self.line(depth + 2, f"st.counters[{key}] = {value}")
+        self.line(depth, f"else: {general}")
+
+    def if_(self, n: e.IfE, depth: int) -> None:
+        self.line(depth, f"if {self.truth(n.cond)}:")
+        self.block(n.then, depth + 1)
+        if n.other:
+            self.line(depth, "else:")
+            self.block(n.other, depth + 1)
+
+    def for_(self, n: e.ForE, depth: int) -> None:
+        item = self.temp("item")
+        for let, plan in _group_plans(n, self.rules, self.exprs, item):
+            grp = self.temp("groups")
+            self.grouped[id(let)] = (grp, *plan)
+            self.line(depth, f"{grp} = None")
+        self.line(depth, f"for {item} in _as_list({self.expr(n.items)[0]}, f):")
+        outer = dict(self.gen.locals)
+        self.bind(depth + 1, n.var, item)
+        self.block(n.body, depth + 1)
+        self.gen.locals = outer
+
+    def grouped_count(self, n: e.LetE, depth: int) -> None:
+        """`let x = count(Z where A and it.P == v)` inside `for v in ...`, where nothing in the loop moves or changes
+        a piece: one pass over Z counts the pieces meeting A by their P, the first time it is needed, and each
+        turn of the loop looks its v up. The budget is charged as the filter would be; a value that is not plain
+        data (or an unknown) takes the filter as written."""
+        grp, zone, prop, rest, item, scope = self.grouped[id(n)]
+        inner = scope.inner(True, it=PIECE)
+        self.line(depth, f"if {grp} is None:")
+        self.gen.depth, self.gen.used = 1, set()  # invariants of the pass become locals set before it
+        zsrc = self.exprs._src(zone, scope, self.gen)[0]
+        tests = [self.exprs._truthy(c, inner, self.gen) for c in rest]
+        key = self.exprs._src(s.Attr(zone.pos, s.Name(zone.pos, "it"), prop), inner, self.gen)[0]
+        uses_piece = "it" in self.gen.used
+        hoisted, self.gen.hoisted, self.gen.depth = self.gen.hoisted, {}, 0
+        for src, name in hoisted.items():
+            self.line(depth + 1, f"{name} = {src}")
+        pid, ids, size = self.temp("pid"), self.temp("ids"), self.temp("size")
+        self.line(depth + 1, f"{grp} = {{}}")
+        self.line(depth + 1, f"{ids} = _ids(f, {zsrc})")
+        self.line(depth + 1, f"{size} = len({ids})")
+        self.line(depth + 1, f"g.budget.work -= {size}")  # charged at each use below, as the filter would be
+        self.line(depth + 1, f"for {pid} in {ids}:")
+        self.line(depth + 2, f"{_record('it')} = st.pieces[{pid}]")
+        if uses_piece:
+            self.line(depth + 2, f"_v_it = g.piece({pid})")
+        body = depth + 2
+        if tests:
+            self.line(body, f"if {' and '.join(tests)}:")
+            body += 1
+        k = self.temp("k")
+        self.line(body, f"{k} = {key}")
+        self.line(body, f"if _isinstance({k}, _PLAIN): {grp}[{k}] = {grp}.get({k}, 0) + 1")
+        self.line(body, f"else: {grp} = False; break")  # not plain data: every turn filters as written
+        value = self.temp("value")
+        self.line(depth, f"if {grp} is not False and _isinstance({item}, _PLAIN):")
+        self.line(depth + 1, f"{value} = {grp}.get({item}, 0)")
+        self.line(depth + 1, f"_charge(f, {size} + {value})")
+        self.line(depth, "else:")
+        self.line(depth + 1, f"{value} = {self.expr(n.value)[0]}")
+        self.bind(depth, n.name, value)
+
+    def require(self, n: e.RequireE, depth: int) -> None:
+        self.line(depth, f"if not {self.truth(n.cond)}: raise _illegal({self.const(str(n.message))}, f)")
+
+    def fail(self, n: e.FailE, depth: int) -> None:
+        self.line(depth, f"raise _illegal({self.const(str(n.message))}, f)")
+
+    def step(self, n: e.StepE, depth: int) -> None:
+        self.block(n.body, depth)
+
+_WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
+    e.LetE: _Writer.let,
+    e.SetCounterE: _Writer.set_counter,
+    e.IfE: _Writer.if_,
+    e.ForE: _Writer.for_,
+    e.RequireE: _Writer.require,
+    e.FailE: _Writer.fail,
+    e.StepE: _Writer.step,
+}
+
+
+def vars_of(node: e.Effect) -> list[Any]:
+    return [getattr(node, f.name) for f in dataclasses.fields(node)]
+
+
+def _run_by_runners(body: e.Body) -> list[e.Effect]:
+    """The statements of a body (inside written-out blocks too) that run through RUNNERS."""
+    out = []
+    for node in body:
+        if type(node) not in _WRITERS:
+            out.append(node)
+            continue
+        for inner in (getattr(node, "then", ()), getattr(node, "other", ()), getattr(node, "body", ())):
+            out += _run_by_runners(inner)
+    return out
+
+
+def _all_written_out(body: e.Body) -> bool:
+    for node in body:
+        if type(node) not in _WRITERS:
+            return False
+        for inner in (getattr(node, "then", ()), getattr(node, "other", ()), getattr(node, "body", ())):
+            if not _all_written_out(inner):
+                return False
+    return True
+
+
+_PLAIN = (str, int, Player, type(None))  # values whose == is their dict key equality
+_PURE = (e.LetE, e.IfE, e.RequireE, e.FailE, e.StepE, e.ForE, e.SetCounterE)
+
+
+def _group_plans(loop: e.ForE, rules: Rules, exprs: ExprCompiler, item: str) -> list[tuple[e.LetE, tuple]]:
+    """The lets of a loop's body that `_Writer.grouped_count` can compute in one pass (see there)."""
+    bound = {loop.var}
+    if not _leaves_pieces_alone(loop.body, rules, bound):
+        return []
+    plans = []
+    for node in loop.body:
+        syntax = getattr(node.value, "syntax", None) if isinstance(node, e.LetE) else None
+        if syntax is None:
+            continue
+        call, scope = syntax
+        if not (isinstance(call, s.Call) and call.fn == "count" and len(call.args) == 1
+                and isinstance(call.args[0], s.Where)):
+            continue
+        where = call.args[0]
+        conjuncts = _conjuncts(where.cond)
+        prop = _keyed_on(conjuncts[-1], loop.var, rules)
+        if prop is None or loop.var in scope.py_locals or "it" in scope.names:
+            continue
+        rest = conjuncts[:-1]
+        if not all(_invariant(c, scope, rules, bound, piece_ok=True) for c in rest):
+            continue
+        if not _invariant(where.items, scope, rules, bound, piece_ok=False):
+            continue
+        try:
+            if exprs.resolve(where.items, scope) != ZONE:
+                continue
+        except Exception:  # not a zone after all: the filter runs as written
+            continue
+        plans.append((node, (where.items, prop, rest, item, scope)))
+    return plans
+
+
+def _leaves_pieces_alone(body: e.Body, rules: Rules, bound: set[str]) -> bool:
+    """Whether running the body can change no piece: only lets, counters nobody watches, and blocks of them."""
+    for node in body:
+        if not isinstance(node, _PURE):
+            return False
+        if isinstance(node, e.SetCounterE):
+            c = rules.counters.get(node.counter)
+            if c is None or rules.watchers or c.overflow == "carry":
+                return False
+        if isinstance(node, e.LetE):
+            bound.add(node.name)
+        if isinstance(node, e.IfE) and not (_leaves_pieces_alone(node.then, rules, bound)
+                                             and _leaves_pieces_alone(node.other, rules, bound)):
+            return False
+        if isinstance(node, e.ForE):
+            bound.add(node.var)
+            if not _leaves_pieces_alone(node.body, rules, bound):
+                return False
+        if isinstance(node, e.StepE) and not _leaves_pieces_alone(node.body, rules, bound):
+            return False
+    return True
+
+
+def _conjuncts(node: s.Node) -> list[s.Node]:
+    if isinstance(node, s.BoolOp) and node.op == "and":
+        return [*_conjuncts(node.left), *_conjuncts(node.right)]
+    return [node]
+
+
+def _keyed_on(node: s.Node, var: str, rules: Rules) -> str | None:
+    """P when the node is `it.P == var` or `var == it.P` for a declared property P."""
+    if not (isinstance(node, s.Compare) and node.op == "=="):
+        return None
+    for a, b in ((node.left, node.right), (node.right, node.left)):
+        if (isinstance(a, s.Attr) and isinstance(a.obj, s.Name) and a.obj.id == "it" and isinstance(b, s.Name)
+                and b.id == var and a.name in rules.properties and a.name not in PIECE_BUILTINS):
+            return a.name
+    return None
+
+
+def _invariant(node: s.Node, scope: Scope, rules: Rules, bound: set[str], piece_ok: bool) -> bool:
+    """Whether the node reads only what the loop cannot change: the piece being filtered (its declared
+    properties), the acting player, names bound before the loop, literals, symbols and zones."""
+    if isinstance(node, s.Literal):
+        return True
+    if isinstance(node, s.Name):
+        name = node.id
+        if name == "it":
+            return piece_ok
+        if name in bound:
+            return False
+        if name in scope.names:
+            return name not in scope.py_locals
+        if name == "me":
+            return True
+        if name in rules.counters or name in rules.values:
+            return False
+        return name in rules.symbols or (name in rules.zones and rules.zones[name].per == "game")
+    if isinstance(node, s.Attr):
+        obj = node.obj
+        if isinstance(obj, s.Name) and obj.id == "it":
+            return piece_ok and node.name in rules.properties and node.name not in PIECE_BUILTINS
+        zone = rules.zones.get(node.name)
+        return zone is not None and zone.per == "player" and _invariant(obj, scope, rules, bound, False)
+    if isinstance(node, s.Compare):
+        return node.op in ("==", "!=") and all(_invariant(x, scope, rules, bound, piece_ok)
+                                               for x in (node.left, node.right))
+    if isinstance(node, s.BoolOp):
+        return all(_invariant(x, scope, rules, bound, piece_ok) for x in (node.left, node.right))
+    if isinstance(node, s.Not):
+        return _invariant(node.operand, scope, rules, bound, piece_ok)
+    return False
