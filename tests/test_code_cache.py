@@ -89,7 +89,8 @@ def test_another_python_or_boardrules_is_a_miss(cache: Path, compiled: list[str]
 
 
 @pytest.mark.parametrize("content", [b"garbage", marshal.dumps({"lambda f: f + 1": 1}), marshal.dumps([1, 2]),
-                                     marshal.dumps({"lambda f: f + 1": compile("lambda f: 0", "elsewhere", "eval")})])
+                                     marshal.dumps({"eval\0<rule expression>\0lambda f: f + 1":
+                                                    compile("lambda f: 0", "elsewhere", "eval")})])
 def test_a_corrupt_or_strange_bundle_is_ignored(cache: Path, compiled: list[str], monkeypatch: pytest.MonkeyPatch,
                                                content: bytes) -> None:
     run("lambda f: f + 1", 1)
@@ -126,3 +127,17 @@ def test_an_expression_python_refuses_still_raises(compiled: list[str]) -> None:
     with pytest.raises(SyntaxError):
         code_cache.compile_expression("lambda f: (")
     assert not code_cache._disk.fresh
+
+
+def test_rule_bodies_are_kept_by_file_name_and_mode_too(cache: Path, compiled: list[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "def rule(f):\n    return f + 1\n"
+    first = code_cache.compile_source(body, "<rule a.yaml:3>", "exec")
+    assert code_cache.compile_source(body, "<rule b.yaml:3>", "exec").co_filename == "<rule b.yaml:3>"
+    new_process(monkeypatch)
+    again = code_cache.compile_source(body, "<rule a.yaml:3>", "exec")
+    assert again.co_filename == "<rule a.yaml:3>" and again == first
+    namespace: dict = {}
+    exec(again, namespace)
+    assert namespace["rule"](1) == 2
+    assert compiled == [body, body]
