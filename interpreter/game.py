@@ -274,13 +274,15 @@ class Game:
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
         self._pending = None
-        if activity.kind != "setup":
-            self._history.append((mark, len(self._log), activity if recorder is None else None))
         entry = _log_entry(activity, recorder)
         if activity.kind == "setup":  # how the game was played, so a replay needs only the log
             entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
+        else:
+            self._history.append((mark, len(self._log), activity if recorder is None else None))
         self._log.append(entry)
-        self._trim()
+        if self.undo_depth is not None and (len(self._history) > self.undo_depth
+                                            or len(self._m.state.journal) >= _TRIM_AT):
+            self._trim()
 
     # ---------------------------------------------------------------- conveniences: whole actions at once
     def act(self, player: str | None, action: str, params: dict[str, Any] | None = None,

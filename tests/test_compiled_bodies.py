@@ -29,6 +29,17 @@ def interpreted(rules: Rules) -> Rules:
     return rules
 
 
+def compiled_at_once(rules: Rules) -> Rules:
+    rules.compile_after = 0
+    return rules
+
+
+class CompilingRunner(ScenarioRunner):
+    def rules_for(self, roots: list[str], options: Any = None) -> Any:
+        rules, errors = super().rules_for(roots, options)
+        return compiled_at_once(rules), errors
+
+
 class InterpretingRunner(ScenarioRunner):
     def rules_for(self, roots: list[str], options: Any = None) -> Any:
         rules, errors = super().rules_for(roots, options)
@@ -51,7 +62,7 @@ def _outcome(runner: ScenarioRunner, path: Path) -> tuple[list[str], str | None,
 @pytest.mark.parametrize("pack", _packs(), ids=lambda p: p.root.name)
 def test_every_scenario_runs_the_same_compiled_and_interpreted(pack: Any) -> None:
     modules = load_modules(pack.module_files, Diagnostics())
-    compiled, plain = ScenarioRunner(modules), InterpretingRunner(modules)
+    compiled, plain = CompilingRunner(modules), InterpretingRunner(modules)
     assert pack.scenario_files
     for path in pack.scenario_files:
         a, b = _outcome(compiled, path), _outcome(plain, path)
@@ -91,7 +102,7 @@ def test_random_whole_games_play_the_same_compiled_and_interpreted(pack: str) ->
     path = ROOT / "rules" / pack
     for seed in (1, 2):
         try:
-            a = _random_game(load_rules(path), seed, 150)
+            a = _random_game(compiled_at_once(load_rules(path)), seed, 150)
             b = _random_game(interpreted(load_rules(path)), seed, 150)
         except BoardrulesError:
             pytest.fail(traceback.format_exc())
@@ -100,7 +111,7 @@ def test_random_whole_games_play_the_same_compiled_and_interpreted(pack: str) ->
 
 
 def test_a_compiled_body_is_named_after_its_rule_and_a_traceback_shows_the_rule(tmp_path: Path) -> None:
-    rules = _pack_rules(ROOT / "examples" / "market")
+    rules = compiled_at_once(_pack_rules(ROOT / "examples" / "market"))
     game = Game(rules, 2, 1)
     game.setup()
     game.act("p1", "buy_apple")
@@ -123,7 +134,7 @@ def test_explain_python_shows_the_generated_source_with_the_rule_lines(capsys: p
 
 
 def test_a_traceback_through_a_compiled_body_shows_the_rule_and_its_line() -> None:
-    rules = _pack_rules(ROOT / "benchmarks" / "produce")
+    rules = compiled_at_once(_pack_rules(ROOT / "benchmarks" / "produce"))
     game = Game(rules, 2, 1)
     game.setup()
 
@@ -139,3 +150,15 @@ def test_a_traceback_through_a_compiled_body_shows_the_rule_and_its_line() -> No
     rule = [fr for fr in frames if fr.filename.startswith("<rule ")]
     assert rule and rule[0].name == "rule_produce_yaml_29" and rule[0].filename.endswith("produce.yaml:29>")
     assert "st.journal.append" in (rule[0].line or "")
+
+
+def test_a_body_is_interpreted_its_first_runs_then_compiled() -> None:
+    rules = _pack_rules(ROOT / "benchmarks" / "produce")
+    game = Game(rules, 2, 1)
+    game.setup()
+    body = rules.actions["sell_all"].body
+    for run in range(1, rules.compile_after + 1):
+        game.act("p1", "sell_all")
+        assert id(body) not in rules.compiled and rules.runs[id(body)][1] == run
+    game.act("p1", "sell_all")
+    assert id(body) in rules.compiled

@@ -36,7 +36,12 @@ def run_body(body: e.Body, f: Frame) -> None:
         rules = g.rules
         compiled = rules.compiled.get(id(body))
         if compiled is None and rules.compile_body is not None:
-            compiled = rules.compile_body(body)
+            seen = rules.runs.get(id(body))
+            if seen is None:
+                seen = rules.runs[id(body)] = [body, 0]  # the body is kept, so its id is not reused
+            seen[1] += 1
+            if seen[1] > rules.compile_after:
+                compiled = rules.compile_body(body)
         if compiled is not None:
             compiled(f)
             return

@@ -44,7 +44,7 @@ class Move:
         return f"{self.action}({inside})" if inside else self.action
 
 
-@dataclass
+@dataclass(slots=True)
 class Activity:
     kind: str  # setup | move | skip | act | take | end_turn | end_round
     player: str | None = None

@@ -206,10 +206,13 @@ class Rules:
     bot_score: Fn | None = None  # per player (`me`): what the greedy bot maximises
     hidden: dict[str, str] = field(default_factory=dict)  # zone or counter -> "others" | "all"
     conserved: set[str] = field(default_factory=set)  # piece kinds whose count never changes after setup
-    # Rule bodies run as one compiled Python function each (language.body_compiler), made on first run and
-    # kept by id of the body; with compile_body None every body is interpreted node by node.
+    # Rule bodies run as one compiled Python function each (language.body_compiler), kept by id of the body.
+    # A body is interpreted node by node its first `compile_after` runs (compiling costs more than a few runs:
+    # most bodies in a scenario run once), then compiled; with compile_body None it is always interpreted.
     compile_body: Callable[[Body], Callable[[Any], None]] | None = field(default=None, repr=False, compare=False)
     compiled: dict[int, Callable[[Any], None]] = field(default_factory=dict, repr=False, compare=False)
+    compile_after: int = field(default=2, repr=False, compare=False)
+    runs: dict[int, list[Any]] = field(default_factory=dict, repr=False, compare=False)  # id -> [body, runs]
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""

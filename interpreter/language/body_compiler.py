@@ -164,7 +164,7 @@ class _Writer:
     def bind(self, depth: int, name: str, value: str) -> None:
         """Bind a name the rule reads: in f.vars, and in a Python local for what follows in this block."""
         name = str(name)
-        if self.use_locals:
+        if self.use_locals and f"L_{name}".isidentifier() and name.isascii():
             local = self.gen.locals[name] = f"L_{name}"
             self.line(depth, f"V[{name!r}] = {local} = {value}")
         else:
@@ -276,8 +276,10 @@ class _Writer:
         self.line(depth + 1, f"{ids} = _ids(f, {zsrc})")
         self.line(depth + 1, f"{size} = len({ids})")
         self.line(depth + 1, f"g.budget.work -= {size}")  # charged at each use below, as the filter would be
+        records = self.temp("records")
+        self.line(depth + 1, f"{records} = st.pieces")
         self.line(depth + 1, f"for {pid} in {ids}:")
-        self.line(depth + 2, f"{_record('it')} = st.pieces[{pid}]")
+        self.line(depth + 2, f"{_record('it')} = {records}[{pid}]")
         if uses_piece:
             self.line(depth + 2, f"_v_it = g.piece({pid})")
         body = depth + 2
@@ -291,7 +293,8 @@ class _Writer:
         value = self.temp("value")
         self.line(depth, f"if {grp} is not False and _isinstance({item}, _PLAIN):")
         self.line(depth + 1, f"{value} = {grp}.get({item}, 0)")
-        self.line(depth + 1, f"_charge(f, {size} + {value})")
+        self.line(depth + 1, f"g.budget.work += {size} + {value}")
+        self.line(depth + 1, "if g.budget.work > g.budget.limits.work: _charge(f, 0)")  # raises E513, as it would
         self.line(depth, "else:")
         self.line(depth + 1, f"{value} = {self.expr(n.value)[0]}")
         self.bind(depth, n.name, value)
