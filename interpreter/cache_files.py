@@ -27,7 +27,9 @@ def cache_dir(name: str) -> Path | None:
     """The directory of one cache, or None when caching is off."""
     if os.environ.get("BOARDRULES_NO_CACHE"):
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative path is invalid and ignored
+        base = str(Path.home() / ".cache")
     return Path(base) / "boardrules" / name
 
 

@@ -83,3 +83,12 @@ def test_the_fingerprint_changes_with_any_source_grammar_or_schema_file(tmp_path
     (package / "notes.txt").write_text("not source")
     seen.add(fingerprint())
     assert len(seen) == len(files) + 1
+
+
+def test_a_relative_xdg_cache_home_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("BOARDRULES_NO_CACHE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")
+    assert cache_files.cache_dir("t") == tmp_path / ".cache" / "boardrules" / "t"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "abs"))
+    assert cache_files.cache_dir("t") == tmp_path / "abs" / "boardrules" / "t"
