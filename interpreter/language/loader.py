@@ -33,6 +33,7 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
+from . import yaml_cache
 
 # A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
 # per 100 KB of dense formulas, so this bounds `check` to seconds.
@@ -135,7 +136,22 @@ def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
 
 
 def load_yaml_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
-    """Convert the bytes of one YAML file (UTF-8, with or without a byte-order mark)."""
+    """Convert the bytes of one YAML file (UTF-8, with or without a byte-order mark). A file that loaded without
+    any diagnostic before is read back from the per-user cache (yaml_cache.py)."""
+    digest = yaml_cache.key(data)
+    if digest is not None:
+        doc = yaml_cache.load(digest, name)
+        if doc is not None:
+            return doc
+    local = Diagnostics()
+    doc = _load_bytes(data, name, local)
+    diags.extend(local.items)
+    if digest is not None and doc is not None and not local.items:
+        yaml_cache.store(digest, doc, name)
+    return doc
+
+
+def _load_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
