@@ -1,131 +1,94 @@
-"""Interpreter speed against hand-written Python doing the same rule, measured in the same run.
+"""The interpreter against hand-written Python doing the same rules with the same bookkeeping, in the same run.
 
-Three ways to run one production rule (count a player's stores per goods type, store what fits, drop each
-produced type's price once, never below 1):
-  plain      hand-written Python on plain dicts (the floor: no journal, no atomicity)
-  by hand    hand-written Python on the same journaled State store, inside the same transaction as the engine
-  engine     the rule from produce/produce.yaml, run by Game.act
-Prints each per-action time and the ratios engine/by-hand and engine/plain. Also: parse time per effect line
-(cold and cached) and the time to load, validate and link the shipped packs.
+For each benchmarked rule (benchmarks/baselines/), three contenders run the same actions on the same states:
+  engine     the rule from its pack, run by Game.act with scripted answers
+  as read    hand-written, line by line as the rule reads
+  tuned      hand-written as a careful programmer would (one pass over a zone, keys precomputed, locals)
+All three use the engine's journaled State store, one transaction per action, range checks, undo history and log
+(baselines/bookkeeping.py); tests/test_baselines_differential.py proves they end in the same states.
+Each contender runs the rule's actions many times on one warm game, each run taken back with undo outside the
+timing, so every run starts from the same state. Times are CPU time of this process (time.process_time), so
+time spent waiting for a core the machine's other work holds is not counted. Each repeat runs the three
+interleaved (rotating order); the figures are medians over repeats, with min-max and IQR, and the ratios
+engine/as-read and engine/tuned are taken within each repeat. For the production rule the floor figure (plain
+dicts, no store, no bookkeeping) is printed too, as extra information.
+
+    python benchmarks/bench_interpreter.py [--repeats 15] [--scale 1.0] [--rules produce ship cardinal wedding]
 """
 
 from __future__ import annotations
 
-import gc
+import argparse
+import os
 import time
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from boardrules.diagnostics import Diagnostics
+from baselines import workloads
+from timing import interleaved, ratios, show, show_ratio
+
 from boardrules.game import Game
-from boardrules.language.pack import check_pack, discover, link, load_modules
-from boardrules.language.parser import parse
-from boardrules.resources import rules_dir
-
-HERE = Path(__file__).resolve().parent
-GOODS = ["cloth", "wine", "grain", "tools", "spice"]
-ROUNDS = 2000
 
 
-def best_of(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+@dataclass
+class Workload:
+    """One benchmarked rule: a prepared game (not timed), and the actions each contender runs on it."""
+
+    name: str
+    make: Callable[[], Game]
+    runs: int  # timed runs per batch, each followed by undoing it (not timed), so every run starts alike
+    actions: int  # actions in one run
+    engine: Callable[[Game], None]
+    as_read: Callable[[Game], None]
+    tuned: Callable[[Game], None]
 
 
-def make_game() -> Game:
-    diags = Diagnostics()
-    modules = load_modules([HERE / "produce" / "produce.yaml"], diags)
-    rules = link(modules, ["bench.produce"], diags)
-    assert not diags.has_errors, diags.items
-    game = Game(rules, 4, seed=1)
-    game.setup()
-    gc.freeze()
-    return game
+def batch(w: Workload, run: Callable[[Game], None], scale: float) -> Callable[[], float]:
+    """us per action over `runs` runs on one warm game; each run is taken back with undo outside the timing."""
+    def timed() -> float:
+        game = w.make()
+        runs = max(1, int(w.runs * scale))
+        clock = time.process_time  # CPU time of this process: waiting for a busy core is not counted
+        total = 0.0
+        for _ in range(runs):
+            t0 = clock()
+            run(game)
+            total += clock() - t0
+            while game.undo():
+                pass
+        return total * 1e6 / (runs * w.actions)
+
+    return timed
 
 
-def engine(game: Game) -> None:
-    for _ in range(ROUNDS):
-        game.act("p1", "produce")
-        game.act("p1", "sell_all")
+def measure(w: Workload, repeats: int, scale: float) -> list[str]:
+    contenders = {"engine": batch(w, w.engine, scale), "as read": batch(w, w.as_read, scale),
+                  "tuned": batch(w, w.tuned, scale)}
+    if w.name == "produce":  # the floor, as extra information: plain dicts, no store, no bookkeeping
+        contenders["floor"] = lambda: workloads.produce_plain(max(1, int(100 * scale)))
+    got = interleaved(contenders, repeats)
+    lines = [f"{w.name} ({repeats} interleaved repeats, us/action, median (min-max, IQR)):"]
+    for name, values in got.items():
+        lines.append(f"  {name:8} {show(values, ' us', 2)}")
+    lines.append(f"  engine / as read: {show_ratio(ratios(got['engine'], got['as read']))}")
+    lines.append(f"  engine / tuned:   {show_ratio(ratios(got['engine'], got['tuned']))}")
+    if "floor" in got:
+        lines.append(f"  engine / floor (plain dicts, extra information): "
+                     f"{show_ratio(ratios(got['engine'], got['floor']))}")
+    return lines
 
 
-def by_hand(game: Game) -> None:
-    st = game.state
-
-    def produce() -> None:
-        mark = st.mark()
-        try:
-            for g in GOODS:
-                made = sum(
-                    1
-                    for pid in st.zones["street"].contents
-                    if st.pieces[pid].props.get("owner") == game.players[0] and st.pieces[pid].props.get("good") == g
-                )
-                key = f"p1.stock[{g}]"
-                room = 2 + st.counters["p1.sheds"] - st.counters[key]
-                kept = max(0, min(made, room))
-                if kept > 0:
-                    st.set_counter(key, st.counters[key] + kept)
-                    st.set_counter(f"price[{g}]", max(1, st.counters[f"price[{g}]"] - 1))
-        except Exception:
-            st.rollback(mark)
-            raise
-
-    def sell_all() -> None:
-        for g in GOODS:
-            st.set_counter(f"p1.stock[{g}]", 0)
-
-    for _ in range(ROUNDS):
-        produce()
-        sell_all()
-
-
-def plain() -> None:
-    stores = [(p, g) for p in range(4) for g in GOODS for _ in range(2)]
-    stock = {g: 0 for g in GOODS}
-    price = {g: 5 for g in GOODS}
-    sheds = 1
-    for _ in range(ROUNDS):
-        for g in GOODS:
-            made = sum(1 for owner, good in stores if owner == 0 and good == g)
-            kept = max(0, min(made, 2 + sheds - stock[g]))
-            if kept > 0:
-                stock[g] += kept
-                price[g] = max(1, price[g] - 1)
-        for g in GOODS:
-            stock[g] = 0
-
-
-def main() -> None:
-    t_engine = best_of(lambda: engine(make_game()))
-    t_hand = best_of(lambda: by_hand(make_game()))
-    t_plain = best_of(plain)
-    per = 1e6 / (2 * ROUNDS)
-    print(f"production rule, {2 * ROUNDS} actions, best of 5:")
-    print(f"  engine   {t_engine * per:8.1f} us/action")
-    print(f"  by hand  {t_hand * per:8.1f} us/action (same journaled state store)")
-    print(f"  plain    {t_plain * per:8.1f} us/action (plain dicts, no journal)")
-    print(f"  ratio engine / by hand: {t_engine / t_hand:.2f}x")
-    print(f"  ratio engine / plain:   {t_engine / t_plain:.2f}x")
-
-    lines = [f"me.stock[g{i}] += min(made, {i} + me.sheds - me.stock[g])" for i in range(2000)]
-    parse.cache_clear()
-    t_cold = best_of(lambda: [parse(line, "effect") for line in lines], repeat=1)
-    t_warm = best_of(lambda: [parse(line, "effect") for line in lines])
-    print(f"parse: {t_cold / len(lines) * 1e6:.0f} us per effect line cold, "
-          f"{t_warm / len(lines) * 1e6:.2f} us cached ({t_cold / t_warm:.0f}x)")
-
-    def check_shipped() -> None:
-        diags = Diagnostics()
-        for pack in discover([rules_dir()], diags):
-            check_pack(pack, diags)
-
-    parse.cache_clear()
-    t_check = best_of(check_shipped, repeat=3)
-    print(f"check shipped packs (load, validate, link each module and all together): {t_check * 1000:.0f} ms")
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies the work in each timed batch")
+    parser.add_argument("--rules", nargs="*", default=list(workloads.NAMES))
+    args = parser.parse_args(argv)
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    for name in args.rules:
+        w = Workload(name, *workloads.NAMES[name]())
+        for line in measure(w, args.repeats, args.scale):
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Memory and collector pauses over a long game: 20,000 moves through the public API.
 
-Prints resident memory every 2,000 moves and the longest full collection, with the default bounded undo
-history and, as the baseline measured in the same run, with unbounded history (undo_depth=None).
+Prints the growth of resident memory per move (the median and range over the ten intervals of 2,000 moves after
+the first, so one allocator step does not decide it) and the longest full collection, with the default bounded
+undo history and, as the baseline measured in the same run, with unbounded history (undo_depth=None), and the
+ratios of the two.
 
     python benchmarks/bench_memory.py [--moves 20000]
 """
@@ -10,9 +12,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import random
+import statistics
 import time
 from pathlib import Path
+
+from timing import show
 
 from boardrules.game import Game
 
@@ -55,19 +61,25 @@ def run(moves: int, undo_depth: int | None) -> tuple[list[tuple[int, int]], floa
     return samples, max(pauses, default=0.0), journal
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--moves", type=int, default=20_000)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    figures = {}
     for label, depth in (("bounded (undo_depth=64)", 64), ("baseline: unbounded history", None)):
         t0 = time.perf_counter()
         samples, pause, journal = run(args.moves, depth)
         secs = time.perf_counter() - t0
         first, last = samples[0][1], samples[-1][1]
-        per_move = (last - first) * 1024 / max(1, samples[-1][0] - samples[0][0])
-        print(f"{label}: {args.moves} moves in {secs:.1f} s; RSS {first} KiB -> {last} KiB "
-              f"({per_move:.0f} bytes/move after the first {samples[0][0]}); journal {journal} entries; "
-              f"longest full collection {pause * 1000:.1f} ms")
+        steps = [(b - a) * 1024 / max(1, j - i) for (i, a), (j, b) in itertools.pairwise(samples)]
+        figures[depth] = (statistics.median(steps) if steps else 0.0, pause)
+        print(f"{label}: {args.moves} moves in {secs:.1f} s; RSS {first} KiB -> {last} KiB; growth "
+              f"{show(steps or [0.0], ' bytes/move', 0)} after the first {samples[0][0]} moves; "
+              f"journal {journal} entries; longest full collection {pause * 1000:.1f} ms", flush=True)
+    (grow, pause), (base_grow, base_pause) = figures[64], figures[None]
+    print(f"bounded / unbounded: growth per move {grow:.0f} / {base_grow:.0f} bytes "
+          f"({grow / base_grow:.2f}x)" if base_grow else f"bounded growth {grow:.0f} bytes/move", end="")
+    print(f"; longest full collection {pause / base_pause:.2f}x" if base_pause else "")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Random playouts through the public API, and what exact legal moves cost.
 
 For each shipped pack (its game module, stand-ins included) and a neutral test pack, plays random games with
-chance="auto" and prints: games per second, moves per game, and the cost of listing the legal moves (the
-dry-run search behind `pending()`) as a ratio against carrying out the chosen move once, measured in the same
-run on the same states.
+chance="auto" and prints: games per second (median over games, with min-max and IQR), moves per game, and the
+cost of listing the legal moves (the dry-run search behind `pending()`) as a ratio of medians against carrying
+out the chosen move once, measured in the same run on the same states.
 
     python benchmarks/bench_playouts.py [--games 10] [--players 3]
 """
@@ -15,6 +15,8 @@ import random
 import statistics
 import time
 from pathlib import Path
+
+from timing import show
 
 from boardrules.engine.moves import Activity, probe
 from boardrules.game import CHANCE, Game
@@ -28,7 +30,7 @@ OPTIONS = {"relay (tests)": {"prize": 4}}
 
 def measure(name: str, games: int, players: int) -> str:
     rules = load_rules(PACKS[name], None, OPTIONS.get(name))
-    search, carry, moves, total = [], [], [], 0.0
+    search, carry, moves, per_game = [], [], [], []
     for seed in range(1, games + 1):
         rng = random.Random(seed)
         t0 = time.perf_counter()
@@ -54,10 +56,12 @@ def measure(name: str, games: int, players: int) -> str:
                 carry.append(time.perf_counter() - c0)
                 count += 1
             game.apply(option.id)
-        total += time.perf_counter() - t0
+        per_game.append(time.perf_counter() - t0)
         moves.append(count)
     ratio = statistics.median(search) / statistics.median(carry)
-    return (f"{name}: {games / total:.1f} games/s ({players} players), {statistics.mean(moves):.0f} moves/game; "
+    rates = [1 / t for t in per_game]
+    return (f"{name}: {show(rates, ' games/s')} per game ({players} players, {games} games), "
+            f"{statistics.median(moves):.0f} moves/game (median); "
             f"listing the legal moves {statistics.median(search) * 1e3:.2f} ms (median) = {ratio:.1f}x carrying "
             f"out the chosen move once ({statistics.median(carry) * 1e3:.2f} ms)")
 

@@ -149,11 +149,21 @@ def test_state_rollback_restores_every_mark(seed: int, ops: list[tuple]) -> None
             snapshots.append((state.mark(), state.dumps(), {k: state.of_kind(k) for k in ("worker", "crate")}))
         else:
             apply(state, op)
+    assert state.groups == _groups_of(state)
     for mark, text, order in reversed(snapshots):
         state.rollback(mark)
         assert state.dumps() == text
         assert {k: state.of_kind(k) for k in ("worker", "crate")} == order
+        assert state.groups == _groups_of(state)  # the index of linked pieces follows every undo
     assert state.journal == []
+
+
+def _groups_of(state: State) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for pid, rec in state.pieces.items():
+        if rec.group is not None:
+            out.setdefault(rec.group, set()).add(pid)
+    return out
 
 
 # ---- (b) random actions on the harvest pack: a refused action changes nothing -------------------------------

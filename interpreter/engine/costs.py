@@ -45,8 +45,11 @@ class Payments:
 
     def _have(self, key: str, f: Frame) -> int:
         """What the payer holds; a counter the source leaves unknown cannot pay for anything (E601)."""
-        v = check_known(self.state.counters.get(key, 0), f)
-        return v if type(v) is int else 0
+        v = self.state.counters.get(key, 0)
+        if type(v) is int:
+            return v
+        check_known(v, f)
+        return 0
 
     def _alternative_payable(self, alt: tuple[CostTermC, ...], f: Frame) -> bool:
         fixed: dict[str, int] = {}
@@ -64,18 +67,29 @@ class Payments:
         if any(self._have(k, f) - n < low[k] for k, n in fixed.items()):
             return False
         for term, amount, base, key in flexible:
-            rest = [self._have(f"{base}[{k}]", f) - fixed.get(f"{base}[{k}]", 0) - self._floor(f"{base}[{k}]")
-                    for k in self._keys(term.counter)]
+            rest = [self._have(cell, f) - fixed.get(cell, 0) - low for _, cell, low in self._cells(base, term.counter)]
             if key == "any" and not any(r >= amount for r in rest):
                 return False
             if key == "different" and sum(1 for r in rest if r >= 1) < amount:
                 return False
         return True
 
+    def _cells(self, base: str, counter: str) -> tuple[tuple[str, str, int], ...]:
+        """(key, the cell's state key, its minimum) for every key of a keyed counter, made once per rule set."""
+        cells = self.rules.floors.get((base, counter))
+        if cells is None:
+            cells = self.rules.floors[(base, counter)] = tuple(
+                (k, f"{base}[{k}]", self._floor(f"{base}[{k}]")) for k in self._keys(counter))
+        return cells
+
     def _floor(self, key: str) -> int:
-        name = key.split(".", 1)[-1].split("[", 1)[0]
-        low = self.rules.counters[name].min
-        return low if low is not None else -(10**9)
+        floors = self.rules.floors
+        low = floors.get(key)
+        if low is None:
+            name = key.split(".", 1)[-1].split("[", 1)[0]
+            low = self.rules.counters[name].min
+            low = floors[key] = low if low is not None else -(10**9)
+        return low
 
     def _payable(self, cost: CostC, f: Frame) -> bool:
         return any(self._alternative_payable(alt, f) for alt in substitution.alternatives(self, cost, f))
@@ -106,13 +120,11 @@ class Payments:
             if key is None:
                 self.set_counter(base, term.counter, self.state.counters[base] - amount, "E502")
             elif key == "any":
-                keys = [k for k in self._keys(term.counter)
-                        if self._have(f"{base}[{k}]", f) - amount >= self._floor(f"{base}[{k}]")]
+                keys = [k for k, cell, low in self._cells(base, term.counter) if self._have(cell, f) - amount >= low]
                 k = self.choose(self._payer(f), f"pay {amount} {term.counter} of any kind", keys, (), False, False)
                 self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]", f) - amount, "E502")
             elif key == "different":
-                keys = [k for k in self._keys(term.counter)
-                        if self._have(f"{base}[{k}]", f) - 1 >= self._floor(f"{base}[{k}]")]
+                keys = [k for k, cell, low in self._cells(base, term.counter) if self._have(cell, f) - 1 >= low]
                 chosen = self.choose(self._payer(f), f"pay {amount} different {term.counter}", keys, (amount,),
                                      False, True)
                 for k in chosen:

@@ -395,7 +395,7 @@ class Machine(Choices, Payments):
         if group is None:
             return
         state.set_group(pid, None)
-        rest = [p for p, rec in state.pieces.items() if rec.group == group]  # order does not matter here
+        rest = list(state.group_members(group))  # order does not matter here
         if len(rest) == 1:
             state.set_group(rest[0], None)
 

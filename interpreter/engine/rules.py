@@ -213,6 +213,8 @@ class Rules:
     compiled: dict[int, Callable[[Any], None]] = field(default_factory=dict, repr=False, compare=False)
     compile_after: int = field(default=2, repr=False, compare=False)
     runs: dict[int, list[Any]] = field(default_factory=dict, repr=False, compare=False)  # id -> [body, runs]
+    # Made as costs are paid: a counter cell's minimum, and (owner, counter) -> its cells (costs.py)
+    floors: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""

@@ -67,6 +67,7 @@ class State:
         self.usage: dict[str, dict[str, int]] = {"action": {}, "turn": {}, "round": {}, "game": {}}
         self.id_counters: dict[str, int] = {}
         self.journal: list[tuple] = []
+        self.groups: dict[str, set[str]] = {}  # linked pieces: group -> piece ids (an index of PieceRec.group)
         self.cause: Span | None = None  # the rule now running, recorded with each change
 
     # ------------------------------------------------------------ journal
@@ -96,7 +97,9 @@ class State:
             else:
                 props[name] = old
         elif op == "group":
-            self.pieces[undo[1]].group = undo[2]
+            rec = self.pieces[undo[1]]
+            self._regroup(undo[1], rec.group, undo[2])
+            rec.group = undo[2]
         elif op == "move":
             _, pid, zone, index, slot, _ = undo
             rec = self.pieces[pid]
@@ -142,9 +145,26 @@ class State:
         else:  # pragma: no cover - a new operation without an inverse is a programming error
             raise AssertionError(f"no inverse for journal operation {op}")
 
+    def _regroup(self, pid: str, old: str | None, new: str | None) -> None:
+        if old is not None:
+            members = self.groups.get(old)
+            if members is not None:
+                members.discard(pid)
+                if not members:
+                    del self.groups[old]
+        if new is not None:
+            self.groups.setdefault(new, set()).add(pid)
+
+    def _index_groups(self) -> None:
+        self.groups = {}
+        for pid, rec in self.pieces.items():
+            if rec.group is not None:
+                self.groups.setdefault(rec.group, set()).add(pid)
+
     def _restore_piece(self, pid: str, rec: PieceRec) -> None:
         """Put a removed piece back where it was in creation order, so the saved JSON is byte-identical."""
         self.pieces[pid] = rec
+        self._regroup(pid, None, rec.group)
         if any(p.order > rec.order for p in self.pieces.values()):
             ordered = sorted(self.pieces.items(), key=lambda kv: kv[1].order)
             self.pieces.clear()
@@ -191,6 +211,7 @@ class State:
     def set_group(self, pid: str, group: str | None) -> None:
         rec = self.pieces[pid]
         self._log("group", pid, rec.group)
+        self._regroup(pid, rec.group, group)
         rec.group = group
 
     def new_group(self) -> str:
@@ -229,6 +250,7 @@ class State:
         self._log("remove", pid, rec, index)
         del self.pieces[pid]
         contents.pop(index)
+        self._regroup(pid, rec.group, None)
 
     def move_piece(self, pid: str, zone: str, slot: int | None) -> None:
         rec = self.pieces[pid]
@@ -246,6 +268,8 @@ class State:
         if UNKNOWN_SIZE in (z.capacity, z.slots):
             raise BoardrulesError("E601", f"the size of zone '{zone}' is unknown, so a piece cannot be placed there",
                                   self.cause, "fill the value in the pack once it is known")
+        if z.capacity is None and z.slots is None:  # most zones: nothing to check
+            return
         others = [p for p in z.contents if p != moving]
         if z.capacity is not None and len(others) >= z.capacity:
             raise BoardrulesError("E504", f"zone '{zone}' is full ({z.capacity} pieces)", self.cause)
@@ -311,7 +335,10 @@ class State:
         group = self.pieces[pid].group
         if group is None:
             return [pid]
-        return sorted((p for p, rec in self.pieces.items() if rec.group == group), key=self.order_of)
+        return sorted(self.groups[group], key=self.order_of)
+
+    def group_members(self, group: str) -> set[str]:
+        return self.groups.get(group, set())
 
     def order_of(self, pid: str) -> int:
         return self.pieces[pid].order
@@ -343,6 +370,7 @@ class State:
         other.id_counters = dict(self.id_counters)
         other.journal = []
         other.cause = None
+        other._index_groups()
         return other
 
     # ------------------------------------------------------------ JSON
@@ -400,6 +428,7 @@ class State:
         st.deferred = [dict(d) for d in data["deferred"]]
         st.usage = {k: dict(v) for k, v in data["usage"].items()}
         st.id_counters = dict(data["id_counters"])
+        st._index_groups()
         return st
 
     @classmethod

@@ -427,6 +427,12 @@ class ExprCompiler:
             if len({repr(v) for v in defaults.values()}) == 1:
                 return f"{rec}.props.get({name!r}, {gen.const(next(iter(defaults.values())))})", ptype
             return f"{rec}.props.get({name!r}, {gen.const(defaults)}.get({rec}.kind))", ptype
+        if isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces and name in ("kind", "linked"):
+            rec = _record(node.obj.id)
+            if name == "kind":
+                return f"{rec}.kind", PIECE_BUILTINS[name]
+            piece = self._src(node.obj, scope, gen)[0]  # most pieces are linked to none: no call for them
+            return f"([] if {rec}.group is None else f.g.piece_builtin({piece}, 'linked'))", PIECE_BUILTINS[name]
         obj, t = self._src(node.obj, scope, gen)
         if t == PLAYER:
             if name in r.counters and r.counters[name].per == "player":

@@ -1,0 +1,56 @@
+"""The benchmark scripts run and print what they promise (with tiny repeat counts; no timing is asserted)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_expressions  # noqa: E402
+import bench_interpreter  # noqa: E402
+import bench_processes  # noqa: E402
+from timing import interleaved, spread  # noqa: E402
+
+
+def test_interleaved_repeats_rotate_the_order() -> None:
+    order: list[str] = []
+    got = interleaved({name: (lambda name=name: order.append(name) or 1.0) for name in "abc"}, 3)
+    assert order == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]
+    assert got == {"a": [1.0] * 3, "b": [1.0] * 3, "c": [1.0] * 3}
+    assert spread([5.0, 1.0, 3.0, 2.0, 4.0])[:3] == (3.0, 1.0, 5.0)
+
+
+def test_bench_interpreter_prints_each_rule_and_its_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    bench_interpreter.main(["--repeats", "1", "--scale", "0.02"])
+    out = capsys.readouterr().out
+    for rule in bench_interpreter.workloads.NAMES:
+        assert f"{rule} (1 interleaved repeats" in out
+    assert out.count("engine / as read:") == out.count("engine / tuned:") == len(bench_interpreter.workloads.NAMES)
+    assert "engine / floor (plain dicts" in out
+
+
+def test_bench_expressions_agrees_with_rule_engine_and_prints_ratios(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("rule_engine")
+    assert bench_expressions.main(["--repeats", "1", "--scale", "0.005"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("rule-engine / boardrules:") == len(bench_expressions.EXPRESSIONS)
+    assert "all expressions: rule-engine / boardrules" in out
+
+
+def test_bench_expressions_without_rule_engine_says_how_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "rule_engine", None)  # import fails as if it were not installed
+    assert bench_expressions.main(["--repeats", "1"]) == 0
+    assert "pip install" in capsys.readouterr().out
+
+
+def test_bench_processes_measures_check_against_bare_imports(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench_processes.main(["--repeats", "1", "--skip-test"]) == 0
+    out = capsys.readouterr().out
+    for name in ("bare imports", "check, cold", "check, repeated", "check, no cache"):
+        assert name in out
+    assert bench_processes.scenario_count() > 100
