@@ -23,6 +23,7 @@ from ..engine.budget import check_constant
 from ..engine.values import Ref, Zone
 from . import syntax as s
 from .builtins import FUNCTIONS, max2, min2
+from .code_cache import compile_expression
 from .types import (
     ANY,
     BOOL,
@@ -321,7 +322,7 @@ class ExprCompiler:
     @staticmethod
     def _function(src: str, gen: _Gen) -> Fn:
         namespace = {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
-        return eval(compile(f"lambda f: {src}", "<rule expression>", "eval"), namespace)
+        return eval(compile_expression(f"lambda f: {src}"), namespace)
 
     @staticmethod
     def namespace(gen: _Gen) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
+from . import yaml_cache
 
 # A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
 # per 100 KB of dense formulas, so this bounds `check` to seconds.
@@ -103,6 +104,12 @@ class YStr(str):
 def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> object | None:
     """Read and convert one YAML file; None (with diagnostics added) when it cannot be used at all."""
     name = str(path) if display is None else display
+    data = read_file(path, diags, name)
+    return None if data is None else load_yaml_bytes(data, name, diags)
+
+
+def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
+    """The bytes of one rule file, refusing what is not a regular file or is too large (with a diagnostic)."""
     try:
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
@@ -125,6 +132,26 @@ def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> obj
     if len(data) > MAX_BYTES:
         diags.error("E104", f"file is too large (more than {MAX_BYTES} bytes)", Span(name, 1, 1))
         return None
+    return data
+
+
+def load_yaml_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
+    """Convert the bytes of one YAML file (UTF-8, with or without a byte-order mark). A file that loaded without
+    any diagnostic before is read back from the per-user cache (yaml_cache.py)."""
+    digest = yaml_cache.key(data)
+    if digest is not None:
+        doc = yaml_cache.load(digest, name)
+        if doc is not None:
+            return doc
+    local = Diagnostics()
+    doc = _load_bytes(data, name, local)
+    diags.extend(local.items)
+    if digest is not None and doc is not None and not local.items:
+        yaml_cache.store(digest, doc, name)
+    return doc
+
+
+def _load_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -12,9 +12,9 @@ from ..diagnostics import BoardrulesError, Diagnostics, Span
 from ..engine.rules import Rules
 from .effect_builder import MAX_FORMULA_CHARS
 from .linker import Linker, Module
-from .loader import load_yaml
+from .loader import load_yaml_bytes, read_file
 from .options import OPTION_SPAN
-from .validate import load_schema, validate
+from .valid_cache import validate_file
 
 SCENARIO_DIR = "scenarios"
 LINK_ALONE_MAX = 64  # packs with more modules link alone only those no other module requires
@@ -80,17 +80,17 @@ def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
 
 
 def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
-    schema = load_schema("module")
     modules: dict[str, Module] = {}
     for path in files:
         name = display(path)
-        doc = load_yaml(path, diags, name)
+        data = read_file(path, diags, name)
+        doc = None if data is None else load_yaml_bytes(data, name, diags)
         if doc is None:
             continue
         if not isinstance(doc, dict):
             diags.error("E105", "a module file holds a mapping (module:, title:, ...)", Span(name, 1, 1))
             continue
-        validate(doc, schema, diags, name)
+        validate_file(doc, data, "module", diags, name)
         if _too_much_formula_text(doc, diags, name):
             continue
         mid = doc.get("module")

@@ -8,8 +8,8 @@ from typing import Any
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from . import parse_cache, tables
 from . import syntax as s
-from . import tables
 
 START_SYMBOLS = tables.START_SYMBOLS
 MAX_TEXT = 2000  # characters in one formula (the longest shipped one has 136): parsing time stays bounded
@@ -310,7 +310,7 @@ def parse(text: str, start: str) -> s.Node:
         raise ParseError(f"{_what(start)} is too long ({len(text)} characters, at most {MAX_TEXT})", (1, 1),
                          "split it with let, or into values and procedures")
     try:
-        return _parser().parse(text, start=start)
+        return parse_cache.parse(text, start, lambda: _parser().parse(text, start=start))
     except UnexpectedToken as err:
         hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
         if start == "effect" and _is_expression(text):

@@ -1,38 +1,39 @@
-"""A per-user cache of `boardrules check` results, so an unchanged pack re-checks in milliseconds.
+"""A per-user cache of `boardrules check` and `boardrules test` results, so an unchanged pack re-checks and
+re-tests in milliseconds.
 
 The key hashes everything a result depends on: the boardrules source, grammar and schemas; every regular file
-under the checked paths and the options files; the arguments; and the working directory (diagnostics show paths
-relative to it). A changed byte anywhere gives another key, so a result is never served stale. Results are JSON
-(never pickle) in a directory only the user can write; a file that is not the user's own, or that others could
-write, is never read. `BOARDRULES_NO_CACHE=1` turns the cache off.
+under the given paths and the options files; the arguments; the working directory (diagnostics show paths
+relative to it); and the Python and the installed libraries (yaml, lark and jsonschema do part of the work). A
+changed byte anywhere gives another key, so a result is never served stale. Results are JSON (never pickle) in
+the per-user cache directories `check` and `test` (see cache_files.py: only the user's own files are read;
+`BOARDRULES_NO_CACHE=1` turns them off).
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import stat
-import tempfile
+import sys
 from pathlib import Path
 from typing import Any
 
+from .. import cache_files
+
 MAX_FILE = 1 << 20  # a bigger file is refused by the loader anyway: such a run is not cached
 MAX_FILES = 5_000
+KEEP = 512  # results kept per command; each changed input leaves one behind
 _PACKAGE = Path(__file__).resolve().parent.parent
-
-
-def cache_dir() -> Path | None:
-    if os.environ.get("BOARDRULES_NO_CACHE"):
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "boardrules" / "check"
+_LIBRARIES = ("yaml", "lark", "jsonschema", "referencing", "jsonschema_specifications")
 
 
 def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_dirs: list[Path]) -> str | None:
     """The hash of a run's inputs, or None when they cannot be read cheaply and safely (then nothing is cached)."""
     h = hashlib.sha256()
-    h.update(json.dumps({"args": argv, "cwd": os.getcwd()}, sort_keys=True, default=str).encode())
+    h.update(json.dumps({"args": argv, "cwd": os.getcwd(), "python": sys.version, "libraries": _libraries()},
+                        sort_keys=True, default=str).encode())
     files: list[Path] = []
     for root in [_PACKAGE, *data_dirs, *paths]:
         found = _regular_files(root)
@@ -56,6 +57,27 @@ def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_d
     return h.hexdigest()
 
 
+def _libraries() -> list[str]:
+    """Where the libraries are and every distribution installed beside them, with its version: an upgrade (or
+    another environment) is another key. Found without importing them."""
+    found, dirs = [], set()
+    for name in _LIBRARIES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+        found.append(f"{name}={origin}")
+        if origin:
+            dirs.add(Path(origin).parent.parent)
+    for directory in sorted(dirs):
+        try:
+            found += sorted(n for n in os.listdir(directory) if n.endswith((".dist-info", ".egg-info")))
+        except OSError:
+            found.append(f"{directory}: unreadable")
+    return found
+
+
 def _regular_files(root: Path) -> list[Path] | None:
     if root.is_file():
         return [root]
@@ -72,42 +94,21 @@ def _regular_files(root: Path) -> list[Path] | None:
     return out
 
 
-def load(digest: str) -> tuple[str, int] | None:
-    directory = cache_dir()
-    if directory is None or not _safe(directory):
+def load(digest: str, cache: str = "check") -> tuple[str, int, str] | None:
+    """A stored result: what was printed to stdout, the exit status, and what was printed to stderr."""
+    raw = cache_files.read(cache, f"{digest}.json")
+    if raw is None:
         return None
-    path = directory / f"{digest}.json"
     try:
-        if not _safe(path):
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return str(data["output"]), int(data["status"])
-    except (OSError, ValueError, KeyError, TypeError):
+        data = json.loads(raw.decode("utf-8"))
+        output, status, errors = data["output"], data["status"], data.get("errors", "")
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
+    if not (isinstance(output, str) and type(status) is int and isinstance(errors, str)):
+        return None
+    return output, status, errors
 
 
-def store(digest: str, output: str, status: int) -> None:
-    directory = cache_dir()
-    if directory is None:
-        return
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if not _safe(directory):
-            return
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"output": output, "status": status}, out)
-        os.replace(tmp, directory / f"{digest}.json")
-    except OSError:
-        return
-
-
-def _safe(path: Path) -> bool:
-    """Owned by this user and writable by nobody else: another user cannot plant a result."""
-    try:
-        info = path.lstat()
-    except OSError:
-        return False
-    if stat.S_ISLNK(info.st_mode):
-        return False
-    return info.st_uid == os.getuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+def store(digest: str, output: str, status: int, cache: str = "check", errors: str = "") -> None:
+    data = json.dumps({"output": output, "status": status, "errors": errors}).encode("utf-8")
+    cache_files.write(cache, f"{digest}.json", data, keep=KEEP)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -90,16 +91,52 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
+    from . import check_cache
+
+    paths = _paths(args.paths)
+    digest = None
+    if not args.no_cache:
+        inputs = {k: v for k, v in vars(args).items() if k != "run"}
+        digest = check_cache.key(inputs, paths, [], [grammar_dir()])
+        hit = check_cache.load(digest, "test") if digest else None
+        if hit is not None:
+            output, status, errors = hit
+            sys.stdout.write(output)
+            sys.stderr.write(errors)
+            return status
+    printed = _Printed()
+    status = _test(args, paths, printed)
+    if digest is not None and status in (0, 1):
+        check_cache.store(digest, printed.out.getvalue(), status, "test", printed.err.getvalue())
+    return status
+
+
+class _Printed:
+    """Prints as it goes, and keeps what it printed to each stream, for the result cache."""
+
+    def __init__(self) -> None:
+        self.out, self.err = io.StringIO(), io.StringIO()
+
+    def print(self, text: str, to_stderr: bool = False) -> None:
+        print(text, file=sys.stderr if to_stderr else sys.stdout)
+        print(text, file=self.err if to_stderr else self.out)
+
+
+def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int:
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_text
     from ..language.pack import discover, display, load_modules
-    from . import coverage
     from .scenario import ScenarioRunner
 
+    if args.coverage:
+        from . import coverage
     diags = Diagnostics()
-    packs = discover(_paths(args.paths), diags)
+    packs = discover(paths, diags)
     passed = failed = internal = 0
+
     # With --coverage=json the JSON alone goes to stdout, so tools can read it.
-    say = (lambda *a: print(*a, file=sys.stderr)) if args.coverage == "json" else print
+    def say(text: str) -> None:
+        printed.print(text, to_stderr=args.coverage == "json")
+
     covered: dict[str, list] = {}
     for d in diags.sorted():
         say(render_text([d]))
@@ -144,7 +181,7 @@ def cmd_test(args: argparse.Namespace) -> int:
                 say(coverage.render_text(table, args.verbose))
     say(f"{passed} passed, {failed} failed")
     if args.coverage == "json":
-        print(coverage.dumps(covered))
+        printed.print(coverage.dumps(covered))
     return EXIT_INTERNAL if internal else 1 if failed else 0
 
 
@@ -324,6 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
     test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
+    test.add_argument("--no-cache", action="store_true",
+                      help="run every scenario afresh; by default an unchanged run is answered from a per-user cache")
     test.add_argument("--coverage", nargs="?", const="text", choices=["text", "json"],
                       help="report the rules, effect lines and branches (if sides, match cases, options, cost "
                            "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")

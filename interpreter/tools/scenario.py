@@ -18,10 +18,11 @@ from ..language import syntax as s
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
-from ..language.loader import load_yaml
+from ..language.loader import load_yaml_bytes, read_file
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
-from ..language.validate import load_schema, validate
+from ..language.valid_cache import validate_file
+from .scenario_setup import SetUpGames
 from .scenario_state import check_state
 
 
@@ -48,6 +49,7 @@ class ScenarioRunner:
         self.covered: set[str] = set()  # rules any scenario of this runner ran
         self.trace: set[Any] | None = None  # when a set: every effect and branch the scenarios ran (see coverage)
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
+        self._set_up = SetUpGames()
 
     def rules_for(self, roots: list[str], options: dict[str, tuple[Any, Span]] | None = None
                   ) -> tuple[Rules, list[Diagnostic]]:
@@ -61,10 +63,11 @@ class ScenarioRunner:
     def run_file(self, path: Path) -> Result:
         name = display(path)
         diags = Diagnostics()
-        doc = load_yaml(path, diags, name)
+        data = read_file(path, diags, name)
+        doc = None if data is None else load_yaml_bytes(data, name, diags)
         result = Result(name, name)
-        if doc is not None and isinstance(doc, dict):
-            validate(doc, load_schema("scenario"), diags, name)
+        if data is not None and isinstance(doc, dict):
+            validate_file(doc, data, "scenario", diags, name)
             result.title = str(doc.get("scenario", name))
         if diags.has_errors or not isinstance(doc, dict):
             result.failures.append(render_text(diags.sorted()) or "not a scenario file")
@@ -89,14 +92,21 @@ class ScenarioRunner:
         if errors:
             result.failures.append("the modules do not link:\n" + render_text(errors))
             return None
+        players, seed, flow = int(doc.get("players", 2)), int(doc.get("seed", 1)), bool(doc.get("flow", False))
         try:
-            game = Game(rules, int(doc.get("players", 2)), int(doc.get("seed", 1)), flow=bool(doc.get("flow", False)))
+            if doc.get("setup", True):
+                game, set_up = self._set_up.start(rules, players, seed, flow, self.trace)
+                needs_setup = not set_up
+            else:
+                game, needs_setup = Game(rules, players, seed, flow=flow), False
         except BoardrulesError as err:
             where = getattr(doc, "value_spans", {}).get("players", Span(file, 1, 1))
             result.failures.append(render_text([_placed(err.diagnostic, where)]))
             return None
         game._m.coverage = self.trace
         try:
+            if needs_setup:
+                game.setup()
             self._play(game, doc, result, file)
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
@@ -107,8 +117,6 @@ class ScenarioRunner:
         return game
 
     def _play(self, game: Game, doc: dict, result: Result, file: str) -> None:
-        if doc.get("setup", True):
-            game.setup()
         if "state" in doc:
             base = getattr(doc, "value_spans", {}).get("state", Span(file, 1, 1))
             problems = check_state(game, doc["state"], base)

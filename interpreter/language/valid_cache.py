@@ -1,0 +1,57 @@
+"""JSON Schema validation of a rule or scenario file, done once per content.
+
+A file that validated without a problem is remembered in the per-user cache `valid` (cache_files.py) under a
+hash of its bytes, the schema's name and bytes, and this boardrules (its source, grammar and schemas, which
+hold the loader and the validator): the same bytes are then known valid without validating again. A file with
+problems is never remembered, so its diagnostics are always computed afresh. The validator (and jsonschema) is
+imported only when a file is not known valid: an unchanged pack never loads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+from .. import cache_files
+from ..diagnostics import Diagnostics
+from ..resources import grammar_dir
+
+CACHE = "valid"
+KEEP = 20_000  # markers kept (64 bytes each); the directory is pruned once per process that adds one
+_pruned = False
+
+
+def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, file: str) -> bool:
+    """Check `doc`, loaded from exactly the bytes `data`, against the schema `schema` ("module" or "scenario");
+    as `validate.validate`: one E201 per problem, True when there is none."""
+    global _pruned
+    key = _key(data, schema)
+    if key is not None and cache_files.read(CACHE, key) == key.encode():
+        return True
+    from .validate import load_schema, validate
+
+    ok = validate(doc, load_schema(schema), diags, file)
+    if ok and key is not None:
+        cache_files.write(CACHE, key, key.encode(), keep=None if _pruned else KEEP)
+        _pruned = True
+    return ok
+
+
+def _key(data: bytes, schema: str) -> str | None:
+    schema_bytes = _schema_bytes(schema)
+    if schema_bytes is None or cache_files.cache_dir(CACHE) is None:
+        return None
+    h = hashlib.sha256()
+    for part in (cache_files.code_fingerprint().encode(), schema.encode(), schema_bytes, data):
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.hexdigest()
+
+
+@cache
+def _schema_bytes(schema: str) -> bytes | None:
+    try:
+        return (grammar_dir() / f"{schema}.schema.json").read_bytes()
+    except OSError:
+        return None
+
