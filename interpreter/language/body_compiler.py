@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import linecache
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span, source_line
@@ -104,7 +104,7 @@ def _where(span: Span) -> str:
     """file:line and the rule's own text, for a reader of the generated source (never code: a comment)."""
     text = (source_line(str(span.file), span.line) or "").strip()
     text = text if len(text) <= 80 else text[:77] + "..."
-    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]", " ", f"{Path(str(span.file)).name}:{span.line}: {text}")
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]", " ", f"{os.path.basename(str(span.file))}:{span.line}: {text}")
 
 
 # The locals a compiled body may read, set once at its start (only those it reads).
@@ -120,7 +120,7 @@ _PROLOGUE = (
 def _function_name(span: Span | None) -> str:
     if span is None:
         return "rule_empty"
-    stem = re.sub(r"[^A-Za-z0-9_]", "_", Path(str(span.file)).name)
+    stem = re.sub(r"[^A-Za-z0-9_]", "_", os.path.basename(str(span.file)))
     return f"rule_{stem}_{span.line}"
 
 
