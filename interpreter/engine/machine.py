@@ -53,6 +53,7 @@ class Machine(Choices, Payments):
         self.stack: list[tuple[str, Span | None]] = []
         self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
         self.pieces_by_id: dict[str, Piece] = {}
+        self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
@@ -118,6 +119,7 @@ class Machine(Choices, Payments):
         other.budget = Budget(self.budget.limits)
         other.stack = []
         other.covered = set()
+        other._works = {}  # their work belongs to this machine
         return other
 
     # ---------------------------------------------------------------- transactions
@@ -164,6 +166,10 @@ class Machine(Choices, Payments):
     # ---------------------------------------------------------------- actions
     def action_work(self, player: str | None, action: str, params: dict[str, Any] | None) -> Callable[[], None]:
         """What taking an action does (guard, cost, body), checked for a known action and parameters first."""
+        if not params:  # the same work every time: made once per player and action
+            made = self._works.get((player, action))
+            if made is not None:
+                return made
         a = self.rules.actions.get(action)
         if a is None:
             raise BoardrulesError("E509", f"unknown action '{action}'", None, did_you_mean(action, self.rules.actions))
@@ -180,6 +186,8 @@ class Machine(Choices, Payments):
                 self.state.clear_usage("action")
             self.run_action(a.name, variables, me)
 
+        if not params:
+            self._works[(player, action)] = work
         return work
 
     def run_action(self, name: str, variables: dict[str, Any], me: Player | None) -> None:
