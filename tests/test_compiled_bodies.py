@@ -162,3 +162,63 @@ def test_a_body_is_interpreted_its_first_runs_then_compiled() -> None:
         assert id(body) not in rules.compiled and rules.runs[id(body)][1] == run
     game.act("p1", "sell_all")
     assert id(body) in rules.compiled
+
+
+GROUPED = """
+module: g
+title: Counting by kind
+players: {min: 1, max: 2}
+sets:
+  goods: [wine, cloth, grain]
+counters:
+  made: {per: player, keys: goods}
+pieces:
+  store:
+    properties:
+      owner: {type: player}
+      good: {type: symbol}
+zones:
+  street: {}
+setup:
+  stores:
+    do:
+      - create 2 store in street with owner = p1, good = wine
+      - create store in street with owner = p2, good = wine
+      - create store in street with owner = p1, good = grain
+actions:
+  count_all:
+    title: Count
+    do:
+      - for: g in goods
+        do:
+          - let n = count(street where it.owner == me and it.good == g)
+          - me.made[g] += n
+  count_and_build:
+    title: Count and build
+    do:
+      - for: g in goods
+        do:
+          - let n = count(street where it.owner == me and it.good == g)
+          - me.made[g] += n
+          - create store in street with owner = me, good = g
+"""
+
+
+def test_a_count_keyed_on_the_loop_variable_is_one_pass_only_where_the_loop_leaves_pieces_alone(
+        tmp_path: Path) -> None:
+    from conftest import build_rules
+
+    results = []
+    for mode in (compiled_at_once, interpreted):
+        rules = mode(build_rules(tmp_path / mode.__name__, GROUPED))
+        game = Game(rules, 2, 1)
+        game.setup()
+        game.act("p1", "count_all")
+        game.act("p1", "count_and_build")
+        results.append(game.state.dumps())
+        if mode is compiled_at_once:
+            assert {k: v for k, v in game.state.counters.items() if k.startswith("p1.made")} == {
+                "p1.made[wine]": 4, "p1.made[cloth]": 0, "p1.made[grain]": 2}  # cloth is built after it is counted
+            assert "groups" in rules.compile_body.source_of(rules.actions["count_all"].body)
+            assert "groups" not in rules.compile_body.source_of(rules.actions["count_and_build"].body)
+    assert results[0] == results[1]

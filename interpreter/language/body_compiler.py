@@ -1,4 +1,4 @@
-"""Compile a rule's whole body into one Python function, the first time the body runs.
+"""Compile a rule's whole body into one Python function, once it has run `rules.compile_after` times.
 
 The interpreter (`engine.interpreter`) walks effect nodes one by one, calling a runner per node and a function per
 expression. Here a body becomes Python source instead: each expression's source inline (no call per
@@ -263,11 +263,11 @@ class _Writer:
         grp, zone, prop, rest, item, scope = self.grouped[id(n)]
         inner = scope.inner(True, it=PIECE)
         self.line(depth, f"if {grp} is None:")
-        self.gen.depth, self.gen.used = 1, set()  # invariants of the pass become locals set before it
+        used, self.gen.depth, self.gen.used = self.gen.used, 1, set()  # invariants become locals set before it
         zsrc = self.exprs._src(zone, scope, self.gen)[0]
         tests = [self.exprs._truthy(c, inner, self.gen) for c in rest]
         key = self.exprs._src(s.Attr(zone.pos, s.Name(zone.pos, "it"), prop), inner, self.gen)[0]
-        uses_piece = "it" in self.gen.used
+        uses_piece, self.gen.used = "it" in self.gen.used, used
         hoisted, self.gen.hoisted, self.gen.depth = self.gen.hoisted, {}, 0
         for src, name in hoisted.items():
             self.line(depth + 1, f"{name} = {src}")
@@ -307,6 +307,7 @@ class _Writer:
 
     def step(self, n: e.StepE, depth: int) -> None:
         self.block(n.body, depth)
+
 
 _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
     e.LetE: _Writer.let,
