@@ -7,8 +7,12 @@ changes it little. Each repeat runs every contender once, interleaved in rotatin
   check, cold         a fresh, empty cache directory (XDG_CACHE_HOME): the whole check, then the result stored
   check, repeated     the same command again with the cache filled by an earlier run: answered from the cache
   check, no cache     BOARDRULES_NO_CACHE=1: the whole check, nothing stored
-  test                every scenario of the shipped packs (reported per scenario too)
-Ratios to bare imports are taken within each repeat; medians and min-max are printed.
+  test, no cache      every scenario of the shipped packs, BOARDRULES_NO_CACHE=1 (reported per scenario too)
+  test, warm          `test --no-cache` with the per-user caches filled: every scenario run, with files known
+                      valid, parsed formulas, loaded YAML and compiled code taken from the caches
+  test, repeated      `test` again on unchanged packs: answered from the stored result, as `check` is
+Ratios to bare imports are taken within each repeat; medians and min-max are printed. The children run without
+PYTHONDONTWRITEBYTECODE, so boardrules' own modules are byte-compiled once, as an installed package's are.
 
     python benchmarks/bench_processes.py [--repeats 7]
 """
@@ -53,12 +57,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--skip-test", action="store_true", help="leave out `boardrules test` (the slowest)")
     args = parser.parse_args(argv)
-    base_env = {k: v for k, v in os.environ.items() if k not in ("BOARDRULES_NO_CACHE", "XDG_CACHE_HOME")}
+    # PYTHONDONTWRITEBYTECODE is dropped: an installed boardrules (`pip install .`) has its modules byte-compiled,
+    # and an editable one in a checkout would otherwise compile every module from source in every process.
+    dropped = ("BOARDRULES_NO_CACHE", "XDG_CACHE_HOME", "PYTHONDONTWRITEBYTECODE")
+    base_env = {k: v for k, v in os.environ.items() if k not in dropped}
     work = Path(tempfile.mkdtemp(prefix="bench-processes-"))
     try:
         warm_env = {**base_env, "XDG_CACHE_HOME": str(work / "warm")}
         check = [*BOARDRULES, "check", *PACKS]
         cpu_ms(check, warm_env)  # fills the cache the repeated runs are answered from
+        test = [*BOARDRULES, "test", *PACKS]
+        if not args.skip_test:
+            cpu_ms(test, warm_env)
         cold_dirs = iter(range(10**6))
 
         def cold() -> float:
@@ -71,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
             "check, no cache": lambda: cpu_ms(check, {**base_env, "BOARDRULES_NO_CACHE": "1"}),
         }
         if not args.skip_test:
-            contenders["test"] = lambda: cpu_ms([*BOARDRULES, "test", *PACKS], {**base_env, "BOARDRULES_NO_CACHE": "1"})
+            contenders["test, no cache"] = lambda: cpu_ms(test, {**base_env, "BOARDRULES_NO_CACHE": "1"})
+            contenders["test, warm"] = lambda: cpu_ms([*test, "--no-cache"], warm_env)
+            contenders["test, repeated"] = lambda: cpu_ms(test, warm_env)
         print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {args.repeats} interleaved repeats; "
               f"CPU time of each process (user + system), median (min-max, IQR)", flush=True)
         got = interleaved(contenders, args.repeats)
@@ -79,16 +91,15 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     bare = got["bare imports"]
     print(f"  bare imports (yaml, jsonschema, lark) {show(bare, ' ms', 0)}")
-    for name in ("check, cold", "check, repeated", "check, no cache", "test"):
+    tests = ("test, no cache", "test, warm", "test, repeated")
+    for name in ("check, cold", "check, repeated", "check, no cache", *tests):
         if name in got:
             print(f"  {name:16} {show(got[name], ' ms', 0)}; / bare imports {show_ratio(ratios(got[name], bare))}")
-    if "test" in got:
-        n = scenario_count()
-        per = [t / n for t in got["test"]]
-        print(f"  test: {n} scenarios, {show(per, ' ms', 2)} per scenario (whole process / scenarios)")
-        beyond = [(t - b) / n for t, b in zip(got["test"], bare, strict=True)]
-        print(f"  test: {show(beyond, ' ms', 2)} per scenario beyond the bare imports of the same repeat "
-              f"((whole process - bare imports) / scenarios)")
+    n = scenario_count()
+    for name in tests:
+        if name in got:
+            per = [t / n for t in got[name]]
+            print(f"  {name}: {n} scenarios, {show(per, ' ms', 2)} per scenario (whole process / scenarios)")
     return 0
 
 
