@@ -316,9 +316,6 @@ class ExprCompiler:
             return (src, SYMBOL) if src is not None else None
         return None
 
-    def truth(self, src: str, t: Type) -> str:
-        return src if t == BOOL else f"_truth(f, {src})"
-
     @staticmethod
     def _function(src: str, gen: _Gen) -> Fn:
         namespace = {**_BASE_NS, **gen.ns, "__builtins__": _BUILTINS}
