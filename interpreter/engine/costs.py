@@ -107,12 +107,13 @@ class Payments:
             raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
                                   f"{self._payer(f).id} has " + self._holdings(cost, f))
         alt = payable[0]
-        ways: dict[str, tuple[CostTermC, ...]] = {}
-        for way in payable:  # one option per label (substitutions can reach one sum two ways)
-            ways.setdefault(self._label(way, f), way)
-        if len(ways) > 1:
-            chosen = self.choose(self._payer(f), f"pay {cost.text}", list(ways), (), False, False)
-            alt = ways[chosen]
+        if len(payable) > 1:
+            ways: dict[str, tuple[CostTermC, ...]] = {}
+            for way in payable:  # one option per label (substitutions can reach one sum two ways)
+                ways.setdefault(self._label(way, f), way)
+            if len(ways) > 1:
+                chosen = self.choose(self._payer(f), f"pay {cost.text}", list(ways), (), False, False)
+                alt = ways[chosen]
         if self.coverage is not None and len(cost.alternatives) > 1:
             self.coverage.add((cost.span, cost.alternatives.index(alt)))
         for term in alt:
