@@ -283,12 +283,11 @@ class Game:
             entry = (*entry, {"flow": self._m.flow_on, "chance_mode": self.chance})
         else:
             self._history.append((mark, len(self._log), activity if recorder is None else None))
-        if _hashable(entry):
-            shared = self._shared.get(entry)
-            if shared is not None:
-                entry = shared
-            elif len(self._shared) < _SHARED_ENTRIES:
-                self._shared[entry] = entry
+        try:
+            shared = self._shared
+            entry = shared.setdefault(entry, entry) if len(shared) < _SHARED_ENTRIES else shared.get(entry, entry)
+        except TypeError:  # an answer holding a list of lists, or a setup entry's dict: kept as it is
+            pass
         self._log.append(entry)
         if self.undo_depth is not None and (len(self._history) > self.undo_depth
                                             or len(self._m.state.journal) >= _TRIM_AT):
@@ -566,14 +565,6 @@ def _log_entry(activity: Activity, recorder: Recorder | None) -> tuple[Any, ...]
                 tuple(map(_frozen, recorder.chance_results)) if recorder.chance_results else ())
     answers = tuple(_frozen(plain(a)) for a in activity.answers) if activity.answers else ()
     return (activity.kind, activity.player, activity.action, params, answers, None)
-
-
-def _hashable(entry: tuple[Any, ...]) -> bool:
-    try:
-        hash(entry)
-    except TypeError:  # an answer holding a list of lists, or a setup entry's dict
-        return False
-    return True
 
 
 def _frozen(value: Any) -> Any:

@@ -76,9 +76,9 @@ class Payments:
 
     def _cells(self, base: str, counter: str) -> tuple[tuple[str, str, int], ...]:
         """(key, the cell's state key, its minimum) for every key of a keyed counter, made once per rule set."""
-        cells = self.rules.floors.get((base, counter))
+        cells = self.rules.cost_cells.get((base, counter))
         if cells is None:
-            cells = self.rules.floors[(base, counter)] = tuple(
+            cells = self.rules.cost_cells[(base, counter)] = tuple(
                 (k, f"{base}[{k}]", self._floor(f"{base}[{k}]")) for k in self._keys(counter))
         return cells
 

@@ -213,8 +213,10 @@ class Rules:
     compiled: dict[int, Callable[[Any], None]] = field(default_factory=dict, repr=False, compare=False)
     compile_after: int = field(default=2, repr=False, compare=False)
     runs: dict[int, list[Any]] = field(default_factory=dict, repr=False, compare=False)  # id -> [body, runs]
-    # Made as costs are paid: a counter cell's minimum, and (owner, counter) -> its cells (costs.py)
-    floors: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    # Made as costs are paid (costs.py): a counter cell's minimum, and (owner prefix, counter) -> its cells
+    floors: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    cost_cells: dict[tuple[str, str], tuple[tuple[str, str, int], ...]] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""

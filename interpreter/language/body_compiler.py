@@ -62,7 +62,7 @@ class BodyCompiler:
         `one_of`, `while`, ... body is a function of its own), depth first."""
         out = [self.source_of(body)]
         for node in _run_by_runners(body):
-            for value in vars_of(node):
+            for value in _fields_of(node):
                 if isinstance(value, tuple) and value and all(isinstance(x, e.Effect) for x in value):
                     out += self.sources_of(value)
                 elif isinstance(value, tuple):  # one_of options and match cases hold (label, ..., body) tuples
@@ -320,7 +320,7 @@ _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
 }
 
 
-def vars_of(node: e.Effect) -> list[Any]:
+def _fields_of(node: e.Effect) -> list[Any]:
     return [getattr(node, f.name) for f in dataclasses.fields(node)]
 
 
@@ -337,13 +337,7 @@ def _run_by_runners(body: e.Body) -> list[e.Effect]:
 
 
 def _all_written_out(body: e.Body) -> bool:
-    for node in body:
-        if type(node) not in _WRITERS:
-            return False
-        for inner in (getattr(node, "then", ()), getattr(node, "other", ()), getattr(node, "body", ())):
-            if not _all_written_out(inner):
-                return False
-    return True
+    return not _run_by_runners(body)
 
 
 _PLAIN = (str, int, Player, type(None))  # values whose == is their dict key equality
