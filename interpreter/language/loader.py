@@ -108,8 +108,14 @@ def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> obj
     return None if data is None else load_yaml_bytes(data, name, diags)
 
 
+# The files read, while a command whose result is cached records them (tools/check_cache.py).
+reads: set[Path] | None = None
+
+
 def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
     """The bytes of one rule file, refusing what is not a regular file or is too large (with a diagnostic)."""
+    if reads is not None:
+        reads.add(path)
     try:
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))

@@ -49,9 +49,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         if hit is not None:
             print(hit[0], end="")
             return hit[1]
-    output, status = _check(args, paths)
+    with check_cache.recording() as read:
+        output, status = _check(args, paths)
     print(output, end="")
-    if digest is not None and status in (0, 1):
+    if digest is not None and status in (0, 1) and digest.covers(read):
         check_cache.store(digest, output, status)
     return status
 
@@ -105,8 +106,9 @@ def cmd_test(args: argparse.Namespace) -> int:
             sys.stderr.write(errors)
             return status
     printed = _Printed()
-    status = _test(args, paths, printed)
-    if digest is not None and status in (0, 1):
+    with check_cache.recording() as read:
+        status = _test(args, paths, printed)
+    if digest is not None and status in (0, 1) and digest.covers(read):
         check_cache.store(digest, printed.out.getvalue(), status, "test", printed.err.getvalue())
     return status
 
