@@ -428,8 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(play)
     play.set_defaults(run=cmd_play)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
-                            description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
-    schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
+                            description="Print the JSON Schema (Draft 2020-12) of module or scenario files, of "
+                                        "saved games or of the failure files of simulate.")
+    schema.add_argument("kind", nargs="?", choices=["module", "scenario", "save", "failure"], default="module",
                         help="which schema (default module)")
     schema.set_defaults(run=cmd_schema)
     return parser
