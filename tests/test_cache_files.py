@@ -194,3 +194,39 @@ def test_entry_names_never_leave_the_directory(home: Path) -> None:
         assert cache_files.read("t", name) is None
     assert cache_files.read("..", "t") is None
     assert sorted(p.name for p in home.iterdir()) == ["t"]
+
+
+def test_a_directory_exchanged_again_and_again_while_reading_is_never_used(home: Path, tmp_path: Path) -> None:
+    """The attack of the report: another user exchanges the cache directory with their own, as fast as they can,
+    with renameat2(RENAME_EXCHANGE), while the user reads."""
+    import ctypes
+    import threading
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not hasattr(libc, "renameat2"):
+        pytest.skip("no renameat2 here")
+    at_fdcwd, rename_exchange = -100, 2
+    cache_files.write("t", "a", b"mine")
+    planted = tmp_path / "planted"
+    planted.mkdir(mode=0o700)
+    (planted / "a").write_bytes(b"planted")
+    os.chown(planted / "a", FOREIGN, -1)
+    os.chown(planted, FOREIGN, -1)
+    stop = threading.Event()
+    swaps = [0]
+
+    def attacker() -> None:
+        a, b = str(home / "t").encode(), str(planted).encode()
+        while not stop.is_set():
+            if libc.renameat2(at_fdcwd, a, at_fdcwd, b, rename_exchange) == 0:
+                swaps[0] += 1
+
+    thread = threading.Thread(target=attacker)
+    thread.start()
+    try:
+        seen = {cache_files.read("t", "a") for _ in range(3000)}
+    finally:
+        stop.set()
+        thread.join()
+    assert swaps[0] > 0
+    assert b"planted" not in seen and b"mine" in seen
