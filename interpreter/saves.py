@@ -56,8 +56,9 @@ def read_file(path: str | Path) -> str:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise refuse(f"cannot read the save {path}: not a regular file")
             data = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise refuse(f"cannot read the save {path}: {exc.strerror or type(exc).__name__}") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise refuse(f"cannot read the save {path!s}: {reason}") from None
     return _decode(data, str(path))
 
 
@@ -241,11 +242,13 @@ def _check_named_pack(pack: str) -> None:
     try:
         with os.scandir(root) as entries:
             count = sum(1 for e in entries if e.name.endswith(".yaml") and e.is_file(follow_symlinks=False))
-    except OSError as exc:
-        raise refuse(f"the save names the pack {pack}, which cannot be read: {exc.strerror}",
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise refuse(f"the save names the pack {_short(repr(pack))}, which cannot be read: {reason}",
                      "pass the pack directory") from None
     if not count or count > MAX_PACK_FILES:
-        raise refuse(f"the save names {pack}, which is not a pack directory (it holds {count} module files)",
+        raise refuse(f"the save names {_short(repr(pack))}, which is not a pack directory (it holds {count} module "
+                     "files)",
                      "pass the pack directory")
 
 
