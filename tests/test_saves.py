@@ -273,3 +273,25 @@ def test_the_schema_command_prints_the_save_schema(capsys: pytest.CaptureFixture
     assert cli.main(["schema", "save"]) == 0
     assert json.loads(capsys.readouterr().out)["properties"]["format"] == {
         "const": saves.SAVE_FORMAT, "description": "the version of this format"}
+
+
+_ENTRY_VALUES = st.one_of(_JUNK, st.sampled_from(["setup", "move", "skip", "act", "end_turn", "end_round", "reseed",
+                                                  "x" * 201, True, 0, [], {}]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(entry=st.one_of(
+    st.dictionaries(st.sampled_from(["kind", "player", "action", "params", "answers", "chance", "seed", "flow",
+                                     "chance_mode", "end_turn", "other"]), _ENTRY_VALUES, max_size=6),
+    _JUNK))
+def test_the_fast_log_check_agrees_with_the_schema(entry: Any) -> None:
+    assert saves._entry_ok(entry) == saves._validator("entry").is_valid(entry), entry
+
+
+def test_a_bad_entry_deep_in_a_long_log_is_placed() -> None:
+    data = json.loads(save("lisboa"))
+    data["log"] = data["log"] * (20_000 // len(data["log"]) + 1)
+    data["log"][15_000] = {"kind": "move", "player": "p1"}
+    with pytest.raises(BoardrulesError) as err:
+        saves.parse(json.dumps(data))
+    assert err.value.diagnostic.message == "not a saved game: 'action' is missing at log/15000"
