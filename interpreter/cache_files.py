@@ -29,8 +29,10 @@ from .resources import grammar_dir
 
 _PACKAGE = Path(__file__).resolve().parent
 _SOURCE_SUFFIXES = (".py", ".lark", ".json")
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# Without descriptor-relative opens (Windows) the walk cannot be made safe: there is no cache there.
+_SUPPORTED = os.open in os.supports_dir_fd and hasattr(os, "O_NOFOLLOW") and hasattr(os, "O_DIRECTORY")
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
@@ -99,7 +101,7 @@ def _open_cache(name: str, create: bool) -> int | None:
     """A descriptor of the cache directory `name`, reached and checked level by level (the caller closes it);
     None when caching is off, or the directory is missing (and not to be created), or it is not safe."""
     path = cache_dir(name)
-    if path is None or not _plain_name(name):
+    if path is None or not _SUPPORTED or not _plain_name(name):
         return None
     base = Path(os.path.realpath(path.parent.parent))
     levels = [(part, _trusted_above) for part in base.parts[1:]]
