@@ -173,7 +173,8 @@ def _validator(kind: str) -> Draft202012Validator:
     if kind == "entry":
         entry = schemas["save"]["$defs"]["entry"]
         return Draft202012Validator({**entry, "$defs": schemas["save"]["$defs"]})
-    schemas["save"]["$defs"]["log"] = {"type": "array"}
+    log = schemas["save"]["$defs"]["log"]
+    schemas["save"]["$defs"]["log"] = {k: v for k, v in log.items() if k != "items"}
     registry: Registry = Registry().with_resources(
         (s["$id"], Resource.from_contents(s)) for s in schemas.values())
     return Draft202012Validator(schemas[kind], registry=registry)
@@ -188,10 +189,23 @@ def _explain(error: ValidationError) -> str:
     if error.validator == "additionalProperties":
         extra = sorted(k for k in error.instance if k not in error.schema.get("properties", {}))
         return f"unexpected key {_short(repr(extra[0]))}{at}" if extra else f"unexpected key{at}"
+    shown = json.dumps(error.instance)
+    value = f"{shown}{at}" if len(shown) <= 40 else (where or "the save")
     if error.validator == "type":
         kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return f"{_short(json.dumps(error.instance))}{at} is not {' or '.join(map(str, kinds))}"
-    return f"{_short(json.dumps(error.instance))}{at}: {_short(error.message)}"
+        return f"{value} is not {' or '.join(map(str, kinds))}"
+    phrase = _PHRASES.get(str(error.validator))
+    if phrase is not None:
+        return f"{value} {phrase.format(error.validator_value)}"
+    return f"{value}: {_short(error.message)}"
+
+
+_PHRASES = {
+    "enum": "is not one of {}", "const": "is not {}", "minimum": "is less than {}", "maximum": "is more than {}",
+    "minItems": "has fewer than {} items", "maxItems": "has more than {} items",
+    "minLength": "is shorter than {} characters", "maxLength": "is longer than {} characters",
+    "minProperties": "has fewer than {} entries",
+}
 
 
 def _short(text: str) -> str:

@@ -88,6 +88,7 @@ def test_a_save_missing_any_part_is_refused_by_name(name: str, key: str) -> None
     (lambda d: d["log"].append({"kind": "move", "action": "x", "sneaky": 1}), "unexpected key 'sneaky'"),
     (lambda d: d.update(modules=[]), "modules"),
     (lambda d: d.update(open=[1]), "open"),
+    (lambda d: d.update(log=[{"kind": "end_round"}] * 100_001), "log has more than 100000 items"),
 ])
 def test_a_save_with_a_wrong_typed_part_is_refused_in_plain_words(change: Any, words: str) -> None:
     assert words in refused(edited("lisboa", change), rules("lisboa"))
