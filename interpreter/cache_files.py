@@ -47,7 +47,10 @@ def cache_dir(name: str) -> Path | None:
         return None
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # the XDG spec: a relative path is invalid and ignored
-        base = str(Path.home() / ".cache")
+        try:
+            base = str(Path.home() / ".cache")
+        except (RuntimeError, KeyError):  # no home directory to be found: no cache
+            return None
     return Path(base) / "boardrules" / name
 
 

@@ -230,3 +230,16 @@ def test_a_directory_exchanged_again_and_again_while_reading_is_never_used(home:
         thread.join()
     assert swaps[0] > 0
     assert b"planted" not in seen and b"mine" in seen
+
+
+def test_no_home_directory_means_no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BOARDRULES_NO_CACHE", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", no_home)
+    assert cache_files.cache_dir("t") is None
+    cache_files.write("t", "a", b"one")
+    assert cache_files.read("t", "a") is None
