@@ -124,10 +124,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "Listing the legal moves would enumerate more parameter combinations or subset choices than the bound: a "
        "parameter's domain or a subset choice is too large. Narrow the domain (`in:`).",
        "params: {n: {type: int, in: \"1..100000\"}}", "params: {n: {type: int, in: \"1..6\"}}"),
-    _c("E512", "error", "api", "a save that is not a save, is of other modules or changed rules, or does not replay",
-       "A saved game is checked when it is loaded: its format, its modules and options, and that replaying its log "
-       "gives its state.",
-       "Game.load(rules, '{\"not\": \"a save\"}')", "Game.load(rules, game.save())"),
+    _c("E512", "error", "api", "a save that is not a save, does not fit the game (modules, rules, options, players, "
+       "chance mode), or does not replay",
+       "A saved game (or failure file, or OpenSpiel state string) is checked before anything is replayed: strict "
+       "JSON of bounded size and depth, valid against grammar/save.schema.json, a fingerprint that matches the "
+       "rules, options, players, chance mode and flow; then replaying its log must give its state.",
+       "Game.deserialize('{\"not\": \"a save\"}', rules)", "Game.deserialize(game.serialize(), rules)"),
     _c("E513", "error", "run", "a work limit is exceeded",
        "Each action runs within a budget of work: loop iterations and elements gone through, pieces created, track "
        "steps, the size of one range and of any number (SECURITY.md lists the limits and their defaults). Going "
