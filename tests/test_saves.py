@@ -296,3 +296,31 @@ def test_a_bad_entry_deep_in_a_long_log_is_placed() -> None:
     with pytest.raises(BoardrulesError) as err:
         saves.parse(json.dumps(data))
     assert err.value.diagnostic.message == "not a saved game: 'action' is missing at log/15000"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_edit_of_a_failure_file_is_replayed_or_refused_with_a_code(data: st.DataObject) -> None:
+    import tempfile
+
+    original = json.loads(save("lisboa"))
+    doc: dict[str, Any] = {"format": "boardrules-failure/1", "kind": "error", "rule": "x", "where": None,
+                           "message": "m", "pack": str(PACKS["lisboa"]), "modules": original["modules"],
+                           "options": {}, "players": 2, "seed": 3, "bots": {}, "steps": 1, "pending": None,
+                           "log": original["log"]}
+    paths = [p for p in _paths(doc) if p]
+    path = data.draw(st.sampled_from(paths))
+    parent: Any = doc
+    for step in path[:-1]:
+        parent = parent[step]
+    if data.draw(st.booleans()):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = data.draw(_JUNK)
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "failure.json"
+        file.write_text(json.dumps(doc))
+        try:
+            replay_failure(file, rules("lisboa"))
+        except BoardrulesError as err:
+            assert err.code == "E512", err.diagnostic
