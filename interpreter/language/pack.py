@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,10 +155,8 @@ def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict
         err.diagnostics = errors
         raise err
     rules.pack = str(root.resolve())
-    # Linked rules live as long as the games played on them: keep the collector from rescanning them
-    # (collect first, so no earlier garbage is frozen with them).
-    gc.collect()
-    gc.freeze()
+    # No gc.freeze() here: frozen rules are never collected once their games end (0.65-1.4 MiB kept per load),
+    # and freezing them saved no measurable time in whole games.
     return rules
 
 
