@@ -43,6 +43,16 @@ def _is_scenario(path: Path) -> bool:
     return SCENARIO_DIR in path.parts
 
 
+def _scenario_pack(directory: Path) -> Path | None:
+    """The pack whose scenarios/ directory holds `directory` (or is it), or None. A directory of that name above
+    one that holds no module files is just a folder (`~/scenarios/mypack` is a pack, not scenarios)."""
+    absolute = Path(os.path.abspath(directory))
+    for folder in [absolute, *absolute.parents]:
+        if folder.name == SCENARIO_DIR and any(folder.parent.glob("*.yaml")):
+            return folder.parent
+    return None
+
+
 def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
     """Each directory holding module files is a pack; a directory of packs (like rules/) is searched below."""
     packs: dict[Path, Pack] = {}
@@ -55,6 +65,11 @@ def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
             looping = path.is_symlink()
             reason = "a loop of symbolic links" if looping else "no such file or directory"
             diags.error("E105", f"{reason}: {path}", Span(str(path), 1, 1))
+            continue
+        scenarios_of = None if path.is_file() else _scenario_pack(path)
+        if scenarios_of is not None:
+            # a pack's scenarios/ directory, or a directory inside it: its files are that pack's scenarios
+            pack_for(scenarios_of).scenario_files.extend(path.rglob("*.yaml"))
             continue
         if path.is_file():
             root = path.parent
@@ -73,7 +88,8 @@ def discover(paths: list[Path], diags: Diagnostics) -> list[Pack]:
             else:
                 pack_for(yaml_file.parent).module_files.append(yaml_file)
     for pack in packs.values():
-        pack.module_files = sorted(set(pack.module_files))
+        # scenarios named alone still run (and are checked) against their pack's modules
+        pack.module_files = sorted(set(pack.module_files or pack.root.glob("*.yaml")))
         pack.scenario_files = sorted(set(pack.scenario_files))
     return sorted(packs.values(), key=lambda p: str(p.root))
 
