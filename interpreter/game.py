@@ -350,13 +350,19 @@ class Game:
     def undo(self) -> bool:
         """Take back the last answer given (reopening a finished move at its last decision), or the last move
         or action that asked nothing. Turns the game skipped by itself are taken back with it."""
-        self._pending = self._waiting = None
-        if self._open is not None:
+        if self._open is not None and (self._open.answers or self._open.kind not in ("setup", "skip")):
+            self._pending = self._waiting = None
             if self._open.answers:
                 self._open.answers.pop()
             else:
-                self._open = None
+                self._open = None  # a move begun and not yet answered
             return True
+        # The game's own steps (setup, a skipped turn) are not answers: they are taken back only with the move
+        # before them, and when there is none there is nothing to undo.
+        if all(a is not None and a.kind == "skip" and not a.answers for _, _, a in self._history):
+            return False
+        self._pending = self._waiting = None
+        self._open = None
         while self._history:
             mark, log_len, activity = self._history.pop()
             self._m.state.rollback(mark)

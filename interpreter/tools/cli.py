@@ -24,6 +24,11 @@ CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed 
                          " was found (or a warning, with --strict), 2 on a usage error, 3 on an internal error.")
 
 
+EXIT_NO_SCENARIOS = 5  # as pytest's "no tests collected"
+TEST_EPILOG = EPILOG + (" Exit status: 0 when every scenario passed, 1 when one failed (or a pack has errors), 2 on a"
+                        " usage error, 3 on an internal error, 5 when no scenario was found.")
+
+
 def _paths(raw: list[str]) -> list[Path]:
     return [Path(p) for p in raw] if raw else [rules_dir()]
 
@@ -146,9 +151,8 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
     for pack in packs:
         if not pack.scenario_files:
             continue
-        module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
         loaded = Diagnostics()
-        modules = load_modules(module_files, loaded)
+        modules = load_modules(pack.module_files, loaded)
         if loaded.has_errors:
             # Scenarios of rules that are not valid prove nothing: report the rules, run none of them.
             errors = [d for d in loaded.sorted() if d.severity == "error"]
@@ -181,6 +185,11 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
             covered[display(pack.root)] = coverage.to_json(table)
             if args.coverage == "text":
                 say(coverage.render_text(table, args.verbose))
+    if passed + failed == 0:
+        # a CI step that names the wrong folder must not pass without running anything
+        say(f"no scenario found in {', '.join(display(p) for p in paths)} (scenarios are the .yaml files under a "
+            f"pack's scenarios/ directory)")
+        return EXIT_NO_SCENARIOS
     say(f"{passed} passed, {failed} failed")
     if args.coverage == "json":
         printed.print(coverage.dumps(covered))
@@ -360,7 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(check)
     check.set_defaults(run=cmd_check)
     test = sub.add_parser("test", help="run scenario files",
-                          description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
+                          description="Run scenarios (files under a pack's scenarios/ directory).",
+                          epilog=TEST_EPILOG)
     test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
     test.add_argument("--no-cache", action="store_true",

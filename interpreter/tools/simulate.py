@@ -48,10 +48,13 @@ class Setup:
         key = (self.pack, self.modules, json.dumps(self.options, sort_keys=True, default=str))
         if key not in _RULES:
             _RULES[key] = load_rules(self.pack, list(self.modules) if self.modules else None, dict(self.options))
+            if len(_RULES) > MAX_LOADED:  # a program that simulates many setups keeps only the latest
+                del _RULES[next(iter(_RULES))]
         return _RULES[key]
 
 
-_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process
+_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process, oldest first
+MAX_LOADED = 8
 
 
 @dataclass
