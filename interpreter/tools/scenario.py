@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.scenarios import ScenarioChecker
 from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
 from ..engine.decisions import ScriptedDecider, WhoAnswers
 from ..engine.interpreter import Frame, run_body
@@ -50,6 +51,7 @@ class ScenarioRunner:
         self.trace: set[Any] | None = None  # when a set: every effect and branch the scenarios ran (see coverage)
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
         self._set_up = SetUpGames()
+        self._scenario_checker: ScenarioChecker | None = None
 
     def rules_for(self, roots: list[str], options: dict[str, tuple[Any, Span]] | None = None
                   ) -> tuple[Rules, list[Diagnostic]]:
@@ -69,13 +71,29 @@ class ScenarioRunner:
         if data is not None and isinstance(doc, dict):
             validate_file(doc, data, "scenario", diags, name)
             result.title = str(doc.get("scenario", name))
+        if not diags.has_errors and isinstance(doc, dict):
+            # What the scenario names is checked as `boardrules check` checks it: one code, one place.
+            self._checker(diags).check_doc(doc, name)
         if diags.has_errors or not isinstance(doc, dict):
             result.failures.append(render_text(diags.sorted()) or "not a scenario file")
+            result.diagnostics += [d for d in diags.sorted() if d.severity == "error"]
             return result
         game = self._run(doc, result, name)
         if game is not None:
             self.covered |= game.covered
         return result
+
+    def _checker(self, diags: Diagnostics) -> ScenarioChecker:
+        """The runner's scenario checker (made once: it gathers the modules' option names), reporting to diags."""
+        if self._scenario_checker is None:
+            def linked(modules: dict[str, Module], roots: list[str], found: Diagnostics, options: Any) -> Rules:
+                rules, errors = self.rules_for(roots, options)
+                found.extend(errors)
+                return rules
+
+            self._scenario_checker = ScenarioChecker(self.modules, diags, linker=linked)
+        self._scenario_checker.diags = diags
+        return self._scenario_checker
 
     def uncovered(self) -> list[str]:
         """Rules of the pack (all its modules together) that no scenario run so far has reached."""
