@@ -12,6 +12,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..diagnostics_codes import CODES
 from ..engine.rules import Rules
+from ..engine.values import shown
 from ..language.compiler import CompileError, Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
@@ -213,7 +214,7 @@ class ScenarioChecker:
             if key not in declared:
                 self.error(f"'{name}' has no parameter '{key}'", where, did_you_mean(str(key), declared))
             elif declared[key] == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-                self.error(f"parameter '{key}' of '{name}' is a number, not {value!r}", where)
+                self.error(f"parameter '{key}' of '{name}' is a number, not {shown(value)}", where)
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 
@@ -110,14 +111,15 @@ def plain(value: object) -> object:
 
 
 def shown(value: object) -> str:
-    """A value as a designer writes it in YAML flow style (`{p2: $q4}`, `[1, red]`, `true`), for messages: never
-    a Python repr. A string that YAML would read as something else, or that is empty, is quoted."""
+    """A value as a designer writes it, in YAML flow style (`{p2: $q4}`, `[1, red]`, `true`, `none`), for
+    messages: never a Python repr. A string YAML would read as something else, or an empty one, is quoted; a
+    value type of our own may say how it is written with a `shown()` method (a scripted answer for a player)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
-        return "null"
+        return "none"  # as the rules write it
     if isinstance(value, str):
-        return value if _bare(value) else '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return value if _bare(value) else json.dumps(value, ensure_ascii=False)  # a JSON string is YAML too
     if isinstance(value, Player | Piece | Zone | Ref | Unknown):
         return str(value)
     if isinstance(value, dict):
@@ -127,7 +129,7 @@ def shown(value: object) -> str:
         return "[" + ", ".join(shown(v) for v in items) + "]"
     if isinstance(value, int | float):
         return str(value)
-    shown_as = getattr(value, "shown", None)  # a value type of our own that knows its YAML form
+    shown_as = getattr(value, "shown", None)
     return shown_as() if callable(shown_as) else str(value)
 
 

@@ -28,7 +28,7 @@ from ..engine.rules import (
     ValueDecl,
     ZoneDecl,
 )
-from ..engine.values import Unknown
+from ..engine.values import Unknown, shown
 from . import extend, hooks, substitutes, watch
 from .body_compiler import BodyCompiler
 from .compiler import PIECE_BUILTINS, Scope
@@ -316,7 +316,7 @@ class Linker:
                     rules.properties[prop] = ptype
                 default = spec.get("default") if isinstance(spec, dict) else None
                 if not _fits(default, ptype):
-                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {default!r}",
+                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {shown(default)}",
                                      _vspan(spec, "default", d.span))
                     default = None
                 elif isinstance(default, dict) and "unknown" in default:

@@ -12,7 +12,7 @@ from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render
 from ..engine.decisions import ScriptedDecider, WhoAnswers
 from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
-from ..engine.values import Piece, Player, UnknownCompared, plain
+from ..engine.values import Piece, Player, UnknownCompared, plain, shown
 from ..game import Game
 from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
@@ -179,13 +179,13 @@ class ScenarioRunner:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
             return True
-        left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
+        left = shown([*decider.answers, *decider.rolls])  # as the scenario writes them: [{p2: $q4}, 3]
         if expected_error is not None:
             # Answers left over usually say why the error never came: the rule that should fail never asked.
-            unused = f"; answers or rolls never asked for: {left}" if left else ""
+            unused = f"; answers or rolls never asked for: {left}" if left != "[]" else ""
             result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, but it succeeded{unused}")
             return False
-        if left:
+        if left != "[]":
             result.failures.append(f"{where}: answers or rolls never asked for: {left}")
             return False
         return True
@@ -212,7 +212,7 @@ class ScenarioRunner:
             ids = [str(p).removeprefix("$") for p in pair]
             missing = [p for p in ids if p not in st.pieces]
             if missing:
-                raise BoardrulesError("E401", f"cannot link unknown piece(s) {missing}", lspan)
+                raise BoardrulesError("E401", f"cannot link unknown piece(s) {shown(missing)}", lspan)
             group = st.pieces[ids[0]].group or st.new_group()
             for pid in ids:
                 st.set_group(pid, group)
@@ -279,7 +279,7 @@ class ScenarioRunner:
         if got != want:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
-            result.fail("E701", span, f"expect {key}", f"\n    expected: {want!r}\n    actual:   {got!r}{by}")
+            result.fail("E701", span, f"expect {key}", f"\n    expected: {shown(want)}\n    actual:   {shown(got)}{by}")
 
 
 def _placed(d: Diagnostic, span: Span) -> Diagnostic:

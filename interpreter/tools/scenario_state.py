@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from ..engine.values import shown
 from ..language import syntax as s
 from ..language.parser import ParseError, parse
 
@@ -76,7 +77,7 @@ class _Checker:
         for key, value in table.items():
             kspan = _key_span(table, key, span)
             if self.counter_key(str(key), kspan) and not (type(value) is int or type(value) is bool):
-                self.diags.error("E402", f"counter '{key}' holds a number, not {value!r}",
+                self.diags.error("E402", f"counter '{key}' holds a number, not {shown(value)}",
                                  _value_span(table, key, kspan))
 
     def counter_key(self, key: str, span: Span) -> bool:
@@ -150,7 +151,7 @@ class _Checker:
                 self.diags.error("E402", f"zone '{zone}' has no slots or order, so a piece there has no slot",
                                  _value_span(spec, "slot", span))
             elif type(top) is int and not (type(slot) is int and 1 <= slot <= top):
-                self.diags.error("E402", f"slot {slot!r} is not a slot of zone '{zone}' (1..{top})",
+                self.diags.error("E402", f"slot {shown(slot)} is not a slot of zone '{zone}' (1..{top})",
                                  _value_span(spec, "slot", span))
         props = spec.get("props")
         if declared is None or not isinstance(props, dict):
@@ -162,7 +163,7 @@ class _Checker:
                                  did_you_mean(str(name), declared))
             elif not self.fits(value, declared[name]):
                 self.diags.error("E402", f"property '{name}' is {_TYPES.get(declared[name], declared[name])}, "
-                                 f"not {value!r}", pspan)
+                                 f"not {shown(value)}", pspan)
 
     def fits(self, value: Any, ptype: str) -> bool:
         if ptype == "int":
@@ -203,7 +204,7 @@ class _Checker:
             track = self.rules.tracks[self.state.markers[marker].track]
             spaces = self.rules.resolve_int(track.spaces, len(self.game.players))
             if type(spaces) is int and not (type(pos) is int and 1 <= pos <= spaces):
-                self.diags.error("E402", f"space {pos!r} is not on track '{track.name}' (1..{spaces})",
+                self.diags.error("E402", f"space {shown(pos)} is not on track '{track.name}' (1..{spaces})",
                                  _value_span(table, marker, kspan))
 
     def seat(self, value: Any, span: Span) -> None:
