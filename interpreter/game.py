@@ -457,8 +457,8 @@ class Game:
             rules = load_rules(pack, data.get("modules"), data.get("options"))
         _check_modules(rules, data.get("modules"), data.get("fingerprint"))
         if rules.options != (data.get("options") or {}):
-            raise BoardrulesError("E512", f"the save was made with options {data.get('options')}, these rules "
-                                  f"have {rules.options}")
+            raise BoardrulesError("E512", f"the save was made with options {shown(data.get('options') or {})}, "
+                                  f"these rules have {shown(rules.options)}")
         opts = {"flow": bool(data["flow"]), "chance": str(data["chance"]), "undo_depth": data.get("undo_depth")}
         if (data.get("open") or {}).get("kind") == "setup":  # saved before setup finished: nothing to replay
             game = cls(rules, int(data["players"]), int(data["seed"]), **opts)

@@ -58,6 +58,7 @@ def test_sentences_come_from_the_effects() -> None:
     assert "Add 2 to o's points." in text
     assert "When festival happens." in text
     assert "Start workers: 3 (instead of 2; changed by harvest.plus)." in text
+    assert "Gifts allowed: yes." in text  # a true value in the rules' words, not Python's True
 
 
 def test_a_replaced_rule_shows_what_it_said_before() -> None:
