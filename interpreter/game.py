@@ -22,7 +22,7 @@ from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
 from .engine.rules import Rules
 from .engine.state import State
-from .engine.values import Piece, Player, plain
+from .engine.values import Piece, Player, plain, shown
 from .saves import SAVE_FORMAT
 
 CHANCE = "chance"
@@ -64,8 +64,8 @@ class Pending:
         for o in self.options:
             if o.value == want or o.label == want:
                 return o
-        raise BoardrulesError("E505", f"{id_or_value!r} is not an option of '{self.prompt}'; the options are "
-                              f"{[(o.id, o.label) for o in self.options]}")
+        raise BoardrulesError("E505", f"{shown(id_or_value)} is not an option of '{self.prompt}'; the options are "
+                              f"{shown({o.id: o.label for o in self.options})}")
 
     def sample(self, rng: random.Random) -> Option:
         """A random option: chance outcomes by their probabilities, a player's options uniformly."""
@@ -88,7 +88,7 @@ class Game:
         """A game laid out but not set up, in free play unless `flow`: prefer `Game.new`. `limits` bound the work
         of each action (engine/budget.py, SECURITY.md)."""
         if chance not in ("auto", "step"):
-            raise BoardrulesError("E509", f"chance is 'auto' or 'step', not {chance!r}")
+            raise BoardrulesError("E509", f"chance is 'auto' or 'step', not {shown(chance)}")
         if flow and rules.flow is None:
             raise BoardrulesError("E509", "these rules declare no flow, so the game cannot follow one")
         self.rules = rules
@@ -511,16 +511,16 @@ class Game:
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
             if result.outcome != "stop":
-                raise BoardrulesError("E512", f"the log has answers no decision asked for: {entry}")
+                raise BoardrulesError("E512", f"the log has answers no decision asked for: {shown(entry)}")
             answers = answers_for(result.decision)  # type: ignore[arg-type]
             match = [x for x in answers if plain(x) == a]
             if not match:
-                raise BoardrulesError("E512", f"the logged answer {a!r} is not an option of "
+                raise BoardrulesError("E512", f"the logged answer {shown(a)} is not an option of "
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
         if finish and self._open is not None:
-            raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
+            raise BoardrulesError("E512", f"the log ends in the middle of {shown(entry)}")
 
     # ---------------------------------------------------------------- memory
     def _trim(self) -> None:

@@ -33,7 +33,7 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
-from . import yaml_cache
+from . import yaml_cache, yaml_slips
 
 # A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
 # per 100 KB of dense formulas, so this bounds `check` to seconds.
@@ -546,6 +546,11 @@ class _Builder:
                 frame.key = None
             else:
                 frame.key = value if isinstance(value, str) else None
+                if frame.key is not None:
+                    said = yaml_slips.glued_key(frame.key, self.text, span.line, span.col)
+                    if said is not None:  # the entry is unreadable as meant: dropped, as a syntax error would
+                        self.diags.error("E101", said.message, span, said.hint)
+                        frame.key = None
             return
         frame.has_key = False
         key, key_span = frame.key, frame.key_span
@@ -562,6 +567,10 @@ class _Builder:
         container.value_spans[key] = span
 
     def _syntax_error(self, exc: MarkedYAMLError) -> None:
+        said = yaml_slips.explain(exc, self.text)
+        if said is not None:  # a common slip, in a designer's words at the offending line
+            self.diags.error("E101", said.message, Span(self.display, said.line, said.col), said.hint)
+            return
         mark = exc.problem_mark or exc.context_mark
         span = self._span(mark) if mark is not None else Span(self.display, 1, 1)
         message = exc.problem or exc.context or "YAML syntax error"

@@ -375,9 +375,13 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
     test.add_argument("--no-cache", action="store_true",
                       help="run every scenario afresh; by default an unchanged run is answered from a per-user cache")
-    test.add_argument("--coverage", nargs="?", const="text", choices=["text", "json"],
+    # A flag, never an option that takes the next word: `test --coverage PACK` must read PACK as a path.
+    test.add_argument("--coverage", action="store_const", const="text",
                       help="report the rules, effect lines and branches (if sides, match cases, options, cost "
-                           "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")
+                           "alternatives) the scenarios ran, per module and rule")
+    test.add_argument("--coverage-format", choices=["text", "json"], dest="coverage",
+                      help="the same report as text or as JSON for tools (implies --coverage); "
+                           "--coverage=json is short for it")
     test.set_defaults(run=cmd_test)
     explain = sub.add_parser("explain", help="the composed rules of a pack in plain English",
                              description="Render a pack's composed rules as a rulebook: components, setup, game "
@@ -446,12 +450,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _with_formats(argv: list[str]) -> list[str]:
+    """`--coverage=json` is `--coverage-format=json`: the `=` form carries the format, so the bare flag never
+    needs a value and never swallows the path after it (argparse cannot give one option both forms)."""
+    return ["--coverage-format" + a.removeprefix("--coverage") if a.startswith("--coverage=") else a for a in argv]
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_with_formats(sys.argv[1:] if argv is None else argv))
     try:
         return args.run(args)
     except KeyboardInterrupt:
