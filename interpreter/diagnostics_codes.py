@@ -48,6 +48,17 @@ CODES: dict[str, Code] = {c.code: c for c in (
     _c("E105", "error", "load", "file cannot be read / not a mapping",
        "The path does not exist, cannot be read, or the file's top level is not a mapping.",
        "- module: market", "module: market"),
+    _c("E115", "error", "any", "more problems on one line or in one file than are listed",
+       "At most 20 problems are listed for one source line and 1 000 for one file (and a file's schema check "
+       "stops after 200); this one counts the rest, so a line of thousands of wrong items is reported in "
+       "moments. Fix the problems listed and check again.",
+       "do: [[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+       "do: [\"me.coins += 1\"]"),
+    _c("W115", "warning", "any", "more warnings on one line or in one file than are listed",
+       "As E115, when every problem left out is a warning.",
+       "counters: {a: {}, b: {}, c: {}, d: {}, e: {}, f: {}, g: {}, h: {}, i: {}, j: {}, k: {}, l: {}, m: {}, "
+       "n: {}, o: {}, p: {}, q: {}, r: {}, s: {}, t: {}, u: {}}   # each declared, never used",
+       "counters: {a: {}}"),
     _c("E201", "error", "schema", "unknown key, missing key, or a wrong kind of value",
        "The file does not match grammar/module.schema.json (or scenario.schema.json): a misspelt key, a "
        "required key missing, a list where a mapping belongs.",
