@@ -70,7 +70,8 @@ POOL = _pool()
 # Names the rules language itself gives a meaning to: a pack may be refused for using them, never crash.
 RESERVED = _grammar_words() | set(FUNCTIONS) | {
     "me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number", "start_player",
-    "game_over", "none", "true", "false", "it", "coins", "hand", "card", "d6", "a", "ping", "worth"}
+    "game_over", "none", "true", "false", "it", "coins", "hand", "card", "d6", "a", "worth", "token",
+    "id", "kind", "zone", "slot", "linked"}  # what every piece has built in
 
 BASE = """\
 module: names
@@ -216,6 +217,14 @@ def _run(capsys: pytest.CaptureFixture[str], root: Path, position: str, name: st
     check_out = capsys.readouterr().out
     tested = main(["test", str(folder)])
     return checked, check_out, tested, capsys.readouterr().out
+
+
+def test_a_property_cannot_take_the_name_of_a_built_in_attribute(capsys: pytest.CaptureFixture[str],
+                                                                 packs: Path) -> None:
+    for name in ("id", "kind", "zone", "slot", "linked"):
+        checked, check_out, _, _ = _run(capsys, packs, "zone and piece property", name)
+        assert checked == 1 and f"error E403: property '{name}' of 'token' has the name of what every piece " \
+            "has built in (id, kind, zone, slot, linked)" in check_out, check_out
 
 
 def test_the_pool_holds_the_names_that_once_broke_the_compiler() -> None:

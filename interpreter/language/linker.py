@@ -31,7 +31,7 @@ from ..engine.rules import (
 from ..engine.values import Unknown
 from . import extend, hooks, substitutes, watch
 from .body_compiler import BodyCompiler
-from .compiler import Scope
+from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
@@ -297,6 +297,10 @@ class Linker:
             props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
             kind: dict[str, str] = {}
             for prop, spec in (props.items() if isinstance(props, dict) else []):
+                if prop in PIECE_BUILTINS:  # `w.zone` would read the built-in, never the property
+                    self.diags.error("E403", f"property '{prop}' of '{name}' has the name of what every piece "
+                                     f"has built in ({', '.join(PIECE_BUILTINS)})",
+                                     getattr(props, "key_spans", {}).get(prop, d.span), "give it another name")
                 ptype = PARAM_TYPES.get(str(spec.get("type")) if isinstance(spec, dict) else "", "any")
                 kind[prop] = ptype
                 if prop in rules.properties and rules.properties[prop] != ptype:
