@@ -96,3 +96,18 @@ def test_a_huge_number_anywhere_is_a_diagnostic(capsys: pytest.CaptureFixture[st
         assert "E900" not in out and "Traceback" not in out, out[-2000:]
         if command == "check":  # a diagnostic shows a number cut (a failed expectation shows it whole)
             assert max(map(len, out.splitlines()), default=0) < 1_000, out[-2000:]
+
+
+def test_the_terminal_menu_takes_any_typed_number(tmp_path: Path) -> None:
+    import random
+
+    from boardrules.game import Game
+    from boardrules.tools.play import Session
+
+    game = Game.new(Path(__file__).parent / "packs" / "relay", 2, seed=1, options={"prize": 4})
+    typed = iter(["9" * 5_000, "\u00b2", "0", "-1", "99", f"s {tmp_path / 'a-file' / 'under'}", "q"])
+    (tmp_path / "a-file").write_text("x")
+    shown: list[str] = []
+    assert Session(game, {}, random.Random(1), lambda _: next(typed), shown.append).run() == 0
+    assert sum(1 for line in shown if line.startswith("? ")) == 5  # each number refused with the help line
+    assert any(line.startswith(f"cannot save to {tmp_path / 'a-file' / 'under'}: Not a directory") for line in shown)
