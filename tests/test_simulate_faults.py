@@ -24,7 +24,8 @@ SETUP = Setup(RELAY, None, (("prize", 4),), 2)
 real_play_one = simulate.play_one
 
 
-def test_a_game_that_kills_its_worker_is_lost_and_every_other_game_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_game_that_kills_its_worker_is_lost_and_every_other_game_is_kept(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     def deadly(setup: Setup, seed: int, rules: object = None) -> simulate.Outcome:
         if seed == 3:
             os._exit(1)  # the worker dies as if killed: no exception, no result
@@ -35,7 +36,11 @@ def test_a_game_that_kills_its_worker_is_lost_and_every_other_game_is_kept(monke
     assert report["games"] == 8 and report["finished"] == 7
     [lost] = report["errors"]
     assert lost["seed"] == 3 and lost["kind"] == "lost"
-    assert lost["message"].startswith("E117: game lost: its worker process died, twice")
+    assert lost["message"].startswith("its worker process died, twice")
+    code = main(["simulate", RELAY, "--set", "prize=4", "--games", "8", "--workers", "2", "--no-save"])
+    out = capsys.readouterr().out
+    assert code == 1 and "games 8, finished 7, errors 1" in out
+    assert "error E117: seed 3: the game was lost: its worker process died, twice" in out
     monkeypatch.undo()
     clean = simulate.simulate(SETUP, games=8, seed=1, workers=1)
     assert clean["finished"] == 8 and clean["games"] == 8  # seed 3 plays too when nothing dies
@@ -120,6 +125,24 @@ def test_ray_that_cannot_start_is_a_plain_error(monkeypatch: pytest.MonkeyPatch,
     assert "error E119: Ray could not start at 10.0.0.9:6379: ConnectionError: could not connect" in out
 
 
+def test_an_interrupt_in_one_process_reports_the_games_before_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    def interrupted(setup: Setup, seed: int, rules: object = None) -> simulate.Outcome:
+        if seed == 4:
+            raise KeyboardInterrupt
+        return real_play_one(setup, seed, rules)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(simulate, "play_one", interrupted)
+    out_file = tmp_path / "r.json"
+    code = main(["simulate", RELAY, "--set", "prize=4", "--games", "10", "--no-save", "--json", str(out_file)])
+    out = capsys.readouterr().out
+    assert code == 130
+    assert "games 3, finished 3, errors 0" in out
+    assert "error E118: interrupted: 3 of 10 games finished and are reported" in out
+    report = json.loads(out_file.read_text())
+    assert report["games"] == 3 and report["interrupted"] == {"requested": 10, "played": 3}
+
+
 def _group(pgid: int) -> list[int]:
     """The processes still alive in a process group."""
     alive = []
@@ -158,6 +181,6 @@ def test_ctrl_c_stops_the_workers_reports_what_finished_and_exits_130(tmp_path: 
     report = json.loads(out_file.read_text())
     played = report["interrupted"]["played"]
     assert report["interrupted"]["requested"] == 1_000_000 and report["games"] == played < 1_000_000
-    assert f"E118: interrupted: {played} of 1000000 games finished and are reported" in out
+    assert f"error E118: interrupted: {played} of 1000000 games finished and are reported" in out
     time.sleep(0.5)
     assert _group(proc.pid) == [], "workers left behind"

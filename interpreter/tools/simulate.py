@@ -22,11 +22,10 @@ from ..game import Game
 from .bots import choose
 from .invariants import Checker, Violation
 from .sim_outputs import UNWRITABLE, reason, write_atomic
-from .sim_pool import LOST, Interrupted, run_pool
+from .sim_pool import Interrupted, run_pool
 
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
 FAILURE_FORMAT = "boardrules-failure/1"
-INTERRUPTED = "E118"
 
 
 @dataclass(frozen=True)
@@ -190,9 +189,8 @@ def _local(setup: Setup, work: list[list[int]], workers: int, done: Callable[[in
 
 
 def _lost(seed: int, why: str) -> Outcome:
-    message = f"{LOST}: game lost: {why}"
-    return Outcome(seed, error=f"lost: {message}",
-                   failure={"kind": "lost", "rule": None, "where": None, "message": message, "file": None})
+    return Outcome(seed, error=f"lost: {why}",
+                   failure={"kind": "lost", "rule": None, "where": None, "message": why, "file": None})
 
 
 def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str = "process",
@@ -289,10 +287,6 @@ def render(report: dict[str, Any]) -> str:
     for e in report["errors"]:
         saved = f" (log: {e['file']})" if e.get("file") else f" ({e['save_error']})" if e.get("save_error") else ""
         lines.append(f"seed {e['seed']}: {e['error']}{saved}")
-    if report.get("interrupted"):
-        stop = report["interrupted"]
-        lines.append(f"{INTERRUPTED}: interrupted: {stop['played']} of {stop['requested']} games finished and "
-                     "are reported")
     return "\n".join(lines)
 
 
