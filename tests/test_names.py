@@ -193,6 +193,55 @@ actions:
     title: A
     do: ["create token in me.X", "me.coins += sum([t.X for t in me.X])"]
 """, "{action: a, player: p1}"),
+    "piece kind": ("""
+pieces:
+  X:
+    properties:
+      worth: {type: int, default: 6}
+actions:
+  a:
+    title: A
+    do: ["create X in me.hand", "me.coins += sum([t.worth for t in me.hand])"]
+""", "{action: a, player: p1}"),
+    "set": ("""
+sets:
+  X: [one_sym]
+actions:
+  a:
+    title: A
+    do:
+      - for: s in X
+        do: ["me.coins += 6"]
+""", "{action: a, player: p1}"),
+    "die": ("""
+dice:
+  X: {sides: 6}
+actions:
+  a:
+    title: A
+    do: ["roll X as r", "me.coins += r"]
+""", "{action: a, player: p1, rolls: [6]}"),
+    "limit": ("""
+actions:
+  a:
+    title: A
+    do: ["limit X to 1 per turn", "me.coins += 6"]
+""", "{action: a, player: p1}"),
+    "draw": ("""
+actions:
+  a:
+    title: A
+    do: ["create card in me.hand with worth = 6", "draw X from me.hand", "me.coins += X.worth"]
+""", "{action: a, player: p1, rolls: [\"$card_1\"]}"),
+    "cost": ("""
+costs:
+  X: "1 coins"
+actions:
+  a:
+    title: A
+    cost: X
+    do: ["me.coins += 7"]
+""", "{action: a, player: p1}"),
 }
 
 
