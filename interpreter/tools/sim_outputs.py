@@ -36,19 +36,20 @@ def check_dir(path: str, option: str) -> None:
     existing = folder
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
+    hint = f"choose another {option} DIR, or --no-save to keep no logs of failed games"
     if not existing.is_dir():
         raise BoardrulesError(UNWRITABLE, f"{option} {path}: cannot create the directory: {existing} is not a "
-                              "directory", None, _HINT)
-    _probe(existing, f"{option} {path}")
+                              "directory", None, hint)
+    _probe(existing, f"{option} {path}", hint)
 
 
-def _probe(folder: Path, what: str) -> None:
+def _probe(folder: Path, what: str, hint: str = _HINT) -> None:
     # Permission bits say little (root ignores them, a read-only mount ignores them): try to create a file.
     try:
         fd, name = tempfile.mkstemp(prefix=".boardrules-probe-", dir=folder)
     except OSError as exc:
         raise BoardrulesError(UNWRITABLE, f"{what}: cannot write in {folder}: {reason(exc)}", None,
-                              _HINT) from None
+                              hint) from None
     os.close(fd)
     os.unlink(name)
 
