@@ -199,9 +199,10 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..diagnostics import BoardrulesError, Diagnostics, render_text
     from ..language.pack import discover, game_modules, link, load_modules
+    from . import sim_exit
     from .bots import parse_bots
     from .options_arg import read_options
-    from .simulate import Setup, dumps, render, simulate
+    from .simulate import Setup
 
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
@@ -225,14 +226,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
                       tuple(sorted(bots.items())), args.max_steps,
                       None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
-        report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
-    if args.json:
-        Path(args.json).write_text(dumps(report) + "\n", encoding="utf-8")
-    print(render(report))
-    return 1 if report["errors"] else 0
+    return sim_exit.run(setup, args)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
