@@ -41,6 +41,10 @@ DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", 
 READABLE = {"sets": "set", "values": "value", "counters": "counter", "pieces": "piece kind", "zones": "zone",
             "tracks": "track", "dice": "die"}
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
+def _unbuilt(frame: Any) -> Any:
+    raise AssertionError("a focused link checks rules; it never runs them")
+
+
 PARAM_TYPES = {
     "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list"
 }
@@ -431,9 +435,16 @@ class Linker:
         for name, d in wanted("setup"):
             body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
             rules.setup.append(StepDef(name, body, d.span, _source(d.node)))
-        for name, d in wanted("actions"):
+        built = wanted("actions")
+        for name, d in built:
             b.rule = f"actions.{name}"
             rules.actions[name] = self._action(b, name, d)
+        for name, d in self._section(decls, "actions") if focus is not None else ():
+            # An action left unbuilt still says which parameters have a domain (the flow asks); never run.
+            raw = d.node.get("params") if isinstance(d.node, dict) else None
+            if (name, d) not in built and isinstance(raw, dict):
+                rules.actions[name].domains = {str(p): _unbuilt for p, spec in raw.items()
+                                               if isinstance(spec, dict) and "in" in spec}
         for name, d in wanted("triggers"):
             n = d.node if isinstance(d.node, dict) else {}
             if isinstance(n.get("on"), dict):  # {change: counter}: runs when the counter changes

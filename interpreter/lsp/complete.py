@@ -78,19 +78,21 @@ def context(lines: list[str], line: int, col: int) -> tuple[str | None, str]:
 
 
 def _strip(value: str) -> str:
+    """The formula being typed in a YAML value: without quotes or a block indicator, and in a flow list
+    `[a, b]` only the item after the last comma of the list itself."""
     value = value.lstrip()
-    while value[:1] in ("[", "{", '"', "'", "|", ">", "-") and value:
-        value = value[1:].lstrip()
-    # In a flow list `[a, b]` the item being typed is after the last comma outside brackets.
-    depth, start = 0, 0
-    for i, ch in enumerate(value):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth < 0:
-            start = i + 1
-    return value[start:].lstrip()
+    if value.startswith("["):
+        depth, start = 0, 1
+        for i, ch in enumerate(value):
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                depth -= 1
+            elif ch == "," and depth == 1:
+                start = i + 1
+        value = value[start:].lstrip()
+    value = re.sub(r"^[|>][-+]?\s*", "", value)
+    return value[1:] if value[:1] in ('"', "'") else value
 
 
 def _role(key: str | None, parents: list[str | None]) -> str | None:
@@ -198,9 +200,10 @@ class _Picker:
         counter = self.rules.counters.get(owner)
         out = [Item(k, "enum_member", f"a key of {owner}", rank=0) for k in (counter.keys or ())] if counter else []
         if cost:
-            out += [Item("any", "keyword", "any one key, chosen when paying"),
+            return [*out, Item("any", "keyword", "any one key, chosen when paying"),
                     Item("different", "keyword", "different keys, chosen when paying")]
-        return out or self.expression()
+        # A key may also be computed (me.goods[b.reward]): the rest of the expression names after the keys.
+        return out + [Item(i.label, i.kind, i.detail, i.documentation, 2) for i in self.expression()]
 
 
 def describe(d: Declaration, rules: Rules) -> str:

@@ -170,7 +170,9 @@ class Workspace:
                               "the game stops with E601 if it ever needs this value")
             used = {u.name for u in st.index.uses}
             items += combos.one_error_per_mistake(found.items, declared, used)
-        return {key: [d for d in items if d.span is not None and real(d.span.file) == key]}
+        mine = Diagnostics()
+        mine.extend(d for d in items if d.span is not None and real(d.span.file) == key)
+        return {key: mine.sorted()}
 
     def full(self, path: str) -> dict[str, list[Diagnostic]]:
         """`boardrules check` of the whole pack the file is in: every file's problems (an empty list clears)."""
