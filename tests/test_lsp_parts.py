@@ -276,3 +276,38 @@ def test_schema_write_puts_the_schemas_beside_a_pack(tmp_path: Path, capsys: pyt
     for kind in ("module", "scenario"):
         written = json.loads((tmp_path / "pack" / f"{kind}.schema.json").read_text(encoding="utf-8"))
         assert written == json.loads((rules_dir().parent / "grammar" / f"{kind}.schema.json").read_text())
+
+
+def test_the_benchmark_prints_each_module(capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import bench_lsp
+
+    bench_lsp.main(["--repeats", "1", "--modules", "solo"])
+    out = capsys.readouterr().out
+    assert "CPU ms per diagnostics update" in out
+    assert re.search(r"^solo +\d+\.\d \[", out, re.M)
+
+
+def test_a_scenario_names_actions_modules_and_counters_of_the_pack(village: Path) -> None:
+    ws = Workspace()
+    scenario = village / "scenarios" / "base_crafts_learn_then_produce.yaml"
+    lines = scenario.read_text(encoding="utf-8").split("\n")
+    ws.open(str(scenario), "\n".join(lines))
+    assert ws.quick(str(scenario))[os.path.realpath(scenario)] == []
+    index = ws.state(str(scenario)).index
+    file = os.path.realpath(scenario)
+
+    def target(needle: str, offset: int = 0) -> tuple[str, str]:
+        n = next(i for i, line in enumerate(lines) if needle in line)
+        use = index.at(file, n + 1, lines[n].index(needle) + 1 + offset)
+        [d] = index.definitions(use)
+        return d.section, os.path.basename(d.place.file)
+
+    assert target("crafts_action") == ("actions", "base.yaml")
+    assert target("village.marriage") == ("modules", "marriage.yaml")
+    assert target("goods[grain]") == ("counters", "base.yaml")
+    assert target("grain]", 0) == ("symbols", "base.yaml")
+    assert target("kind: villager", 6) == ("pieces", "base.yaml")
+    assert target("p1.time: 3", 3) == ("counters", "base.yaml")

@@ -224,14 +224,67 @@ def _structural_uses(m: Module) -> list[Use]:
     return out
 
 
-class Index:
-    """Declarations and uses of every module of one pack."""
+_NAME = re.compile(r"(?<![\w$])[a-z_][A-Za-z0-9_]*")
 
-    def __init__(self, modules: dict[str, Module], per_module: dict[str, tuple[list[Declaration], list[Use]]]):
+
+def scenario_uses(doc: Any, lines: list[str]) -> list[Use]:
+    """The names a scenario file uses: its modules, each step's action, and every name in its `state` and
+    `expect` (`p1.goods[grain]`, a piece's kind and zone). Names are found on the file's own lines, from the
+    place the loader gives each key or value."""
+    out: list[Use] = []
+    if not isinstance(doc, dict):
+        return out
+
+    def add(kind: str, text: object, span: Span | None, names: bool = False) -> None:
+        if not isinstance(text, str) or span is None or not 0 < span.line <= len(lines):
+            return
+        line = lines[span.line - 1]
+        start = line.find(text, span.col - 1)
+        if start < 0:
+            return
+        found = [(m.group(), start + m.start()) for m in _NAME.finditer(text)] if names else [(text, start)]
+        for name, col in found:
+            if not re.fullmatch(r"p[1-9]", name):
+                place = Place(real(span.file), span.line, col + 1, col + 1 + len(name))
+                out.append(Use(kind, name, "", "scenario", place))
+
+    mods = doc.get("modules")
+    for i, mid in enumerate(mods if isinstance(mods, list) else []):
+        add("module", mid, _ispans(mods)[i] if i < len(_ispans(mods)) else None)
+    steps = doc.get("steps")
+    for step in steps if isinstance(steps, list) else []:
+        if isinstance(step, dict):
+            add("action", step.get("action"), _vspans(step).get("action"))
+    state = doc.get("state")
+    state = state if isinstance(state, dict) else {}
+    for section in ("counters", "markers"):
+        table = state.get(section)
+        for key in table if isinstance(table, dict) else []:
+            add("read", key, _kspans(table).get(key), names=True)
+    empty = state.get("empty")
+    for i, zone in enumerate(empty if isinstance(empty, list) else []):
+        add("read", zone, _ispans(empty)[i] if i < len(_ispans(empty)) else None, names=True)
+    pieces = state.get("pieces")
+    for piece in pieces if isinstance(pieces, list) else []:
+        if isinstance(piece, dict):
+            add("read", piece.get("kind"), _vspans(piece).get("kind"))
+            add("read", piece.get("zone"), _vspans(piece).get("zone"), names=True)
+    expect = doc.get("expect")
+    for key in expect if isinstance(expect, dict) else []:
+        add("read", key, _kspans(expect).get(key), names=True)
+    return out
+
+
+class Index:
+    """Declarations and uses of every module of one pack (and of the scenario files seen)."""
+
+    def __init__(self, modules: dict[str, Module], per_module: dict[str, tuple[list[Declaration], list[Use]]],
+                 scenarios: dict[str, list[Use]] | None = None):
         self.modules = modules
         self.closure = closures(modules) if modules else {}
         self.decls = [d for ds, _ in per_module.values() for d in ds]
         self.uses = [u for _, us in per_module.values() for u in us]
+        self.uses += [u for us in (scenarios or {}).values() for u in us]
         self.by_name: dict[str, list[Declaration]] = {}
         for d in self.decls:
             self.by_name.setdefault(d.name, []).append(d)
@@ -262,7 +315,8 @@ class Index:
             return [target]
         sections = (target.section,) if target.section else NAMED_BY.get(target.kind, READABLE)
         found = [d for d in self.by_name.get(target.name, []) if d.section in sections]
-        seen = self.closure.get(target.module, {target.module})
+        # A scenario's use sees the whole pack (the modules it loads are its choice).
+        seen = self.closure.get(target.module, {target.module}) if target.module else set(self.modules)
         near = [d for d in found if d.module in seen]
         # The declaration in the modules the use can see wins; a name the module forgot to require still leads
         # somewhere (the checker says to require it).

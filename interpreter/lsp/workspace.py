@@ -18,10 +18,10 @@ from ..analysis import modules as combos
 from ..diagnostics import Diagnostic, Diagnostics
 from ..engine.rules import Rules
 from ..language.linker import Module
-from ..language.loader import buffers, read_file
-from ..language.pack import SCENARIO_DIR, Pack, discover, link, load_modules
+from ..language.loader import buffers, load_yaml_bytes, read_file
+from ..language.pack import SCENARIO_DIR, Pack, discover, display, link, load_modules
 from ..tools.explain import Document, build
-from .index import Declaration, Index, Use, declarations, real, uses
+from .index import Declaration, Index, Use, declarations, real, scenario_uses, uses
 
 
 def pack_root(path: Path) -> Path:
@@ -54,6 +54,7 @@ class PackState:
     rules: dict[str, Rules] = field(default_factory=dict)  # module id -> it linked with what it requires
     published: set[str] = field(default_factory=set)  # files last given diagnostics by the full check
     books: dict[str, Document] = field(default_factory=dict)  # module id -> its rules in prose (explain)
+    scenario_uses: dict[str, list[Use]] = field(default_factory=dict)  # scenario file -> the names it uses
 
 
 class Workspace:
@@ -128,9 +129,13 @@ class Workspace:
             st.books.clear()
             # The index keeps a module that stopped loading mid-edit as it last loaded, so completion and
             # navigation keep working while the YAML is broken.
-            kept = {m.id: m for m in st.good.values()}
-            st.index = Index(kept, {st.good[p].id: f for p, f in st.good_facts.items()})
+            st.index = self._index(st)
         return modules
+
+    @staticmethod
+    def _index(st: PackState) -> Index:
+        kept = {m.id: m for m in st.good.values()}
+        return Index(kept, {st.good[p].id: f for p, f in st.good_facts.items()}, st.scenario_uses)
 
     def rules_for(self, st: PackState, mid: str) -> Rules | None:
         """The module linked with what it requires (for completion by type), linked once per change."""
@@ -151,6 +156,10 @@ class Workspace:
         key = real(path)
         modules = self.refresh(st)
         if SCENARIO_DIR in Path(key).parts:
+            data = self._text(Path(key)) or b""
+            doc = load_yaml_bytes(data, display(Path(key)), Diagnostics())
+            st.scenario_uses[key] = scenario_uses(doc, data.decode("utf-8", errors="replace").split("\n"))
+            st.index = self._index(st)
             found = Diagnostics()
             with buffers(self._buffers()):
                 scenarios.check(modules, [Path(key)], found, st.linked)
