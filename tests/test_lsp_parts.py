@@ -236,6 +236,12 @@ def test_completion_by_place(village: Path) -> None:
         items = complete(st_.index, rules, os.path.realpath(path), lines, len(lines), len(line) + 1)
         return {i.label for i in items if i.rank == min(i.rank for i in items)}
 
+    assert first("    if: capacity(") == {d.name for d in st_.index.visible(os.path.realpath(path))
+                                            if d.section == "zones"}
+    assert "ceremony" in first("    if: count(") and "goods" in first("    if: count(")
+    assert "points" not in first("    if: count(")
+    assert first("    if: capacity(ceremony) > count(") == first("    if: count(")
+    assert "me" in first("    if: rank(")
     assert first("      - me.goods[") == {"grain", "beer", "coins", "horse", "cow", "sheep"}
     assert first('    cost: "1 goods[') == {"grain", "beer", "coins", "horse", "cow", "sheep"}
     assert labels('    cost: "1 goods[') - first('    cost: "1 goods[') == {"any", "different"}

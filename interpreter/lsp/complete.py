@@ -145,9 +145,9 @@ def complete(index: Index, rules: Rules | None, file: str, lines: list[str], lin
                 return pick.sections(sections, rank=0)
         if re.match(r"^pay\s", head):
             return [*pick.sections(("costs",), rank=0), *pick.sections(("counters",))]
-    elif (m := re.search(r"\bcan\(\s*$", head)) is not None and m:
+    elif re.search(r"\bcan\(\s*$", head):
         return pick.sections(("actions",), rank=0)
-    return pick.expression()
+    return pick.argument(head) or pick.expression()
 
 
 class _Picker:
@@ -182,6 +182,25 @@ class _Picker:
         out += [Item(k, "keyword", "keyword", rank=3) for k in KEYWORDS]
         return out
 
+    def argument(self, head: str) -> list[Item]:
+        """Inside a built-in function's call, what its argument must be comes first (`position(` a marker,
+        `capacity(` a zone, `count(` a list or a zone), then the rest of the expression names."""
+        call = _open_call(head)
+        if call is None or call[0] not in FUNCTIONS:
+            return []
+        kinds = FUNCTIONS[call[0]].args
+        kind = kinds[min(call[1], len(kinds) - 1)]
+        sections = ARGUMENT_SECTIONS.get(kind)
+        if not sections:
+            return []
+        first = self.sections(sections, rank=0)
+        if kind == "player":
+            first += [Item(n, "variable", doc, rank=0) for n, doc in BUILT_IN_NAMES.items()
+                      if n in ("me", "turn_player", "start_player")]
+        shown = {i.label for i in first}
+        return [*first, *[Item(i.label, i.kind, i.detail, i.documentation, 2) for i in self.expression()
+                          if i.label not in shown]]
+
     def attributes(self, obj: str) -> list[Item]:
         """After `obj.`: what a player has when obj is a player, else a piece's properties (and, when the
         checker cannot tell, both)."""
@@ -204,6 +223,31 @@ class _Picker:
                     Item("different", "keyword", "different keys, chosen when paying")]
         # A key may also be computed (me.goods[b.reward]): the rest of the expression names after the keys.
         return out + [Item(i.label, i.kind, i.detail, i.documentation, 2) for i in self.expression()]
+
+
+# What a built-in's argument kind (builtins.Spec.args) can name.
+ARGUMENT_SECTIONS = {"zone": ("zones",), "marker": ("markers",), "track": ("tracks",), "list": ("zones", "sets"),
+                     "symbol": ("pieces", "symbols"), "number": ("values", "counters"),
+                     "numbers": ("values", "counters"), "player": ()}
+
+
+def _open_call(head: str) -> tuple[str, int] | None:
+    """The function whose argument list the cursor is in, and which argument (from 0)."""
+    depth, commas = 0, 0
+    for i in range(len(head) - 1, -1, -1):
+        ch = head[i]
+        if ch in ")]":
+            depth += 1
+        elif ch in "([":
+            if depth == 0:
+                if ch == "[":
+                    return None
+                name = re.search(r"(\w+)\s*$", head[:i])
+                return (name.group(1), commas) if name else None
+            depth -= 1
+        elif ch == "," and depth == 0:
+            commas += 1
+    return None
 
 
 def describe(d: Declaration, rules: Rules) -> str:

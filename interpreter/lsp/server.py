@@ -226,6 +226,13 @@ class BoardrulesServer:
             return []
         return outline(st.index, path)
 
+    def _linked(self, uri: str) -> bool:
+        """Whether completion in this file can be answered without linking (its module's rules are at hand)."""
+        path = real(to_fs_path(uri) or uri)
+        st = self.ws.packs.get(Path(real(str(pack_root(Path(path))))))
+        mid = st.index.module_of(path) if st is not None else None
+        return st is not None and (mid is None or mid in st.rules)
+
     def completion(self, params: t.CompletionParams) -> t.CompletionList:
         path = real(to_fs_path(params.text_document.uri) or params.text_document.uri)
         st = self.ws.packs.get(Path(real(str(pack_root(Path(path))))))
@@ -292,6 +299,8 @@ class BoardrulesServer:
 
         @ls.feature(t.TEXT_DOCUMENT_COMPLETION, t.CompletionOptions(trigger_characters=[".", "[", " ", "("]))
         async def completion(params: t.CompletionParams) -> t.CompletionList:
+            if self._linked(params.text_document.uri):  # answered at once, even while a full check runs
+                return self.completion(params)
             return await self._run(self.completion, params)
 
         @ls.feature(t.TEXT_DOCUMENT_CODE_ACTION,

@@ -171,7 +171,8 @@ class Workspace:
         if loaded.module is not None and not any(d.severity == "error" for d in items):
             mid = loaded.module.id
             found = Diagnostics()
-            rules = link(modules, [mid], found, focus={mid})
+            # Every declaration is in a focused link: completion by type reads these rules too.
+            rules = st.rules[mid] = link(modules, [mid], found, focus={mid})
             declared = combos.declarations(modules)
             combos.not_required(found.items, 0, modules, mid, declared)
             for name, note, span in rules.unknowns:
