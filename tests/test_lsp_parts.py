@@ -167,7 +167,7 @@ def test_a_module_that_stops_loading_keeps_its_index(village: Path) -> None:
     ws.open(path, text.replace("costs:\n", "costs: [\n", 1))  # YAML broken mid-edit
     [problem] = [d for d in ws.quick(path)[os.path.realpath(path)] if d.severity == "error"]
     assert problem.code.startswith("E1")
-    index = ws.state(path).index
+    index = ws.reindex(ws.state(path))
     assert any(d.name == "marriage_cost" for d in index.decls)
 
 
@@ -190,7 +190,7 @@ def test_the_index_knows_declarations_and_uses_across_modules(village: Path) -> 
     path = str(village / "marriage.yaml")
     ws.open(path, Path(path).read_text(encoding="utf-8"))
     ws.quick(path)
-    index = ws.state(path).index
+    index = ws.reindex(ws.state(path))
     base = os.path.realpath(village / "base.yaml")
     [time] = [d for d in index.decls if d.name == "time" and d.section == "counters"]
     assert time.place.file == base and time.module == "village.base"
@@ -222,6 +222,7 @@ def test_completion_by_place(village: Path) -> None:
     ws.open(path, text)
     ws.quick(path)
     st_ = ws.state(path)
+    ws.reindex(st_)
     rules = ws.rules_for(st_, "village.marriage")
 
     def labels(line: str) -> set[str]:
@@ -302,7 +303,7 @@ def test_a_scenario_names_actions_modules_and_counters_of_the_pack(village: Path
     lines = scenario.read_text(encoding="utf-8").split("\n")
     ws.open(str(scenario), "\n".join(lines))
     assert ws.quick(str(scenario))[os.path.realpath(scenario)] == []
-    index = ws.state(str(scenario)).index
+    index = ws.reindex(ws.state(str(scenario)))
     file = os.path.realpath(scenario)
 
     def target(needle: str, offset: int = 0) -> tuple[str, str]:

@@ -146,10 +146,16 @@ class BoardrulesServer:
         if self.edits[path] == n:
             self._publish(found)
         self._schedule_full(path, root)
+        await self._run(self._reindex, path)  # after the diagnostics: navigation follows the edit
 
     def _quick(self, path: str, text: str) -> dict[str, list[Diagnostic]]:
         self.ws.open(path, text)
         return self.ws.quick(path)
+
+    def _reindex(self, path: str) -> None:
+        st = self.ws.packs.get(Path(real(str(pack_root(Path(path))))))
+        if st is not None:
+            self.ws.reindex(st)
 
     def _schedule_full(self, path: str, root: Path) -> None:
         old = self.full_tasks.get(root)
@@ -231,7 +237,7 @@ class BoardrulesServer:
         path = real(to_fs_path(uri) or uri)
         st = self.ws.packs.get(Path(real(str(pack_root(Path(path))))))
         mid = st.index.module_of(path) if st is not None else None
-        return st is not None and (mid is None or mid in st.rules)
+        return st is not None and not st.stale and (mid is None or mid in st.rules)
 
     def completion(self, params: t.CompletionParams) -> t.CompletionList:
         path = real(to_fs_path(params.text_document.uri) or params.text_document.uri)

@@ -10,11 +10,16 @@ Two passes, both `check`'s code:
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis import check_pack, scenarios
 from ..analysis import modules as combos
+from ..analysis.refs import site_refs
+from ..analysis.walk import walk_modules
 from ..diagnostics import Diagnostic, Diagnostics
 from ..engine.rules import Rules
 from ..language.linker import Module
@@ -22,6 +27,22 @@ from ..language.loader import buffers, load_yaml_bytes, read_file
 from ..language.pack import SCENARIO_DIR, Pack, discover, display, link, load_modules
 from ..tools.explain import Document, build
 from .index import Declaration, Index, Use, declarations, real, scenario_uses, uses
+
+
+@contextmanager
+def _memory_only(on: bool) -> Iterator[None]:
+    """An unsaved buffer's YAML and validation are not written to the per-user caches: each keystroke would
+    add an entry no later run reads. (Only the checking thread uses the caches, so the switch is safe.)"""
+    before = os.environ.get("BOARDRULES_NO_CACHE")
+    if on:
+        os.environ["BOARDRULES_NO_CACHE"] = "1"
+    try:
+        yield
+    finally:
+        if on and before is None:
+            del os.environ["BOARDRULES_NO_CACHE"]
+        elif on:
+            os.environ["BOARDRULES_NO_CACHE"] = before
 
 
 def pack_root(path: Path) -> Path:
@@ -39,7 +60,6 @@ class Loaded:
     data: bytes
     module: Module | None
     problems: list[Diagnostic]
-    facts: tuple[list[Declaration], list[Use]] = ([], [])
 
 
 @dataclass
@@ -48,9 +68,11 @@ class PackState:
     pack: Pack
     files: dict[str, Loaded] = field(default_factory=dict)  # real path -> the file as last loaded
     good: dict[str, Module] = field(default_factory=dict)  # real path -> its last module that loaded
-    good_facts: dict[str, tuple[list[Declaration], list[Use]]] = field(default_factory=dict)
+    # real path -> (that module, its declarations, its uses), for the index
+    facts: dict[str, tuple[Module, list[Declaration], list[Use]]] = field(default_factory=dict)
+    stale: bool = True  # the index is older than the modules
     linked: dict[tuple[str, ...], Rules] = field(default_factory=dict)  # roots -> rules, for the modules as loaded
-    index: Index = field(default_factory=lambda: Index({}, {}))
+    index: Index = field(default_factory=lambda: Index({}, {}))  # as last built by Workspace.reindex
     rules: dict[str, Rules] = field(default_factory=dict)  # module id -> it linked with what it requires
     published: set[str] = field(default_factory=set)  # files last given diagnostics by the full check
     books: dict[str, Document] = field(default_factory=dict)  # module id -> its rules in prose (explain)
@@ -105,7 +127,6 @@ class Workspace:
         for gone in set(st.files) - wanted:
             del st.files[gone]
             st.good.pop(gone, None)
-            st.good_facts.pop(gone, None)
             changed = True
         for path in st.pack.module_files:
             key = real(str(path))
@@ -115,38 +136,47 @@ class Workspace:
                 continue
             changed = True
             found = Diagnostics()
-            with buffers({path: data}):
+            with buffers({path: data}), _memory_only(key in self.texts):
                 loaded = load_modules([path], found)
             module = next(iter(loaded.values()), None)
-            facts = (declarations(module), uses(module)) if module is not None else ([], [])
-            st.files[key] = Loaded(data, module, found.items, facts)
+            st.files[key] = Loaded(data, module, found.items)
             if module is not None:
-                st.good[key], st.good_facts[key] = module, facts
+                st.good[key] = module
         modules = {ld.module.id: ld.module for ld in st.files.values() if ld.module is not None}
         if changed:
             st.linked.clear()
             st.rules.clear()
             st.books.clear()
-            # The index keeps a module that stopped loading mid-edit as it last loaded, so completion and
-            # navigation keep working while the YAML is broken.
-            st.index = self._index(st)
+            st.stale = True
         return modules
 
-    @staticmethod
-    def _index(st: PackState) -> Index:
-        kept = {m.id: m for m in st.good.values()}
-        return Index(kept, {st.good[p].id: f for p, f in st.good_facts.items()}, st.scenario_uses)
+    def reindex(self, st: PackState) -> Index:
+        """The pack index, rebuilt when a module changed. A module that stopped loading mid-edit stays in it
+        as it last loaded, so completion and navigation keep working while the YAML is broken; only changed
+        modules are walked again."""
+        if st.stale:
+            for key, module in st.good.items():
+                if st.facts.get(key, (None,))[0] is not module:
+                    st.facts[key] = (module, declarations(module), uses(module))
+            for key in set(st.facts) - set(st.good):
+                del st.facts[key]
+            kept = {m.id: m for m in st.good.values()}
+            st.index = Index(kept, {m.id: (ds, us) for m, ds, us in st.facts.values()}, st.scenario_uses)
+            st.stale = False
+        return st.index
 
     def rules_for(self, st: PackState, mid: str) -> Rules | None:
         """The module linked with what it requires (for completion by type), linked once per change."""
-        if mid not in st.rules and mid in st.index.modules:
-            st.rules[mid] = link(st.index.modules, [mid], Diagnostics())
+        modules = self.reindex(st).modules
+        if mid not in st.rules and mid in modules:
+            st.rules[mid] = link(modules, [mid], Diagnostics())
         return st.rules.get(mid)
 
     def book_for(self, st: PackState, mid: str) -> Document | None:
         """The module and what it requires read back in prose, as `boardrules explain` builds it."""
-        if mid not in st.books and mid in st.index.modules:
-            st.books[mid] = build(st.index.modules, [mid])
+        modules = self.reindex(st).modules
+        if mid not in st.books and mid in modules:
+            st.books[mid] = build(modules, [mid])
         return st.books.get(mid)
 
     # ---------------------------------------------------------------- the two passes
@@ -159,7 +189,7 @@ class Workspace:
             data = self._text(Path(key)) or b""
             doc = load_yaml_bytes(data, display(Path(key)), Diagnostics())
             st.scenario_uses[key] = scenario_uses(doc, data.decode("utf-8", errors="replace").split("\n"))
-            st.index = self._index(st)
+            st.stale = True
             found = Diagnostics()
             with buffers(self._buffers()):
                 scenarios.check(modules, [Path(key)], found, st.linked)
@@ -178,7 +208,9 @@ class Workspace:
             for name, note, span in rules.unknowns:
                 found.warning("W601", f"'{name}' is unknown: {note}", span,
                               "the game stops with E601 if it ever needs this value")
-            used = {u.name for u in st.index.uses}
+            # As check: which names the rules use is needed only to place an unknown name's error.
+            unknown = any(d.code == "E401" for d in found.items)
+            used = {r.name for site in walk_modules(modules) for r in site_refs(site)} if unknown else set()
             items += combos.one_error_per_mistake(found.items, declared, used)
         mine = Diagnostics()
         mine.extend(d for d in items if d.span is not None and real(d.span.file) == key)
