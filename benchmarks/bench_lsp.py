@@ -10,12 +10,16 @@ answered from a cache by its text) and times, in CPU time of this process:
 - relink: the edited file reloaded and its module linked with every rule body built (what quick would cost
   without the focused link), for comparison.
 
-Usage: .venv/bin/python benchmarks/bench_lsp.py [--repeats 15] [--modules marriage base]
+With --server N, also the wall-clock time from an edit sent to `boardrules lsp` over stdio to its diagnostics
+received (pygls's client), which adds the server's 50 ms pause and the protocol to the quick pass.
+
+Usage: .venv/bin/python benchmarks/bench_lsp.py [--repeats 15] [--modules marriage base] [--server 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import shutil
 import sys
 import tempfile
@@ -90,10 +94,55 @@ def measure(path: Path, repeats: int) -> dict[str, list[float]]:
     return interleaved({"quick": quick, "reindex": reindex, "relink": relink, "full": full}, repeats)
 
 
+async def through_the_server(path: Path, edits: int) -> list[float]:
+    """Wall-clock seconds from sending an edit to `boardrules lsp` over stdio to receiving its diagnostics,
+    the server's 50 ms pause for a burst of keystrokes included; each edit after the previous one settled."""
+    from lsprotocol import types as t
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("bench", "1")
+    arrived = asyncio.Event()
+
+    @client.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def published(params: t.PublishDiagnosticsParams) -> None:
+        if params.uri == path.resolve().as_uri():
+            arrived.set()
+
+    await client.start_io(sys.executable, "-m", "boardrules", "lsp")
+    await client.initialize_async(t.InitializeParams(capabilities=t.ClientCapabilities()))
+    client.initialized(t.InitializedParams())
+    text = path.read_text(encoding="utf-8")
+    old, template = EDITS[path.name]
+    uri = path.resolve().as_uri()
+    client.text_document_did_open(t.DidOpenTextDocumentParams(
+        text_document=t.TextDocumentItem(uri=uri, language_id="yaml", version=1, text=text)))
+    await asyncio.sleep(SETTLE * 3)
+    out = []
+    for n in range(1, edits + 1):
+        arrived.clear()
+        start = time.perf_counter()
+        client.text_document_did_change(t.DidChangeTextDocumentParams(
+            text_document=t.VersionedTextDocumentIdentifier(uri=uri, version=n + 1),
+            content_changes=[t.TextDocumentContentChangeWholeDocument(
+                text=text.replace(old, template.format(n=n % 9 + 1)))]))
+        await arrived.wait()
+        out.append(time.perf_counter() - start)
+        await asyncio.sleep(SETTLE)  # the full check of the pack runs and publishes before the next edit
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return out
+
+
+SETTLE = 2.5  # s
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--modules", nargs="+", default=["marriage", "base", "game", "solo"])
+    parser.add_argument("--server", type=int, default=0, metavar="EDITS",
+                        help="also time EDITS edits through the server process, edit to diagnostics")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="bench-lsp-"))
     try:
@@ -108,6 +157,11 @@ def main(argv: list[str] | None = None) -> None:
                 med, low, high, _, _ = spread(out[key])
                 cells.append(f"{med * 1000:7.1f} [{low * 1000:.0f}-{high * 1000:.0f}]")
             print(f"{name:10} {cells[0]:>18} {cells[1]:>18} {cells[2]:>20} {cells[3]:>20}", flush=True)
+        if args.server:
+            waits = asyncio.run(through_the_server(pack / "marriage.yaml", args.server))
+            med, low, high, _, _ = spread(waits)
+            print(f"through `boardrules lsp` over stdio, edit of marriage.yaml to its diagnostics (wall clock, "
+                  f"{args.server} edits): {med * 1000:.0f} ms [{low * 1000:.0f}-{high * 1000:.0f}]")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -8,8 +8,10 @@ quick check of its file after a short pause, and the whole pack's `check` once t
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from ..diagnostics import Diagnostic
 from .complete import complete
 from .hover import code_text, declaration_text
 from .index import RULES, Declaration, Index, Place, Use, real
-from .workspace import PackState, Workspace, pack_root
+from .workspace import PackState, Workspace, full_check, pack_root
 
 QUICK_DELAY = 0.05  # s: a burst of keystrokes is checked once
 FULL_DELAY = 0.5  # s of no typing before the whole pack is checked
@@ -110,6 +112,9 @@ class BoardrulesServer:
         self.ls = LanguageServer("boardrules", "0.1.0", text_document_sync_kind=t.TextDocumentSyncKind.Incremental)
         self.ws = Workspace()
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="boardrules-check")
+        # The whole pack's check runs in a process of its own, started when first needed ("spawn": the
+        # server has threads, which a fork would copy half-way).
+        self.checker: ProcessPoolExecutor | None = None
         self.edits: dict[str, int] = {}  # file -> edits seen
         self.pack_edits: dict[Path, int] = {}
         self.full_tasks: dict[Path, asyncio.Task] = {}
@@ -165,7 +170,14 @@ class BoardrulesServer:
 
     async def _full(self, path: str, root: Path, seen: int) -> None:
         await asyncio.sleep(FULL_DELAY)
-        found = await self._run(self.ws.full, path)
+        if self.checker is None:
+            self.checker = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        texts = await self._run(lambda: dict(self.ws.texts))
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(self.checker, full_check, path, texts)
+        except BrokenProcessPool:  # the checker process died: the next full check starts a new one
+            self.checker = None
+            return
         if self.pack_edits.get(root, 0) == seen:  # a newer edit has its own full check coming
             self._publish(found)
 
@@ -337,5 +349,10 @@ def outline(index: Index, path: str) -> list[t.DocumentSymbol]:
 
 
 def main() -> int:
-    BoardrulesServer().ls.start_io()
+    server = BoardrulesServer()
+    try:
+        server.ls.start_io()
+    finally:
+        if server.checker is not None:
+            server.checker.shutdown(wait=False, cancel_futures=True)
     return 0

@@ -233,3 +233,16 @@ class Workspace:
         st.published = {p for p, items in out.items() if items}
         return out
 
+
+_CHECKER: Workspace | None = None  # the full check's own workspace, in its own process
+
+
+def full_check(path: str, texts: dict[str, bytes]) -> dict[str, list[Diagnostic]]:
+    """`Workspace.full` in a process of its own (the server's checker process), with the editor's buffers:
+    a long check of the whole pack never delays the quick pass of the next keystroke. The workspace lives as
+    long as the process, so unchanged modules are not loaded again."""
+    global _CHECKER
+    if _CHECKER is None:
+        _CHECKER = Workspace()
+    _CHECKER.texts = dict(texts)
+    return _CHECKER.full(path)
