@@ -196,3 +196,21 @@ async def test_outline_lists_actions_procedures_and_triggers(client: LanguageCli
     symbols = await client.text_document_document_symbol_async(t.DocumentSymbolParams(
         text_document=t.TextDocumentIdentifier(uri=uri(game))))
     assert {"cubes", "actions", "mass"} <= {s.name for s in symbols if s.detail == "phases"}
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_whole_check_reports_what_an_edit_breaks_in_other_modules(client: LanguageClient,
+                                                                           village: Path) -> None:
+    """Renaming an event's parameter in village.base (unsaved) breaks a trigger of village.marriage that reads
+    it: the full pass, run once the typing stops, reports it in the other file."""
+    base, marriage = village / "base.yaml", village / "marriage.yaml"
+    open_file(client, marriage)
+    open_file(client, base)
+    await diagnostics_until(client, uri(marriage), lambda ds: not errors(ds))
+    line = _line_of(base, "  villager_died:") + 1
+    assert base.read_text(encoding="utf-8").split("\n")[line] == "    params: {v: piece}"
+    edit(client, base, 2, line, 13, 14, "dead")
+    found = await diagnostics_until(client, uri(marriage), lambda ds: bool(errors(ds)))
+    assert [(d.code, d.message.split(chr(10))[0]) for d in errors(found)] == [("E401", "unknown name 'v'")]
+    edit(client, base, 3, line, 13, 17, "v")
+    await diagnostics_until(client, uri(marriage), lambda ds: not errors(ds))
