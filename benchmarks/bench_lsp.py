@@ -11,7 +11,7 @@ answered from a cache by its text) and times, in CPU time of this process:
   without the focused link), for comparison.
 
 With --server N, also the wall-clock time from an edit sent to `boardrules lsp` over stdio to its diagnostics
-received (pygls's client), which adds the server's 50 ms pause and the protocol to the quick pass.
+received (pygls's client), which adds the server's 20 ms pause and the protocol to the quick pass.
 
 Usage: .venv/bin/python benchmarks/bench_lsp.py [--repeats 15] [--modules marriage base] [--server 10]
 """
@@ -96,7 +96,7 @@ def measure(path: Path, repeats: int) -> dict[str, list[float]]:
 
 async def through_the_server(path: Path, edits: int) -> list[float]:
     """Wall-clock seconds from sending an edit to `boardrules lsp` over stdio to receiving its diagnostics,
-    the server's 50 ms pause for a burst of keystrokes included; each edit after the previous one settled."""
+    the server's 20 ms pause for a burst of keystrokes included; each edit after the previous one settled."""
     from lsprotocol import types as t
     from pygls.lsp.client import LanguageClient
 
