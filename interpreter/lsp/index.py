@@ -229,7 +229,7 @@ _NAME = re.compile(r"(?<![\w$])[a-z_][A-Za-z0-9_]*")
 
 def scenario_uses(doc: Any, lines: list[str]) -> list[Use]:
     """The names a scenario file uses: its modules, each step's action, and every name in its `state` and
-    `expect` (`p1.goods[grain]`, a piece's kind and zone). Names are found on the file's own lines, from the
+    `expect` (`p1.stock[wood]`, a piece's kind and zone). Names are found on the file's own lines, from the
     place the loader gives each key or value."""
     out: list[Use] = []
     if not isinstance(doc, dict):
