@@ -318,3 +318,13 @@ def test_a_scenario_names_actions_modules_and_counters_of_the_pack(village: Path
     assert target("grain]", 0) == ("symbols", "base.yaml")
     assert target("kind: villager", 6) == ("pieces", "base.yaml")
     assert target("p1.time: 3", 3) == ("counters", "base.yaml")
+
+
+def test_only_rule_files_are_checked() -> None:
+    from boardrules.lsp.workspace import is_rule_file
+
+    assert is_rule_file("/p/base.yaml", "# a comment\nmodule: p.base\ntitle: P\n")
+    assert is_rule_file("/p/scenarios/a.yaml", "scenario: it works\nmodules: [p.base]\n")
+    assert not is_rule_file("/p/.github/workflows/ci.yaml", "name: CI\non: [push]\njobs: {}\n")
+    assert not is_rule_file("/p/scenarios/notes.yaml", "title: not a scenario\n")
+    assert not is_rule_file("/p/compose.yaml", "services:\n  module: x\n")  # not at the top level

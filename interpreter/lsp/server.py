@@ -25,7 +25,7 @@ from ..diagnostics import Diagnostic
 from .complete import complete
 from .hover import code_text, declaration_text
 from .index import RULES, Declaration, Index, Place, Use, real
-from .workspace import PackState, Workspace, full_check, pack_root
+from .workspace import PackState, Workspace, full_check, is_rule_file, pack_root
 
 QUICK_DELAY = 0.02  # s: keystrokes already sent are taken in first, so a burst is checked once
 FULL_DELAY = 0.5  # s of no typing before the whole pack is checked
@@ -149,6 +149,10 @@ class BoardrulesServer:
         if self.edits[path] != n:
             return
         text = self._text(path) or ""
+        if not is_rule_file(path, text):  # an editor sends every YAML file: a workflow is none of ours
+            if self.shown.pop(path, None):
+                self._publish({path: []})
+            return
         found = await self._run(self._quick, path, text)
         if self.edits[path] == n:
             self._publish(found)

@@ -11,6 +11,7 @@ Two passes, both `check`'s code:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -43,6 +44,14 @@ def _memory_only(on: bool) -> Iterator[None]:
             del os.environ["BOARDRULES_NO_CACHE"]
         elif on:
             os.environ["BOARDRULES_NO_CACHE"] = before
+
+
+def is_rule_file(path: str, text: str) -> bool:
+    """Whether a YAML file is a module (a top-level `module:`) or a scenario (under `scenarios/`, with a
+    `scenario:`, `modules:` or `steps:`): the server leaves any other YAML file alone."""
+    if SCENARIO_DIR in Path(path).parts:
+        return re.search(r"^(scenario|modules|steps)\s*:", text, re.M) is not None
+    return re.search(r"^module\s*:", text, re.M) is not None
 
 
 def pack_root(path: Path) -> Path:
