@@ -335,6 +335,15 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from ..lsp.server import main as serve
+    except ImportError as err:
+        print(f"boardrules: the language server needs pygls ({err}): pip install 'boardrules[lsp]'", file=sys.stderr)
+        return 2
+    return serve()
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     if args.write:
         from .schema_files import schema_line, write_schemas
@@ -352,15 +361,6 @@ def cmd_schema(args: argparse.Namespace) -> int:
     schema = json.loads((grammar_dir() / f"{args.kind}.schema.json").read_text(encoding="utf-8"))
     print(json.dumps(schema, indent=2, ensure_ascii=False))
     return 0
-
-
-def cmd_lsp(args: argparse.Namespace) -> int:
-    try:
-        from ..lsp.server import main as serve
-    except ImportError as err:
-        print(f"boardrules: the language server needs pygls ({err}): pip install 'boardrules[lsp]'", file=sys.stderr)
-        return 2
-    return serve()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -447,6 +447,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--load", metavar="FILE", help="resume a game saved with s FILE")
     _add_options(play)
     play.set_defaults(run=cmd_play)
+    lsp = sub.add_parser("lsp", help="a language server for editors (Language Server Protocol over stdio)",
+                         description="Serve diagnostics, completion, definitions, references, hover and outlines "
+                                     "of rule packs to an editor over stdio (needs: pip install 'boardrules[lsp]'; "
+                                     "see docs/editors.md).")
+    lsp.set_defaults(run=cmd_lsp)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
     schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
@@ -455,11 +460,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write module.schema.json and scenario.schema.json into DIR (beside a pack), so the "
                              "files' `$schema` lines work outside this repository")
     schema.set_defaults(run=cmd_schema)
-    lsp = sub.add_parser("lsp", help="a language server for editors (Language Server Protocol over stdio)",
-                         description="Serve diagnostics, completion, definitions, references, hover and outlines "
-                                     "of rule packs to an editor over stdio (needs: pip install 'boardrules[lsp]'; "
-                                     "see docs/editors.md).")
-    lsp.set_defaults(run=cmd_lsp)
     return parser
 
 
