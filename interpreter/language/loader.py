@@ -104,13 +104,6 @@ class YStr(str):
         return (YStr, (str(self), self.span, self.style))
 
 
-def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> object | None:
-    """Read and convert one YAML file; None (with diagnostics added) when it cannot be used at all."""
-    name = str(path) if display is None else display
-    data = read_file(path, diags, name)
-    return None if data is None else load_yaml_bytes(data, name, diags)
-
-
 # An editor's unsaved buffers (real path -> text) that stand in for the files on disk (the language server).
 _BUFFERS: ContextVar[Mapping[str, bytes] | None] = ContextVar("buffers", default=None)
 
@@ -126,17 +119,31 @@ def buffers(texts: Mapping[Path, bytes]) -> Iterator[None]:
         _BUFFERS.reset(token)
 
 
+def _buffer(path: Path) -> bytes | None:
+    edited = _BUFFERS.get()
+    return edited.get(os.path.realpath(path)) if edited else None
+
+
+def _within_limit(data: bytes, diags: Diagnostics, name: str) -> bytes | None:
+    if len(data) > MAX_BYTES:
+        diags.error("E104", f"file is too large ({len(data)} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
+        return None
+    return data
+
+
+def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> object | None:
+    """Read and convert one YAML file; None (with diagnostics added) when it cannot be used at all."""
+    name = str(path) if display is None else display
+    data = read_file(path, diags, name)
+    return None if data is None else load_yaml_bytes(data, name, diags)
+
+
 def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
     """The bytes of one rule file, refusing what is not a regular file or is too large (with a diagnostic)."""
-    edited = _BUFFERS.get()
-    if edited:
-        data = edited.get(os.path.realpath(path))
-        if data is not None:
-            if len(data) > MAX_BYTES:
-                diags.error("E104", f"file is too large ({len(data)} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
-                return None
-            return data
     try:
+        edited = _buffer(path)
+        if edited is not None:
+            return _within_limit(edited, diags, name)
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
             return None
