@@ -104,33 +104,6 @@ class YStr(str):
         return (YStr, (str(self), self.span, self.style))
 
 
-# An editor's unsaved buffers (real path -> text) that stand in for the files on disk (the language server).
-_BUFFERS: ContextVar[Mapping[str, bytes] | None] = ContextVar("buffers", default=None)
-
-
-@contextmanager
-def buffers(texts: Mapping[Path, bytes]) -> Iterator[None]:
-    """Inside the block, every rule or scenario file read gets these texts instead of what is on disk, so the
-    whole `check` pipeline sees an editor's unsaved buffers."""
-    token = _BUFFERS.set({os.path.realpath(path): data for path, data in texts.items()})
-    try:
-        yield
-    finally:
-        _BUFFERS.reset(token)
-
-
-def _buffer(path: Path) -> bytes | None:
-    edited = _BUFFERS.get()
-    return edited.get(os.path.realpath(path)) if edited else None
-
-
-def _within_limit(data: bytes, diags: Diagnostics, name: str) -> bytes | None:
-    if len(data) > MAX_BYTES:
-        diags.error("E104", f"file is too large ({len(data)} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
-        return None
-    return data
-
-
 def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> object | None:
     """Read and convert one YAML file; None (with diagnostics added) when it cannot be used at all."""
     name = str(path) if display is None else display
@@ -164,6 +137,33 @@ def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
         return None
     if len(data) > MAX_BYTES:
         diags.error("E104", f"file is too large (more than {MAX_BYTES} bytes)", Span(name, 1, 1))
+        return None
+    return data
+
+
+# An editor's unsaved buffers (real path -> text) that stand in for the files on disk (the language server).
+_BUFFERS: ContextVar[Mapping[str, bytes] | None] = ContextVar("buffers", default=None)
+
+
+@contextmanager
+def buffers(texts: Mapping[Path, bytes]) -> Iterator[None]:
+    """Inside the block, every rule or scenario file read gets these texts instead of what is on disk, so the
+    whole `check` pipeline sees an editor's unsaved buffers."""
+    token = _BUFFERS.set({os.path.realpath(path): data for path, data in texts.items()})
+    try:
+        yield
+    finally:
+        _BUFFERS.reset(token)
+
+
+def _buffer(path: Path) -> bytes | None:
+    edited = _BUFFERS.get()
+    return edited.get(os.path.realpath(path)) if edited else None
+
+
+def _within_limit(data: bytes, diags: Diagnostics, name: str) -> bytes | None:
+    if len(data) > MAX_BYTES:
+        diags.error("E104", f"file is too large ({len(data)} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
         return None
     return data
 
