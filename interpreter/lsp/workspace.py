@@ -199,6 +199,14 @@ class Workspace:
             doc = load_yaml_bytes(data, display(Path(key)), Diagnostics())
             st.scenario_uses[key] = scenario_uses(doc, data.decode("utf-8", errors="replace").split("\n"))
             st.stale = True
+            mods = doc.get("modules") if isinstance(doc, dict) else None
+            roots = tuple(str(m) for m in mods) if isinstance(mods, list) else ()
+            if roots and roots not in st.linked and all(r in modules for r in roots):
+                # Linked once for every scenario of these modules, until a module changes.
+                linked = Diagnostics()
+                rules = link(modules, list(roots), linked)
+                if not linked.has_errors:
+                    st.linked[roots] = rules
             found = Diagnostics()
             with buffers(self._buffers()):
                 scenarios.check(modules, [Path(key)], found, st.linked)
