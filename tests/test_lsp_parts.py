@@ -328,3 +328,17 @@ def test_only_rule_files_are_checked() -> None:
     assert not is_rule_file("/p/.github/workflows/ci.yaml", "name: CI\non: [push]\njobs: {}\n")
     assert not is_rule_file("/p/scenarios/notes.yaml", "title: not a scenario\n")
     assert not is_rule_file("/p/compose.yaml", "services:\n  module: x\n")  # not at the top level
+
+
+def test_hints_that_name_the_right_text_become_quick_fixes() -> None:
+    from boardrules.lsp.server import to_lsp
+
+    lines = ["  tyme: {per: player}", '    cost: "2 tme"']
+    declared = Diagnostic("error", "E401", "'tyme' is declared here, but the rules say 'time' (12 times)",
+                          Span("f", 1, 3), "rename it to 'time', or change the uses to 'tyme'; first use at f:9:1")
+    d = to_lsp(declared, lines)
+    assert d.data == {"fix": "time"} and (d.range.start.character, d.range.end.character) == (2, 6)
+    typo = to_lsp(Diagnostic("error", "E401", "unknown counter 'tme'", Span("f", 2, 14), "did you mean 'time'?"),
+                  lines)
+    assert typo.data == {"fix": "time"} and (typo.range.start.character, typo.range.end.character) == (13, 16)
+    assert to_lsp(Diagnostic("error", "E401", "unknown counter 'tme'", Span("f", 2, 14)), lines).data is None

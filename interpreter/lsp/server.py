@@ -42,7 +42,8 @@ SYMBOLS = {"actions": t.SymbolKind.Function, "procedures": t.SymbolKind.Function
            "pieces": t.SymbolKind.Class, "events": t.SymbolKind.Event, "costs": t.SymbolKind.Number,
            "sets": t.SymbolKind.Enum, "tracks": t.SymbolKind.Struct, "dice": t.SymbolKind.Number,
            "substitutes": t.SymbolKind.Operator}
-FIX = re.compile(r"did you mean '([A-Za-z_][\w.]*)'\?")
+# A hint that names the right text: a misspelt name (did you mean), or a declaration every use spells otherwise.
+FIX = re.compile(r"(?:did you mean|rename it to) '([A-Za-z_][\w.]*)'")
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
