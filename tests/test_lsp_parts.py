@@ -342,3 +342,21 @@ def test_hints_that_name_the_right_text_become_quick_fixes() -> None:
                   lines)
     assert typo.data == {"fix": "time"} and (typo.range.start.character, typo.range.end.character) == (13, 16)
     assert to_lsp(Diagnostic("error", "E401", "unknown counter 'tme'", Span("f", 2, 14)), lines).data is None
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "_", " ", "\u00e9", "\u2014", "\U0001f3b2"]), max_size=12))
+def test_columns_convert_to_the_protocols_units_and_back(line: str) -> None:
+    """The protocol counts UTF-16 code units; a die emoji in a note is two of them."""
+    from boardrules.lsp.server import points, units
+
+    for col in range(len(line) + 1):
+        assert points(line, units(line, col)) == col
+    assert units(line, len(line)) == len(line.encode("utf-16-le")) // 2
+
+
+def test_a_range_after_an_emoji_is_counted_in_utf16_units() -> None:
+    from boardrules.lsp.server import to_lsp
+
+    lines = ['    note: "\U0001f3b2"; cost: "2 tme"']
+    d = to_lsp(Diagnostic("error", "E401", "unknown counter 'tme'", Span("f", 1, 25), "did you mean 'time'?"), lines)
+    assert (d.range.start.character, d.range.end.character) == (25, 28)  # character 24, then one more unit

@@ -98,16 +98,38 @@ def diagnostic_range(d: Diagnostic, lines: list[str]) -> t.Range:
 def to_lsp(d: Diagnostic, lines: list[str]) -> t.Diagnostic:
     message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
     fix = FIX.search(d.hint or "")
-    return t.Diagnostic(range=diagnostic_range(d, lines), message=message, severity=SEVERITY.get(d.severity),
-                        code=d.code, source="boardrules", data={"fix": fix.group(1)} if fix else None)
+    return t.Diagnostic(range=_in_units(diagnostic_range(d, lines), lines), message=message,
+                        severity=SEVERITY.get(d.severity), code=d.code, source="boardrules",
+                        data={"fix": fix.group(1)} if fix else None)
 
 
-def _place_range(p: Place) -> t.Range:
-    return t.Range(t.Position(p.line - 1, p.col - 1), t.Position(p.line - 1, p.end - 1))
+def units(line: str, col: int) -> int:
+    """A column counted in characters (from 0) as the protocol counts it, in UTF-16 code units."""
+    return col + sum(1 for ch in line[:col] if ord(ch) > 0xFFFF)
 
 
-def _location(p: Place) -> t.Location:
-    return t.Location(uri=from_fs_path(p.file) or p.file, range=_place_range(p))
+def points(line: str, character: int) -> int:
+    """The protocol's UTF-16 column as a column in characters (from 0)."""
+    n = 0
+    for i, ch in enumerate(line):
+        n += 2 if ord(ch) > 0xFFFF else 1
+        if n > character:
+            return i
+    return len(line)
+
+
+def _on(lines: list[str], line: int) -> str:
+    return lines[line] if 0 <= line < len(lines) else ""
+
+
+def _in_units(r: t.Range, lines: list[str]) -> t.Range:
+    return t.Range(t.Position(r.start.line, units(_on(lines, r.start.line), r.start.character)),
+                   t.Position(r.end.line, units(_on(lines, r.end.line), r.end.character)))
+
+
+def _place_range(p: Place, lines: list[str]) -> t.Range:
+    text = _on(lines, p.line - 1)
+    return t.Range(t.Position(p.line - 1, units(text, p.col - 1)), t.Position(p.line - 1, units(text, p.end - 1)))
 
 
 class BoardrulesServer:
@@ -131,6 +153,16 @@ class BoardrulesServer:
         uri = from_fs_path(path)
         doc = self.ls.workspace.text_documents.get(uri) if uri else None
         return doc.source if doc is not None else None
+
+    def _location(self, p: Place) -> t.Location:
+        return t.Location(uri=from_fs_path(p.file) or p.file, range=_place_range(p, self._lines(p.file)))
+
+    def _lines(self, path: str) -> list[str]:
+        return _lines(path, self._text(path))
+
+    def _column(self, path: str, pos: t.Position) -> int:
+        """The request's column in characters, from 1."""
+        return points(_on(self._lines(path), pos.line), pos.character) + 1
 
     def _publish(self, found: dict[str, list[Diagnostic]]) -> None:
         for path, items in found.items():
@@ -195,13 +227,13 @@ class BoardrulesServer:
         st = self.ws.packs.get(Path(real(str(pack_root(Path(path))))))
         if st is None:
             return None, path, None
-        return st, path, st.index.at(path, pos.line + 1, pos.character + 1)
+        return st, path, st.index.at(path, pos.line + 1, self._column(path, pos))
 
     def definition(self, params: t.DefinitionParams) -> list[t.Location] | None:
         st, _, target = self._at(params.text_document.uri, params.position)
         if st is None or target is None:
             return None
-        return [_location(d.place) for d in st.index.definitions(target)] or None
+        return [self._location(d.place) for d in st.index.definitions(target)] or None
 
     def references(self, params: t.ReferenceParams) -> list[t.Location] | None:
         st, _, target = self._at(params.text_document.uri, params.position)
@@ -210,24 +242,24 @@ class BoardrulesServer:
         out = []
         for d in st.index.definitions(target):
             if params.context.include_declaration:
-                out.append(_location(d.place))
-            out += [_location(u.place) for u in st.index.references(d)]
+                out.append(self._location(d.place))
+            out += [self._location(u.place) for u in st.index.references(d)]
         return out or None
 
     def hover(self, params: t.HoverParams) -> t.Hover | None:
         path = real(to_fs_path(params.text_document.uri) or params.text_document.uri)
         lines = _lines(path, self._text(path))
-        line = lines[params.position.line] if params.position.line < len(lines) else ""
-        word = next((m.group() for m in _WORD.finditer(line)
-                     if m.start() <= params.position.character <= m.end()), "")
+        line = _on(lines, params.position.line)
+        col = points(line, params.position.character)
+        word = next((m.group() for m in _WORD.finditer(line) if m.start() <= col <= m.end()), "")
         text = code_text(word)
         if text is None:
             text = self._name_hover(params)
         if text is None:  # over a problem: what its code means
-            pos = params.position
+            here = (params.position.line, col)
             for d in self.shown.get(path, []):
                 r = diagnostic_range(d, lines)
-                if (r.start.line, r.start.character) <= (pos.line, pos.character) <= (r.end.line, r.end.character):
+                if (r.start.line, r.start.character) <= here <= (r.end.line, r.end.character):
                     text = code_text(d.code)
                     break
         return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text)) if text else None
@@ -250,7 +282,7 @@ class BoardrulesServer:
         st = self.ws.packs.get(Path(real(str(pack_root(Path(path))))))
         if st is None:
             return []
-        return outline(st.index, path)
+        return outline(st.index, path, self._lines(path))
 
     def _linked(self, uri: str) -> bool:
         """Whether completion in this file can be answered without linking (its module's rules are at hand)."""
@@ -267,7 +299,7 @@ class BoardrulesServer:
             return t.CompletionList(is_incomplete=False, items=[])
         mid = st.index.module_of(path)
         rules = self.ws.rules_for(st, mid) if mid else None
-        items = complete(st.index, rules, path, lines, params.position.line + 1, params.position.character + 1)
+        items = complete(st.index, rules, path, lines, params.position.line + 1, self._column(path, params.position))
         return t.CompletionList(is_incomplete=False, items=[
             t.CompletionItem(label=i.label, kind=KINDS.get(i.kind), detail=i.detail,
                              documentation=i.documentation, sort_text=f"{i.rank}{i.label}") for i in items])
@@ -335,7 +367,7 @@ class BoardrulesServer:
             return self.code_actions(params)
 
 
-def outline(index: Index, path: str) -> list[t.DocumentSymbol]:
+def outline(index: Index, path: str, lines: list[str]) -> list[t.DocumentSymbol]:
     """The file's actions, procedures, triggers, setup and scoring steps, phases and other declarations, in
     file order; a piece kind's properties and a track's markers below it."""
     mine = [d for d in index.decls if d.place.file == path and d.section != "modules"]
@@ -343,14 +375,14 @@ def outline(index: Index, path: str) -> list[t.DocumentSymbol]:
     for d in mine:
         if d.section in ("properties", "markers") and d.parent:
             parent_section = "pieces" if d.section == "properties" else "tracks"
-            r = _place_range(d.place)
+            r = _place_range(d.place, lines)
             children.setdefault((parent_section, d.parent), []).append(t.DocumentSymbol(
                 name=d.name, kind=t.SymbolKind.Property, range=r, selection_range=r, detail=d.section[:-1]))
     out = []
     for d in sorted(mine, key=lambda d: (d.place.line, d.place.col)):
         if d.section not in SYMBOLS:
             continue
-        r = _place_range(d.place)
+        r = _place_range(d.place, lines)
         out.append(t.DocumentSymbol(name=d.name, kind=SYMBOLS[d.section], range=r, selection_range=r,
                                     detail=d.section, children=children.get((d.section, d.name)) or None))
     return out
