@@ -360,3 +360,12 @@ def test_a_range_after_an_emoji_is_counted_in_utf16_units() -> None:
     lines = ['    note: "\U0001f3b2"; cost: "2 tme"']
     d = to_lsp(Diagnostic("error", "E401", "unknown counter 'tme'", Span("f", 1, 25), "did you mean 'time'?"), lines)
     assert (d.range.start.character, d.range.end.character) == (25, 28)  # character 24, then one more unit
+
+
+def test_lsp_without_pygls_says_how_to_install(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "boardrules.lsp.server", None)  # the import fails as without the extra
+    assert main(["lsp"]) == 2
+    assert "pip install 'boardrules[lsp]'" in capsys.readouterr().err
