@@ -369,3 +369,31 @@ def test_lsp_without_pygls_says_how_to_install(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(sys.modules, "boardrules.lsp.server", None)  # the import fails as without the extra
     assert main(["lsp"]) == 2
     assert "pip install 'boardrules[lsp]'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["marriage.yaml", "game.yaml"])
+def test_every_place_of_a_shipped_module_answers_without_failing(village: Path, name: str) -> None:
+    """Completion, navigation and hover at every fifth column of every line: an answer or nothing, never an
+    exception."""
+    from boardrules.lsp.hover import declaration_text
+
+    ws = Workspace()
+    path = str(village / name)
+    text = Path(path).read_text(encoding="utf-8")
+    ws.open(path, text)
+    ws.quick(path)
+    st_ = ws.state(path)
+    index = ws.reindex(st_)
+    file = os.path.realpath(path)
+    mid = index.module_of(file)
+    rules = ws.rules_for(st_, mid)
+    lines = text.split("\n")
+    answered = 0
+    for n, line in enumerate(lines, 1):
+        for col in range(1, len(line) + 2, 5):
+            complete(index, rules, file, lines, n, col)
+            target = index.at(file, n, col)
+            for d in index.definitions(target) if target is not None else []:
+                assert declaration_text(d, rules, None).startswith(f"**{d.name}**")
+                answered += 1
+    assert answered > 100
