@@ -187,6 +187,24 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A step with `expect_error` did not fail with that code.",
        "steps: [{action: buy, player: p1, expect_error: E502}]   # p1 can pay",
        "steps: [{action: buy, player: p1}]"),
+    _c("E710", "error", "test", "a scenario with `flow: true` and `setup: false`",
+       "A flow starts from the setup (its first phase, the first player's turn), so a scenario that follows the flow "
+       "runs the setup. Give the starting state it needs with `state:`, which applies after the setup.",
+       "flow: true\nsetup: false", "flow: true\nstate: {counters: {p1.coins: 0}}"),
+    _c("E711", "error", "test", "a step failed with the expected code, but not by the refusal it names",
+       "An `expect_error` that names the refusal (`message`, `rule` or `at`) matched the code, but the error came "
+       "from another rule or said something else: the step was refused for another reason than the one meant.",
+       "expect_error: {code: E501, rule: \"me.coins >= 2\"}   # refused by the turn limit instead",
+       "expect_error: {code: E503, rule: \"once per turn\"}"),
+    _c("E712", "error", "test", "a step failed as expected before asking for all its answers",
+       "A step with `expect_error` failed with that code, but answers or rolls it scripts were never asked for: "
+       "the refusal came earlier than the scenario says, so it is likely not the one meant.",
+       "steps: [{action: sow, expect_error: E501, answers: [2]}]   # refused before the choice",
+       "steps: [{action: sow, expect_error: E501}]"),
+    _c("E713", "error", "test", "a scenario whose setup must fail has state, steps or expect",
+       "A scenario with a top-level `expect_error` shows that its setup fails; nothing runs after a failed setup, so "
+       "`state`, `steps` and `expect` would never be checked.",
+       "expect_error: E509\nsteps: [{action: work}]", "expect_error: E509"),
     _c("W801", "warning", "check", "declared but never used",
        "Nothing reads or writes this counter, zone, value, property, event, procedure or cost. Remove it, or mark "
        "it `input: true` if only scenarios or an embedding program use it.",

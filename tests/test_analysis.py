@@ -276,7 +276,7 @@ SCENARIO_MISTAKES = [
 SCHEMA_MISTAKES = [
     ("answers: [keep]}", "answers: [keep], expect_error: E5002}", "'E5002' does not have the expected form "
                                                                  "(^[EW][0-9]{3}$)"),
-    ("answers: [keep]}", "answers: [keep], expect_error: 501}", "expected string, got integer 501"),
+    ("answers: [keep]}", "answers: [keep], expect_error: 501}", "expected string or mapping, got integer 501"),
 ]
 
 

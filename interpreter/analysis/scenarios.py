@@ -20,6 +20,7 @@ from ..language.loader import load_yaml_bytes, read_file
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
+from ..tools.scenario_refusal import code_of
 
 _PLAYER = re.compile(r"^p([1-9])$")
 _WORDS = {"yes", "no", "true", "false", "none"}
@@ -70,6 +71,7 @@ class ScenarioChecker:
     def check_doc(self, doc: dict, name: str) -> None:
         """A loaded scenario whose keys are known: its names against the modules it loads."""
         top = Span(name, 1, 1)
+        self._code(doc, top)
         mods = doc.get("modules", []) or []
         missing = False
         for i, mid in enumerate(mods):
@@ -191,10 +193,7 @@ class ScenarioChecker:
     def _step(self, rules: Rules, step: dict, count: int, span: Span) -> None:
         if "end_turn" in step:
             self._player(step["end_turn"], count, _vspan(step, "end_turn", span))
-        code = step.get("expect_error")
-        if code is not None and str(code) not in CODES:
-            self.error(f"'{code}' is not a diagnostic code", _vspan(step, "expect_error", span),
-                       did_you_mean(str(code), CODES))
+        code = self._code(step, span)
         for i, answer in enumerate(step.get("answers", []) or []):
             self._answer(rules, answer, count, _ispan(step.get("answers"), i, span))
         if "action" not in step or code == "E509":  # a step expecting E509 tests that refusal on purpose
@@ -218,6 +217,14 @@ class ScenarioChecker:
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))
+
+    def _code(self, node: dict, span: Span) -> str | None:
+        """The code of the node's `expect_error` (either form), reported when it is no diagnostic code."""
+        code = code_of(node.get("expect_error"))
+        if code is not None and code not in CODES:
+            self.error(f"'{code}' is not a diagnostic code", _vspan(node, "expect_error", span),
+                       did_you_mean(code, CODES))
+        return code
 
     def _answer(self, rules: Rules, answer: Any, count: int, span: Span) -> None:
         if isinstance(answer, dict) and len(answer) == 1:

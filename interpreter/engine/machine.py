@@ -6,6 +6,7 @@ Runners and compiled expressions reach it as `frame.g`. The public, documented o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -203,7 +204,9 @@ class Machine(Choices, Payments):
                 raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {shown(variables[pname])}, "
                                       f"not one of {shown(allowed)}", a.span)
         if a.guard is not None and not check_known(a.guard(f), f):
-            raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
+            # The refusal carries the guard's text, so a scenario can name the rule that refused (`rule:`).
+            where = dataclasses.replace(a.span, text=a.guard_text) if a.span is not None else None
+            raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", where)
         if a.cost is not None:
             self.state.cause = a.cost.span
             self.pay(a.cost, f)

@@ -23,6 +23,7 @@ from ..language.loader import load_yaml_bytes, read_file
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
+from .scenario_refusal import ExpectedError
 from .scenario_setup import SetUpGames
 from .scenario_state import check_state
 
@@ -111,20 +112,47 @@ class ScenarioRunner:
             result.failures.append("the modules do not link:\n" + render_text(errors))
             return None
         players, seed, flow = int(doc.get("players", 2)), int(doc.get("seed", 1)), bool(doc.get("flow", False))
+        top = Span(file, 1, 1)
+        vspans = getattr(doc, "value_spans", {})
+        if flow and not doc.get("setup", True):
+            # A flow starts from its setup (the first phase, the first player's turn), so there is no flow to
+            # follow without one; the state a scenario wants is what `state:` overrides after the setup.
+            result.fail("E710", vspans.get("setup", top), "a scenario with `flow: true` runs the setup: "
+                        "drop `setup: false`, and give the starting state with `state:`")
+            return None
+        setup_error = ExpectedError.of(doc.get("expect_error"))
+        if setup_error is not None and any(key in doc for key in ("state", "steps", "expect")):
+            result.fail("E713", vspans.get("expect_error", top), "a scenario whose setup must fail has no "
+                        "`state`, `steps` or `expect`: nothing after a failed setup runs")
+            return None
+        game: Game | None = None
         try:
             if doc.get("setup", True):
                 game, set_up = self._set_up.start(rules, players, seed, flow, self.trace)
                 needs_setup = not set_up
             else:
                 game, needs_setup = Game(rules, players, seed, flow=flow), False
-        except BoardrulesError as err:
-            where = getattr(doc, "value_spans", {}).get("players", Span(file, 1, 1))
-            result.failures.append(render_text([_placed(err.diagnostic, where)]))
-            return None
-        game._m.coverage = self.trace
-        try:
+            game._m.coverage = self.trace
             if needs_setup:
                 game.setup()
+        except BoardrulesError as err:
+            where = vspans.get("players", top) if game is None else top
+            if setup_error is not None:
+                self._setup_failed(err, setup_error, vspans.get("expect_error", top), result)
+            else:
+                result.failures.append(render_text([_placed(err.diagnostic, where)]))
+            return game
+        except Exception as exc:  # boardrules' own failure: reported, never a traceback
+            cause = game.state.cause if game is not None else None
+            err = internal_error(exc, f"the scenario {file}", cause)
+            result.failures.append(render_text([err.diagnostic]))
+            result.internal = True
+            return game
+        if setup_error is not None:
+            result.fail("E702", vspans.get("expect_error", top),
+                        f"the setup was expected to fail with {setup_error.code}, but it succeeded")
+            return game
+        try:
             self._play(game, doc, result, file)
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
@@ -133,6 +161,17 @@ class ScenarioRunner:
             result.failures.append(render_text([err.diagnostic]))
         result.internal = any(f"error {INTERNAL}:" in failure for failure in result.failures)
         return game
+
+    @staticmethod
+    def _setup_failed(err: BoardrulesError, expected: ExpectedError, span: Span, result: Result) -> None:
+        """The setup failed, as the scenario expects: with its code, and from the refusal it names."""
+        shown_error = ":\n" + render_text([_placed(err.diagnostic, span)])
+        if err.code != expected.code:
+            result.fail("E702", span, f"the setup: expected error {expected.code}, got {err.code}", shown_error)
+            return
+        why = expected.mismatch(err.diagnostic)
+        if why is not None:
+            result.fail("E711", span, f"the setup failed with {err.code} as expected, but {why}", shown_error)
 
     def _play(self, game: Game, doc: dict, result: Result, file: str) -> None:
         if "state" in doc:
@@ -158,32 +197,44 @@ class ScenarioRunner:
         answers = [_answer(game, a) for a in step.get("answers", []) or []]
         rolls = [game._m.from_plain(r) for r in step.get("rolls", []) or []]
         decider = ScriptedDecider(answers, rolls)
-        expected_error = step.get("expect_error")
+        expected = ExpectedError.of(step.get("expect_error"))
         what = f"end_turn {step['end_turn']}" if "end_turn" in step else str(step["action"])
         where = f"{span}: step {i} ({what})"
-        before = game.state.dumps() if expected_error else None
+        before = game.state.dumps() if expected else None
         try:
             if "end_turn" in step:
                 game.end_turn(str(step["end_turn"]), decider)
             else:
                 game.act(step.get("player"), str(step["action"]), dict(step.get("params", {}) or {}), decider)
         except BoardrulesError as err:
-            if expected_error is None:
+            if expected is None:
                 result.failures.append(f"{where} failed:\n" + render_text([_placed(err.diagnostic, span)]))
                 return False
-            if err.code != expected_error:
-                result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, got {err.code}",
-                            ":\n" + render_text([_placed(err.diagnostic, span)]))
+            shown_error = ":\n" + render_text([_placed(err.diagnostic, span)])
+            if err.code != expected.code:
+                result.fail("E702", span, f"step {i} ({what}): expected error {expected.code}, got {err.code}",
+                            shown_error)
+                return False
+            why = expected.mismatch(err.diagnostic)
+            if why is not None:
+                result.fail("E711", span, f"step {i} ({what}): failed with {err.code} as expected, but {why}",
+                            shown_error)
                 return False
             if game.state.dumps() != before:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
+            left = shown([*decider.answers, *decider.rolls])
+            if left != "[]":
+                # The refusal came before the step reached the answers it scripts: likely not the one meant.
+                result.fail("E712", span, f"step {i} ({what}): failed with {err.code} as expected, but answers or "
+                            f"rolls were never asked for: {left}", shown_error)
+                return False
             return True
         left = shown([*decider.answers, *decider.rolls])  # as the scenario writes them: [{p2: $q4}, 3]
-        if expected_error is not None:
+        if expected is not None:
             # Answers left over usually say why the error never came: the rule that should fail never asked.
             unused = f"; answers or rolls never asked for: {left}" if left != "[]" else ""
-            result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, but it succeeded{unused}")
+            result.fail("E702", span, f"step {i} ({what}): expected error {expected.code}, but it succeeded{unused}")
             return False
         if left != "[]":
             result.failures.append(f"{where}: answers or rolls never asked for: {left}")
