@@ -625,7 +625,8 @@ class Linker:
             per = b.rules.values[per].data if b.rules.values[per].kind == "const" else None
         per_turn = None if per == "any" else _count(per)
         if per != "any" and (per_turn is None or per_turn < 1):
-            self.diags.error("E201", "turns.actions is a whole number of at least 1, or 'any'",
+            self.diags.error("E201", "turns.actions is a whole number of at least 1, the name of a number value, "
+                             "or 'any'",
                              _vspan(node, "actions", span))
             per_turn = 1
         return TurnsDef(first, until, until_fn, per_turn, span)
