@@ -89,8 +89,8 @@ class Payments:
         floors = self.rules.floors
         low = floors.get(key)
         if low is None:
-            name = key.split(".", 1)[-1].split("[", 1)[0]
-            low = self.rules.counters[name].min
+            name, _, cell = key.split(".", 1)[-1].partition("[")
+            low = self.rules.counters[name].limits_of(cell[:-1] or None)[0]
             low = floors[key] = low if low is not None else -(10**9)
         return low
 

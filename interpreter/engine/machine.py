@@ -59,6 +59,11 @@ class Machine(Choices, Payments):
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
         }
+        # Counters limited per key: (min, max) of each key, looked up by the cell's key.
+        self._key_bounds = {
+            c.name: {k: (low, rules.resolve_int(high, n)) for k, (low, high) in c.key_limits.items()}
+            for c in rules.counters.values() if c.key_limits
+        }
         self._lay_out()
 
     # ---------------------------------------------------------------- building the state
@@ -325,6 +330,8 @@ class Machine(Choices, Payments):
         if type(value) is int:
             self.budget.number(value, self.state.cause)
             low, high = self._bounds[counter]
+            if counter in self._key_bounds:
+                low, high = self._key_bounds[counter][key[key.rindex("[") + 1:-1]]
             if low is not None and value < low:
                 raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
                                       self.state.cause)

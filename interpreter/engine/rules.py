@@ -21,10 +21,19 @@ class CounterDecl:
     keys: tuple[str, ...] | None
     initial: Any  # an int, a value name, or None for 0
     min: int | None
-    max: int | None
+    max: int | str | None  # a number or a value name
     span: Span
     overflow: str = "refuse"  # above max: refuse (E508), discard (stop at max), carry (the excess to carry_to)
     carry_to: str | None = None
+    # A keyed counter's limits per key (min, max), when `min` or `max` is a mapping; `min`/`max` above are then
+    # the widest of them (what holds for every key), which is what range analysis may rely on.
+    key_limits: dict[str, tuple[int | None, int | str | None]] = field(default_factory=dict)
+
+    def limits_of(self, key: str | None) -> tuple[int | None, int | str | None]:
+        """The (min, max) of one cell: a key of a keyed counter, or None for the counter as a whole."""
+        if key is not None and key in self.key_limits:
+            return self.key_limits[key]
+        return self.min, self.max
 
 
 @dataclass

@@ -249,7 +249,8 @@ class _Writer:
             self.line(depth, f"{old} = st.counters.get({key}, _MISSING)")
         c = self.rules.counters.get(n.counter)
         general = f"g.set_counter({key}, {str(n.counter)!r}, {value})"
-        if c is None or c.name in self.rules.watchers or not all(type(b) in (int, type(None)) for b in (c.min, c.max)):
+        if c is None or c.name in self.rules.watchers or c.key_limits or \
+                not all(type(b) in (int, type(None)) for b in (c.min, c.max)):
             self.line(depth, general)
             return
         # The machine's range checks and the store's journal entry, written out for a number within range; the

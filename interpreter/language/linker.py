@@ -87,6 +87,10 @@ def _count(value: Any) -> int | None:
     return None
 
 
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _bare(value: Any) -> Any:
     """YAML data without its position wrappers, as it may be stored in a game state."""
     if isinstance(value, str):
@@ -269,6 +273,52 @@ class Linker:
                 continue
             seen[name] = (section, d)
 
+    def _per_key(self, name: str, mapping: dict[Any, Any], keys: tuple[str, ...] | None, what: str, span: Span
+                 ) -> dict[str, Any]:
+        """A mapping of key -> number for a keyed counter's `initial`, `min` or `max` (keys checked)."""
+        if keys is None:
+            self.diags.error("E415", f"'{name}' has no keys, so its {what} is one number, not a mapping of key "
+                             f"to number", span, f"write {what}: N, or give '{name}' keys")
+            return {}
+        out: dict[str, Any] = {}
+        for key, value in mapping.items():
+            if str(key) not in keys:
+                self.diags.error("E416", f"'{key}' is not a key of '{name}' ({', '.join(keys)})",
+                                 _kspan(mapping, key, span), did_you_mean(str(key), keys))
+            else:
+                out[str(key)] = value
+        return out
+
+    def _limits(self, name: str, n: dict[str, Any], keys: tuple[str, ...] | None, span: Span
+                ) -> tuple[int | None, int | str | None, dict[str, tuple[int | None, int | str | None]]]:
+        """A counter's (min, max), and for a keyed counter whose `min` or `max` is a mapping, its limits per key.
+
+        `min: null` is no floor; a key a `min` mapping leaves out keeps the floor 0, one a `max` mapping leaves out
+        has no cap. The (min, max) returned for such a counter is the widest over its keys."""
+        raw_low: Any = n.get("min", 0)
+        raw_high: Any = n.get("max")
+        per_low = isinstance(raw_low, dict)
+        per_high = isinstance(raw_high, dict)
+        low: int | None = raw_low if _whole(raw_low) else None if raw_low is None or per_low else 0
+        high: int | str | None = raw_high if _whole(raw_high) or isinstance(raw_high, str) else None
+        if not (per_low or per_high):
+            return low, high, {}
+        lows = self._per_key(name, raw_low, keys, "min", _vspan(n, "min", span)) if per_low else {}
+        highs = self._per_key(name, raw_high, keys, "max", _vspan(n, "max", span)) if per_high else {}
+        if not keys:
+            return (0 if per_low else low), (None if per_high else high), {}
+        limits: dict[str, tuple[int | None, int | str | None]] = {}
+        for key in keys:
+            k_low = (lows.get(key, 0) if per_low else low)
+            k_high = (highs.get(key) if per_high else high)
+            limits[key] = (k_low if _whole(k_low) else None, k_high if _whole(k_high) else None)
+        floors = [k_low for k_low, _ in limits.values()]
+        caps = [k_high for _, k_high in limits.values()]
+        widest_low = None if any(f is None for f in floors) else min(f for f in floors if f is not None)
+        widest_high = None if any(c is None for c in caps) or any(isinstance(c, str) for c in caps) else \
+            max(int(c) for c in caps if c is not None)
+        return widest_low, widest_high, limits
+
     def _declare(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
         for name, d in self._section(decls, "sets"):
             items = tuple(str(x) for x in d.node) if isinstance(d.node, list) else ()
@@ -288,7 +338,9 @@ class Linker:
                 keys = tuple(str(k) for k in keys)
                 rules.symbols.update(keys)
             initial = n.get("initial", 0)
-            if isinstance(initial, dict) and "unknown" in initial:
+            if isinstance(initial, dict) and "unknown" not in initial:
+                initial = self._per_key(name, initial, keys, "initial", _vspan(n, "initial", d.span))
+            elif isinstance(initial, dict) and "unknown" in initial:
                 initial = Unknown(name, str(initial["unknown"]))
                 rules.unknowns.append((name, initial.note, _vspan(n, "initial", d.span)))
             elif isinstance(initial, str) and initial not in rules.values:
@@ -297,12 +349,9 @@ class Linker:
             elif isinstance(initial, str) and rules.values[initial].kind == "expr":
                 self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
                                  _vspan(n, "initial", d.span), "use a number or a player-count table")
-            low = n.get("min", 0)
-            low = low if isinstance(low, int) and not isinstance(low, bool) else 0
-            high = n.get("max")
-            high = high if isinstance(high, int | str) and not isinstance(high, bool) else None
+            low, high, key_limits = self._limits(name, n, keys, d.span)
             rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
-                                               str(n.get("overflow", "refuse")), n.get("carry_to"))
+                                               str(n.get("overflow", "refuse")), n.get("carry_to"), key_limits)
         for name, d in self._section(decls, "counters"):
             watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "pieces"):

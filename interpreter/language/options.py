@@ -111,7 +111,7 @@ def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnos
         if any(type_of(v) != "int" for v in value.values()):
             diags.error("E402", f"option '{name}' gives each key a whole number", span)
             return False
-        if not all(_in_bounds(rules, name, f"{name}.{k}", n, span, diags) for k, n in value.items()):
+        if not all(_in_bounds(rules, name, f"{name}.{k}", n, span, diags, str(k)) for k, n in value.items()):
             return False
         declared = c.initial
         # A key the option leaves out keeps the starting value the rules give it.
@@ -129,15 +129,19 @@ def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnos
     return True
 
 
-def _in_bounds(rules: Rules, name: str, shown: str, value: int, span: Span, diags: Diagnostics) -> bool:
-    """A counter's starting value within the counter's own `min` and `max`, as the rules' own would have to be."""
+def _in_bounds(rules: Rules, name: str, shown: str, value: int, span: Span, diags: Diagnostics,
+               key: str | None = None) -> bool:
+    """A counter's starting value within the counter's own `min` and `max` (of that key, when it has limits per
+    key; of every key, when one value starts them all), as the rules' own would have to be."""
     c = rules.counters[name]
-    high = c.max
+    if key is None and c.key_limits:
+        return all(_in_bounds(rules, name, shown, value, span, diags, k) for k in c.key_limits)
+    low, high = c.limits_of(key)
     if isinstance(high, str):
         v = rules.values.get(high)
         high = v.data if v is not None and v.kind == "const" and type_of(v.data) == "int" else None
-    if c.min is not None and value < c.min:
-        diags.error("E402", f"option '{shown}' is {value}, below the counter's minimum {c.min}", span)
+    if low is not None and value < low:
+        diags.error("E402", f"option '{shown}' is {value}, below the counter's minimum {low}", span)
         return False
     if high is not None and value > high:
         diags.error("E402", f"option '{shown}' is {value}, above the counter's maximum {high}", span)

@@ -76,7 +76,7 @@ def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics)
         if c.carry_to is not None:
             diags.error("E402", f"carry_to needs overflow: carry (counter '{c.name}' has {c.overflow})", span)
         return
-    if c.max is None:
+    if c.max is None and all(high is None for _, high in c.key_limits.values()):
         diags.error("E402", f"counter '{c.name}' overflows only above a max, and it has none", span)
     target = rules.counters.get(str(c.carry_to))
     if target is None:

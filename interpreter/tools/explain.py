@@ -140,10 +140,19 @@ class Book:
             keys = f" of each of {', '.join(words(k) for k in c.keys)}" if c.keys else ""
             initial = c.initial
             start = (f"unknown: {initial.note}" if hasattr(initial, "note") else
-                     self.x.sp.name(initial) if isinstance(initial, str) else str(initial or 0))
-            bounds = f", never below {c.min}" if c.min else ""
+                     self.x.sp.name(initial) if isinstance(initial, str) else
+                     ", ".join(f"{n} {words(k)}" for k, n in initial.items()) + " (others 0)"
+                     if isinstance(initial, dict) else str(initial or 0))
+            bounds = f", never below {c.min}" if c.min else ", without a floor" if c.min is None else ""
             bounds += f", at most {self.x.sp.name(c.max) if isinstance(c.max, str) else c.max}" if c.max is not None \
                 else ""
+            if c.key_limits:  # limits per key: say each key's own
+                bounds = "".join(
+                    f"; {words(k)}" + (f" never below {low}" if low else "") + (" and" if low and high is not None
+                                                                                 else "")
+                    + (f" at most {high}" if high is not None else "") + ("" if low or high is not None
+                                                                          else " without a floor")
+                    for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
         for kind, props in r.kinds.items():
             said = ", ".join(f"{words(p)}" + ("" if t == "any" else f" ({t})") for p, t in props.items())

@@ -37,6 +37,10 @@ class Checker:
                 continue
             name = key.rpartition(".")[2].partition("[")[0]
             low, high = self.bounds.get(name, (None, None))
+            decl = rules.counters.get(name)
+            if decl is not None and decl.key_limits:
+                low, raw_high = decl.limits_of(key[key.rindex("[") + 1:-1])
+                high = rules.resolve_int(raw_high, len(game.players))
             if (low is not None and value < low) or (high is not None and value > high):
                 decl = rules.counters[name]
                 return Violation(f"counters.{name}", str(decl.span), f"counter {key} is {value}, outside "

@@ -144,8 +144,8 @@ class ScenarioRunner:
             return game
         except Exception as exc:  # boardrules' own failure: reported, never a traceback
             cause = game.state.cause if game is not None else None
-            err = internal_error(exc, f"the scenario {file}", cause)
-            result.failures.append(render_text([err.diagnostic]))
+            own = internal_error(exc, f"the scenario {file}", cause)
+            result.failures.append(render_text([own.diagnostic]))
             result.internal = True
             return game
         if setup_error is not None:
@@ -157,8 +157,8 @@ class ScenarioRunner:
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
         except Exception as exc:  # one broken scenario must not stop the others, nor print a traceback
-            err = internal_error(exc, f"the scenario {file}", game.state.cause)
-            result.failures.append(render_text([err.diagnostic]))
+            own = internal_error(exc, f"the scenario {file}", game.state.cause)
+            result.failures.append(render_text([own.diagnostic]))
         result.internal = any(f"error {INTERNAL}:" in failure for failure in result.failures)
         return game
 
