@@ -145,3 +145,47 @@ def test_options_respect_each_keys_limits(tmp_path: Path) -> None:
     set_options(rules, {"stock": ({"wood": 60, "stone": -2}, span)}, diags)
     assert diags.items == []
     assert rules.counters["stock"].initial == {"grain": 2, "wood": 60, "stone": -2}
+
+
+TABLES = """
+module: t
+title: T
+players: {min: 1, max: 3}
+sets:
+  goods: [grain, wood]
+values:
+  start_grain: {by_players: {1: 4, 2: 3, 3: 2}}
+  grain_cap: {by_players: {1: 6, 2: 5, 3: 4}}
+counters:
+  stock: {per: player, keys: goods, initial: {grain: start_grain, wood: 1}, max: {grain: grain_cap},
+          overflow: discard}
+actions:
+  gain:
+    title: Gain
+    do: ["me.stock[grain] += 9"]
+"""
+
+
+@BOTH
+@pytest.mark.parametrize(("players", "start", "cap"), [(1, 4, 6), (3, 2, 4)])
+def test_a_keys_start_and_cap_may_be_player_count_tables(tmp_path: Path, mode: Callable[[Rules], Rules],
+                                                         players: int, start: int, cap: int) -> None:
+    rules, diags = link_texts(tmp_path, TABLES)
+    assert diags.items == []
+    g = Game(mode(rules), players)
+    g.setup()
+    assert (g.state.counters["p1.stock[grain]"], g.state.counters["p1.stock[wood]"]) == (start, 1)
+    g.act("p1", "gain")
+    assert g.state.counters["p1.stock[grain]"] == cap
+
+
+@pytest.mark.parametrize(("written", "code", "message"), [
+    ("initial: {grain: strat_grain}", "E401", "unknown value 'strat_grain'"),
+    ("max: {grain: colour}", "E402", "'colour' is not a number fixed before play"),
+])
+def test_a_keys_value_must_be_a_fixed_number(tmp_path: Path, written: str, code: str, message: str) -> None:
+    text = TABLES.replace("  grain_cap:", "  colour: red\n  grain_cap:").replace(
+        "initial: {grain: start_grain, wood: 1}, max: {grain: grain_cap}", written)
+    _, diags = link_texts(tmp_path, text)
+    errors = [(d.code, d.message) for d in diags.items if d.severity == "error"]
+    assert errors and errors[0] == (code, message), errors

@@ -273,8 +273,8 @@ class Linker:
                 continue
             seen[name] = (section, d)
 
-    def _per_key(self, name: str, mapping: dict[Any, Any], keys: tuple[str, ...] | None, what: str, span: Span
-                 ) -> dict[str, Any]:
+    def _per_key(self, rules: Rules, name: str, mapping: dict[Any, Any], keys: tuple[str, ...] | None, what: str,
+                 span: Span) -> dict[str, Any]:
         """A mapping of key -> number for a keyed counter's `initial`, `min` or `max` (keys checked)."""
         if keys is None:
             self.diags.error("E415", f"'{name}' has no keys, so its {what} is one number, not a mapping of key "
@@ -285,11 +285,25 @@ class Linker:
             if str(key) not in keys:
                 self.diags.error("E416", f"'{key}' is not a key of '{name}' ({', '.join(keys)})",
                                  _kspan(mapping, key, span), did_you_mean(str(key), keys))
+            elif isinstance(value, str) and self._fixed_number(rules, value, _vspan(mapping, key, span)) is None:
+                continue
             else:
                 out[str(key)] = value
         return out
 
-    def _limits(self, name: str, n: dict[str, Any], keys: tuple[str, ...] | None, span: Span
+    def _fixed_number(self, rules: Rules, value: str, span: Span) -> str | None:
+        """A value name that a key's start or limit may use: a number or a player-count table, fixed before play."""
+        v = rules.values.get(value)
+        if v is None:
+            self.diags.error("E401", f"unknown value '{value}'", span, did_you_mean(value, rules.values))
+            return None
+        if v.kind not in ("const", "by_players", "unknown") or rules.value_type(value) not in ("int", "any"):
+            self.diags.error("E402", f"'{value}' is not a number fixed before play", span,
+                             "use a number or a player-count table")
+            return None
+        return value
+
+    def _limits(self, rules: Rules, name: str, n: dict[str, Any], keys: tuple[str, ...] | None, span: Span
                 ) -> tuple[int | None, int | str | None, dict[str, tuple[int | None, int | str | None]]]:
         """A counter's (min, max), and for a keyed counter whose `min` or `max` is a mapping, its limits per key.
 
@@ -303,16 +317,17 @@ class Linker:
         high: int | str | None = raw_high if _whole(raw_high) or isinstance(raw_high, str) else None
         if not (per_low or per_high):
             return low, high, {}
-        lows = self._per_key(name, raw_low, keys, "min", _vspan(n, "min", span)) if per_low else {}
-        highs = self._per_key(name, raw_high, keys, "max", _vspan(n, "max", span)) if per_high else {}
+        lows = self._per_key(rules, name, raw_low, keys, "min", _vspan(n, "min", span)) if per_low else {}
+        highs = self._per_key(rules, name, raw_high, keys, "max", _vspan(n, "max", span)) if per_high else {}
         if not keys:
             return (0 if per_low else low), (None if per_high else high), {}
         limits: dict[str, tuple[int | None, int | str | None]] = {}
         for key in keys:
             k_low = (lows.get(key, 0) if per_low else low)
             k_high = (highs.get(key) if per_high else high)
-            limits[key] = (k_low if _whole(k_low) else None, k_high if _whole(k_high) else None)
-        floors = [k_low for k_low, _ in limits.values()]
+            limits[key] = (k_low if _whole(k_low) else None,
+                           k_high if _whole(k_high) or isinstance(k_high, str) else None)
+        floors: list[int | None] = [k_low for k_low, _ in limits.values()]
         caps = [k_high for _, k_high in limits.values()]
         widest_low = None if any(f is None for f in floors) else min(f for f in floors if f is not None)
         widest_high = None if any(c is None for c in caps) or any(isinstance(c, str) for c in caps) else \
@@ -339,7 +354,7 @@ class Linker:
                 rules.symbols.update(keys)
             initial = n.get("initial", 0)
             if isinstance(initial, dict) and "unknown" not in initial:
-                initial = self._per_key(name, initial, keys, "initial", _vspan(n, "initial", d.span))
+                initial = self._per_key(rules, name, initial, keys, "initial", _vspan(n, "initial", d.span))
             elif isinstance(initial, dict) and "unknown" in initial:
                 initial = Unknown(name, str(initial["unknown"]))
                 rules.unknowns.append((name, initial.note, _vspan(n, "initial", d.span)))
@@ -349,7 +364,7 @@ class Linker:
             elif isinstance(initial, str) and rules.values[initial].kind == "expr":
                 self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
                                  _vspan(n, "initial", d.span), "use a number or a player-count table")
-            low, high, key_limits = self._limits(name, n, keys, d.span)
+            low, high, key_limits = self._limits(rules, name, n, keys, d.span)
             rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
                                                str(n.get("overflow", "refuse")), n.get("carry_to"), key_limits)
         for name, d in self._section(decls, "counters"):
