@@ -189,3 +189,16 @@ def test_a_keys_value_must_be_a_fixed_number(tmp_path: Path, written: str, code:
     _, diags = link_texts(tmp_path, text)
     errors = [(d.code, d.message) for d in diags.items if d.severity == "error"]
     assert errors and errors[0] == (code, message), errors
+
+
+def test_simulates_invariant_check_uses_each_keys_limits(tmp_path: Path) -> None:
+    from boardrules.tools.invariants import Checker
+
+    g = game(tmp_path, compiled)
+    g.act("p1", "gain", {"n": 9})
+    g.act("p1", "spend", {"n": 2})
+    checker = Checker(g.rules, 1)
+    assert checker.check(g) is None  # wood above grain's cap, stone below zero: both allowed for their key
+    g.state.counters["p1.stock[grain]"] = 7
+    found = checker.check(g)
+    assert found is not None and found.message == "counter p1.stock[grain] is 7, outside 0..5"
