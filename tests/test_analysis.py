@@ -460,3 +460,111 @@ def test_a_cycle_through_an_action_taken_by_a_trigger(tmp_path: Path) -> None:
     (d,) = check(tmp_path / "bad", HEAD + body)
     assert (d.code, d.message) == ("E813", "these rules can run each other without bound: actions.go, triggers.t")
     assert check(tmp_path / "good", HEAD + body.replace("'take go()'", "{may: {do: ['take go()']}}")) == []
+
+
+# ---------------------------------------------------------------- no false alarms: reads outside rule bodies
+
+SIBLING_BASE = """
+module: b
+title: B
+players: {min: 1, max: 4}
+counters:
+  coins: {per: player, initial: 2}
+  points: {per: player, output: true}
+zones:
+  pile: {per: game}
+actions:
+  a: {cost: '1 coins', do: ['me.points += 1']}
+  c: {do: ['me.coins += 1', 'create token in pile']}
+pieces:
+  token: {}
+"""
+
+
+@pytest.mark.parametrize(("x", "y"), [
+    ("wrap:\n  actions.a: {after: ['me.points += 1']}\n", "wrap:\n  actions.c: {before: ['me.points += 1']}\n"),
+    ("wrap:\n  actions.a: {after: ['me.points += 1']}\n", "wrap:\n  actions.a: {before: ['me.points += 1']}\n"),
+    ("extend:\n  zones.pile: {capacity: 9}\n", "extend:\n  counters.coins: {max: 9}\n"),
+    ("invariants:\n  x_ok: 'count(pile) >= 0'\n", "invariants:\n  y_ok: {check: 'me.coins >= 0', per: player}\n"),
+    ("hidden:\n  pile: all\n", "hidden:\n  coins: others\n"),
+])
+def test_sibling_modules_may_each_add_hooks_extensions_invariants_and_hidden(tmp_path: Path, x: str, y: str) -> None:
+    mx = "module: x\ntitle: X\nrequires: [b]\n" + x
+    my = "module: y\ntitle: Y\nrequires: [b]\n" + y
+    assert found(tmp_path, SIBLING_BASE, mx, my) == []
+
+
+def test_reads_by_the_ranking_invariants_thresholds_overflow_and_extensions_count(tmp_path: Path) -> None:
+    base = HEAD + """
+values:
+  goal: 10
+  limit_value: 0
+  room: 5
+counters:
+  points: {per: player}
+  level: {per: player}
+  coins: {per: player, initial: 1, max: 5, overflow: carry, carry_to: fame}
+  fame: {per: player}
+  stock: {per: game, initial: 3}
+zones:
+  pile: {per: game}
+pieces:
+  token: {}
+triggers:
+  milestone:
+    on: {change: points, crosses: goal}
+    do: ['me.coins += 1']
+actions:
+  gain: {cost: '1 coins', do: ['me.points += 1', 'me.level += 1', 'stock -= 1', 'create token in pile']}
+flow:
+  phases:
+    play: {turns: {until: each_once}, actions: [gain]}
+  end: {when: round_number > 3}
+  ranking: [me.points, me.level, me.fame]
+invariants:
+  stock_ok: 'stock >= limit_value'
+"""
+    ext = "module: e\ntitle: E\nrequires: [t]\nextend:\n  zones.pile: {capacity: room}\n"
+    assert found(tmp_path / "ok", base, ext) == []
+    # The same pack without those reads: each one was what kept its name from a warning.
+    bare = (base.replace("  ranking: [me.points, me.level, me.fame]\n", "").replace("crosses: goal", "crosses: 10")
+            .replace("invariants:\n  stock_ok: 'stock >= limit_value'\n", "")
+            .replace(", max: 5, overflow: carry, carry_to: fame", ""))
+    got = {(c, m.split("'")[1]) for c, _, m in found(tmp_path / "bare", bare, ext.replace("room", "5"))}
+    assert got == {("W801", "goal"), ("W801", "limit_value"), ("W801", "room"), ("W802", "level"),
+                   ("W802", "stock"), ("W801", "fame")}
+
+
+def test_a_piece_property_named_like_a_counter_is_not_a_use_of_the_counter(tmp_path: Path) -> None:
+    body = """
+counters:
+  tally: {per: player}
+pieces:
+  token: {properties: {tally: {type: int, default: 0}}}
+zones:
+  pile: {per: game}
+actions:
+  a: {do: ['me.tally += 1', 'create token in pile']}
+  b: {do: [choose t from pile, '$t.tally += 1', 'require $t.tally < 9 else "full"']}
+"""
+    got = found(tmp_path, HEAD + body)
+    assert [(c, m) for c, _, m in got] == [("W802", "counter 'tally' is written but never read")]
+    both = body.replace("'me.tally += 1'", "'me.tally += 1', 'require me.tally < 9 else \"full\"'")
+    assert found(tmp_path / "read", HEAD + both) == []
+
+
+@pytest.mark.parametrize(("default", "words"), [("0", "0"), ("false", "false")])
+def test_a_property_with_a_default_is_not_said_to_have_none(tmp_path: Path, default: str, words: str) -> None:
+    kind = "int" if default == "0" else "bool"
+    body = f"""
+pieces:
+  token: {{properties: {{worn: {{type: {kind}, default: {default}}}}}}}
+zones:
+  pile: {{per: game}}
+actions:
+  a: {{do: ['create token in pile']}}
+  b: {{do: [choose t from pile, 'require $t.worn == $t.worn else "never"']}}
+"""
+    got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
+    assert got == [("W803", f"property 'worn' is read, but no rule or setup ever sets it and it is always its "
+                            f"default ({words})")]

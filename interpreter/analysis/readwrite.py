@@ -33,7 +33,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         for name, decl in facts.decls[section].items():
             if name in facts.inputs and name in facts.outputs:
                 continue
-            if not facts.used(name, *_ANY_USE):
+            if not facts.used(name, *_ANY_USE, section=section):
                 if name not in facts.inputs and name not in facts.outputs:
                     diags.warning("W801", f"{what} '{name}' is declared but never used", decl.span,
                                   "remove it, or mark it input: true if only scenarios or a program use it")
@@ -47,7 +47,15 @@ def check(facts: Facts, diags: Diagnostics) -> None:
             elif (read and not written and name not in facts.inputs and name not in paid_unprovided
                   and section in _START and not _starts_provided(decl)):
                 diags.warning("W803", f"{what} '{name}' is read, but no rule or setup ever sets it and it "
-                              f"{_START[section]}", decl.span, "mark it input: true if scenarios or a program set it")
+                              f"{_start(decl)}", decl.span, "mark it input: true if scenarios or a program set it")
+
+
+def _start(decl: Decl) -> str:
+    """How a declaration starts, in words: a property with a default of 0 or false has one."""
+    default = decl.node.get("default") if isinstance(decl.node, dict) else None
+    if decl.section == "properties" and default is not None:
+        return f"is always its default ({str(default).lower() if isinstance(default, bool) else default})"
+    return _START[decl.section]
 
 
 def _written(facts: Facts, section: str, name: str) -> bool:
@@ -55,13 +63,13 @@ def _written(facts: Facts, section: str, name: str) -> bool:
         return bool(facts.used(name, "fill"))
     if section == "events":
         return bool(facts.used(name, "emit", "defer"))
-    return bool(facts.used(name, "write", "increase"))
+    return bool(facts.used(name, "write", "increase", section=section))
 
 
 def _read(facts: Facts, section: str, name: str) -> bool:
     if section == "events":
         return bool(facts.used(name, "on", "until"))
-    return bool(facts.used(name, "read", "pay", "call", "cost"))
+    return bool(facts.used(name, "read", "pay", "call", "cost", section=section))
 
 
 def _costs(facts: Facts, diags: Diagnostics) -> set[str]:

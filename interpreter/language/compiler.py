@@ -416,6 +416,7 @@ class ExprCompiler:
         r = self.rules
         if (isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces and name in r.properties
                 and name not in PIECE_BUILTINS):
+            r.denote(node, "properties")
             # A piece being iterated out of a zone exists, and its record is bound next to it: read the property
             # without the checks. The default is its own kind's (a kind that does not declare it gives none).
             ptype = declared(r.properties[name])
@@ -433,6 +434,7 @@ class ExprCompiler:
         obj, t = self._src(node.obj, scope, gen)
         if t == PLAYER:
             if name in r.counters and r.counters[name].per == "player":
+                r.denote(node, "counters")
                 if r.counters[name].keys is not None:
                     return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})", FAMILY
                 return f"{gen.state()}.counters[{_joined(gen.pid(obj), _Text('.' + name))}]", INT
@@ -450,6 +452,7 @@ class ExprCompiler:
             if name in PIECE_BUILTINS:
                 return f"f.g.piece_builtin({obj}, {name!r})", PIECE_BUILTINS[name]
             if name in r.properties:
+                r.denote(node, "properties")
                 return f"_prop(f, {obj}, {name!r})", declared(r.properties[name])
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))

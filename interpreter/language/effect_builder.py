@@ -385,6 +385,7 @@ class Builder:
                 if c.keys is not None:
                     raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
                 name = target.name
+                r.denote(target, "counters")
                 return self._counter_set(t.at(n.pos), lambda f: f"{obj(f).id}.{name}", name, n.op, value, vt, n, t)
             if ot in (PIECE, ANY):
                 if target.name not in r.properties:
@@ -395,6 +396,8 @@ class Builder:
                 if n.op == "=" and not _assignable(ptype, vt):
                     msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
                     raise _Reported(CompileError("E402", msg, n.value.pos), t)
+                if ot == PIECE:
+                    r.denote(target, "properties")
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 

@@ -573,7 +573,7 @@ class Linker:
             kspan = rspans[i] if rspans and i < len(rspans) else span
             fn = b.expression(key, kspan, Scope({}, True))
             if fn is not None:
-                ranking.append((fn, str(key)))
+                ranking.append((fn, key if isinstance(key, str) else str(key)))  # a YAML string keeps its place
         rules.flow = FlowDef(phases, first, end_when, str(end["when"]) if "when" in end else None, final,
                              tuple(ranking), span)
 
