@@ -568,3 +568,113 @@ actions:
     got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
     assert got == [("W803", f"property 'worn' is read, but no rule or setup ever sets it and it is always its "
                             f"default ({words})")]
+
+
+# ---------------------------------------------------------------- the whole game: flow, triggers, loops, hooks
+
+FLOW_RULES = """
+counters:
+  points: {per: player, output: true}
+  market: {per: game, initial: 5, output: true}
+actions:
+  buy: {do: ['me.points += 1', 'market += 1']}
+  rest: {do: ['me.points += 1']}
+flow:
+  phases:
+    play:
+      turns: {until: each_once}
+      actions: [buy, rest]
+  end:
+    when: round_number > 4
+  ranking: [me.points]
+"""
+
+WHOLE_GAME_CASES = [
+    ("W852", FLOW_RULES.replace("actions: [buy, rest]", "actions: [buy]"),
+     "action 'rest' is in no phase of the flow, and no rule takes it, so no player can ever take it",
+     ("actions: [buy]", "actions: [buy, rest]")),
+    ("W853", FLOW_RULES.replace("  end:", "    bonus:\n      if: round_number > 6\n      do: ['market += 1']\n  end:"),
+     "phase 'bonus' never runs: its condition holds in no round the game reaches (the game ends by round 5)",
+     ("round_number > 6", "round_number > 3")),
+    ("W854", FLOW_RULES.replace("      actions: [buy, rest]", "      actions: [rest]\n    late:\n      if: "
+                                "round_number > 2\n      turns: {until: each_once}\n      actions: [buy]")
+     .replace("  buy: {do:", "  buy: {allowed_if: round_number == 1, do:"),
+     "action 'buy' can never be taken in phase 'late': its guard contradicts the phase's condition",
+     ("round_number == 1", "round_number == 3")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "market == 0"),
+     "the end condition can never hold, so the game never ends by it", ("market += 1", "market -= 1")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "round_number >= 1"),
+     "the game ends as soon as it starts: the end condition already holds in round 1, so no phase ever runs",
+     ("round_number >= 1", "round_number >= 2")),
+    ("W856", FLOW_RULES.replace("ranking: [me.points]", "ranking: [me.points, me.fame]")
+     .replace("  market: {", "  fame: {per: player, input: true}\n  market: {").replace("input: true", "input: false"),
+     "the ranking key 'me.fame' reads fame, but no rule changes it, so it ranks nobody",
+     ("  rest: {do: ['me.points += 1']}", "  rest: {do: ['me.points += 1', 'me.fame += 1']}")),
+    ("W857", "counters:\n  points: {per: player, max: 20}\n  fame: {per: player, output: true}\ntriggers:\n"
+     "  big: {on: {change: points, crosses: 25}, do: ['me.fame += 1']}\nactions:\n  a: {do: ['me.points += 2']}\n",
+     "triggers.big waits for 'points' to cross 25, but it never holds more than 20", ("crosses: 25", "crosses: 15")),
+    ("W857", "tracks:\n  road: {spaces: 10, markers: {runner: 1}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  far: {on: {change: runner, crosses: 12}, do: ['fame += 1']}\nactions:\n"
+     "  a: {do: ['advance runner by 1']}\n",
+     "triggers.far waits for 'runner' to reach space 12, but its track 'road' has spaces 1 to 10",
+     ("crosses: 12", "crosses: 9")),
+    ("W858", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\ntriggers:\n"
+     "  broke: {on: {change: coins, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
+     "  a: {allowed_if: me.coins < 9, do: ['me.coins += 1']}\n",
+     "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
+     ("do: ['me.coins += 1']", "do: ['me.coins += 1'], cost: '2 coins'")),
+    ("E850", "counters:\n  heat: {per: game, output: true}\ntriggers:\n"
+     "  loop: {on: {change: heat}, do: ['heat += 1']}\nactions:\n  a: {do: ['heat += 1']}\n",
+     "triggers.loop runs on every change of 'heat' and changes 'heat' itself, so each run starts the next",
+     ("{on: {change: heat}, do:", "{on: {change: heat}, if: new < 5, do:")),
+    ("W861", "counters:\n  points: {per: player, output: true}\nactions:\n  a:\n    do:\n      - let n = 3\n"
+     "      - while: n > 0\n        do: ['me.points += 1']\n",
+     "nothing in this loop's body (nor what it calls or starts) can change its condition, so it runs forever or never",
+     ("do: ['me.points += 1']", "do: ['me.points += 1', 'n -= 1']")),
+    ("W860", "counters:\n  coins: {per: player, initial: 5}\n  gems: {per: player, initial: 1}\nsubstitutes:\n"
+     "  gift: {pay: 1 coins, with: 0 gems}\nactions:\n  a: {cost: '2 coins + 1 gems', do: []}\n",
+     "substitute 'gift' pays nothing for each 1 coins, so every cost in coins can be paid for free",
+     ("with: 0 gems", "with: 1 gems")),
+]
+
+
+@pytest.mark.parametrize(("code", "body", "message", "fix"), WHOLE_GAME_CASES)
+def test_whole_game_analyses(tmp_path: Path, code: str, body: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, code, body, message, fix)
+
+
+def test_a_loop_that_calls_a_procedure_changing_its_condition_is_fine_until_a_hook_replaces_it(
+        tmp_path: Path) -> None:
+    base = HEAD + """
+counters:
+  coins: {per: player, initial: 5}
+  points: {per: player, output: true}
+events:
+  spent: {}
+procedures:
+  spend: {do: ['me.coins -= 1', 'emit spent()']}
+triggers:
+  t: {on: spent, do: ['me.points += 1']}
+actions:
+  a:
+    do:
+      - while: me.coins > 0
+        do: ['call spend()']
+"""
+    assert found(tmp_path / "alone", base) == []
+    hook = "module: h\ntitle: H\nrequires: [t]\nwrap:\n  procedures.spend:\n    instead: ['me.points += 2']\n"
+    got = {(c, line) for c, line, _ in found(tmp_path / "hooked", base, hook)}
+    assert got == {("W859", 5), ("W861", 18)}
+    kept = hook.replace("['me.points += 2']", "['proceed', 'me.points += 2']")
+    assert found(tmp_path / "kept", base, kept) == []
+
+
+def test_the_effect_tree_walk_knows_every_nested_body() -> None:
+    import dataclasses
+
+    from boardrules.analysis.tree import CHILDREN
+    from boardrules.engine import effects as e
+
+    nested = {cls for cls in vars(e).values() if isinstance(cls, type) and issubclass(cls, e.Effect)
+              and any("Body" in str(f.type) for f in dataclasses.fields(cls))}
+    assert nested <= set(CHILDREN), nested - set(CHILDREN)

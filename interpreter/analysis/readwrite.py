@@ -45,7 +45,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 diags.warning("W802", f"{what} '{name}' is {verb}", decl.span,
                               "mark it output: true if it exists to be scored or shown")
             elif (read and not written and name not in facts.inputs and name not in paid_unprovided
-                  and section in _START and not _starts_provided(decl)):
+                  and section in _START and not _starts_provided(decl)
+                  and not (section == "counters" and _only_ranked(facts, name))):
                 diags.warning("W803", f"{what} '{name}' is read, but no rule or setup ever sets it and it "
                               f"{_start(decl)}", decl.span, "mark it input: true if scenarios or a program set it")
 
@@ -56,6 +57,12 @@ def _start(decl: Decl) -> str:
     if decl.section == "properties" and default is not None:
         return f"is always its default ({str(default).lower() if isinstance(default, bool) else default})"
     return _START[decl.section]
+
+
+def _only_ranked(facts: Facts, name: str) -> bool:
+    """Whether only the ranking reads a counter: W856 reports that at the ranking key."""
+    reads = facts.used(name, "read", "pay", "call", "cost", section="counters")
+    return bool(reads) and all(r.site is not None and r.site.rule == "flow.ranking" for r in reads)
 
 
 def _written(facts: Facts, section: str, name: str) -> bool:
