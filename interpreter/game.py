@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,7 +239,7 @@ class Game:
     def _decision(self, d: Decision) -> Pending:
         answers = answers_for(d)
         chance = d.chooser == CHANCE
-        ids = range(len(answers))
+        ids: Sequence[int] = range(len(answers))
         if not chance:  # offer only what can still be finished
             assert self._open is not None
             search = Search(self._m, self.chance == "step", self.search_budget)
@@ -459,7 +460,8 @@ class Game:
         if rules.options != (data.get("options") or {}):
             raise BoardrulesError("E512", f"the save was made with options {data.get('options')}, these rules "
                                   f"have {rules.options}")
-        opts = {"flow": bool(data["flow"]), "chance": str(data["chance"]), "undo_depth": data.get("undo_depth")}
+        opts: dict[str, Any] = {"flow": bool(data["flow"]), "chance": str(data["chance"]),
+                                "undo_depth": data.get("undo_depth")}
         if (data.get("open") or {}).get("kind") == "setup":  # saved before setup finished: nothing to replay
             game = cls(rules, int(data["players"]), int(data["seed"]), **opts)
             game._set_up = True

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import write_modules
 
+from boardrules.analysis import check_pack
 from boardrules.diagnostics import Diagnostic, Diagnostics
-from boardrules.language.pack import Pack, check_pack
+from boardrules.language.pack import Pack
 
 
 def check(tmp_path: Path, *texts: str) -> list[Diagnostic]:

@@ -97,11 +97,11 @@ class _Box:
         return {"key": self.key, "save": self.game.serialize()}
 
     def __setstate__(self, data: dict[str, Any]) -> None:
-        self.key = tuple(data["key"])  # type: ignore[assignment]
+        self.key = tuple(data["key"])
         self.game = Game.deserialize(data["save"], _rules(*self.key))
 
 
-class BoardrulesGame(pyspiel.Game):
+class BoardrulesGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
     type_: Any = None
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -156,7 +156,7 @@ def _bounds(game: BoardrulesGame, p: dict[str, Any]) -> tuple[int, int, int]:
             int(p["max_game_length"]) or measured[2])
 
 
-class BoardrulesState(pyspiel.State):
+class BoardrulesState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
     def __init__(self, game: BoardrulesGame) -> None:
         super().__init__(game)
         self._box = _Box(game.key, game._proto.clone())

@@ -15,14 +15,15 @@ from typing import Any
 from ..diagnostics import BoardrulesError
 
 
-def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
+def run_on_ray(run_batch: Callable[[Any, list[int]], list[Any]], setup: Any, work: list[list[int]],
+               address: str | None, done: Callable[[int], None]) -> list[Any]:
+    """Run `run_batch(setup, batch)` for every batch of `work` as Ray tasks (the caller passes its own runner, so
+    this adapter does not import the simulator that imports it)."""
     try:
         import ray
     except ImportError:
         raise BoardrulesError("E509", "the Ray backend needs Ray", None,
                               "pip install 'boardrules[ray]'") from None
-    from ..tools.simulate import run_batch
-
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started = False
     if not ray.is_initialized():

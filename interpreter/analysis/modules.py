@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
@@ -76,7 +77,7 @@ def declarations(modules: dict[str, Module]) -> dict[str, list[tuple[str, Span]]
     return out
 
 
-def _nested(node: object, section: str, mid: str, span: Span, add) -> None:
+def _nested(node: object, section: str, mid: str, span: Span, add: Callable[[object, str, Span], None]) -> None:
     items: list[tuple[object, Span]] = []
     if section == "sets" and isinstance(node, list):
         ispans = getattr(node, "item_spans", None) or []

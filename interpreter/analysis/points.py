@@ -73,7 +73,7 @@ def _eval(node: s.Node, env: dict[str, Any], consts: dict[str, Any]) -> Any:
         return -_eval(node.operand, env, consts)
     if isinstance(node, s.Call) and node.fn in ("min", "max", "abs") and node.args:
         args = [_eval(a, env, consts) for a in node.args]
-        return {"min": min, "max": max, "abs": lambda *a: abs(a[0])}[node.fn](*args)
+        return min(args) if node.fn == "min" else max(args) if node.fn == "max" else abs(args[0])
     raise _Opaque
 
 

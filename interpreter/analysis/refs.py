@@ -70,7 +70,7 @@ def site_refs(site: Site, denotes: Callable[[s.Node], str | None] | None = None)
         elif isinstance(n, s.CallProc):
             add("call", n.proc, n)
         elif isinstance(n, s.Advance | s.Place):
-            add("read", n.marker, n)
+            add("read", _top_name(n.marker), n)
         elif isinstance(n, s.Roll):
             add("read", n.die, n)
         elif isinstance(n, s.Name) and id(n) not in skip:

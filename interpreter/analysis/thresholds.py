@@ -13,6 +13,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine.rules import WatchDef
+from ..language import syntax as s
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
@@ -36,8 +37,8 @@ def _threshold(fn: Any, consts: dict[str, Any]) -> int | None:
     value = getattr(node, "value", None)
     if type(value) is int:
         return value
-    name = getattr(node, "id", None)
-    return consts.get(name) if type(consts.get(name)) is int else None
+    found = consts.get(node.id) if isinstance(node, s.Name) else None
+    return found if type(found) is int else None
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:

@@ -58,7 +58,7 @@ class Choices:
             return self._chance_pick(decision)
         if type(who) is not Player:
             raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
-                                     Frame(self, None))
+                                     Frame(self, None))  # type: ignore[arg-type]  # always a Machine
         decision = Decision(who.id, prompt, tuple(options), kind, sizes, optional, span)
         if subset:
             possible = [k for k in sizes if 0 <= k <= len(options)]
@@ -96,7 +96,7 @@ class Choices:
             return self._chance_pick(Decision("chance", prompt, (True, False), "yesno", rule=span))
         if type(who) is not Player:
             raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
-                                     Frame(self, None))
+                                     Frame(self, None))  # type: ignore[arg-type]  # always a Machine
         answer = self._ask(Decision(who.id, prompt, (True, False), "yesno", rule=span))
         if isinstance(answer, str):
             answer = {"yes": True, "no": False, "true": True, "false": False}.get(answer.lower(), answer)

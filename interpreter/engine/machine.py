@@ -33,6 +33,8 @@ FLOW_VARS = {"round": 1, "start_player": "p1", "phase": -1, "passed": [], "turns
 class Machine(Choices, Payments):
     # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
     coverage: set[Any] | None = None
+    # While a scenario lays out its starting state, counter changes start no triggers (engine/watch.py).
+    quiet_counters: bool = False
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:
@@ -64,8 +66,8 @@ class Machine(Choices, Payments):
     def _lay_out(self) -> None:
         r, st, n = self.rules, self.state, len(self.players)
         for z in r.zones.values():
-            rec = dict(ordered=z.ordered, slots=self._size(z.slots, n), slot_capacity=z.slot_capacity,
-                       capacity=self._size(z.capacity, n))
+            rec: dict[str, Any] = dict(ordered=z.ordered, slots=self._size(z.slots, n),
+                                       slot_capacity=z.slot_capacity, capacity=self._size(z.capacity, n))
             if z.per == "player":
                 for p in self.players:
                     st.add_zone(f"{p.id}.{z.name}", ZoneRec(owner=p.id, **rec))

@@ -21,7 +21,7 @@ class CounterDecl:
     keys: tuple[str, ...] | None
     initial: Any  # an int, a value name, or None for 0
     min: int | None
-    max: int | None
+    max: int | str | None  # a number or a value name
     span: Span
     overflow: str = "refuse"  # above max: refuse (E508), discard (stop at max), carry (the excess to carry_to)
     carry_to: str | None = None

@@ -271,9 +271,9 @@ class State:
         if z.capacity is None and z.slots is None:  # most zones: nothing to check
             return
         others = [p for p in z.contents if p != moving]
-        if z.capacity is not None and len(others) >= z.capacity:
+        if isinstance(z.capacity, int) and len(others) >= z.capacity:
             raise BoardrulesError("E504", f"zone '{zone}' is full ({z.capacity} pieces)", self.cause)
-        if z.slots is not None:
+        if isinstance(z.slots, int):
             if slot is None or not 1 <= slot <= z.slots:
                 raise BoardrulesError("E504", f"zone '{zone}' has slots 1..{z.slots}; got {slot}", self.cause)
             if sum(1 for p in others if self.pieces[p].slot == slot) >= z.slot_capacity:
@@ -307,7 +307,7 @@ class State:
         """Count one use of a limit; returns the new count."""
         old = self.usage[scope].get(key, _MISSING)
         self._log("usage", scope, key, old)
-        count = (0 if old is _MISSING else old) + 1
+        count = (0 if not isinstance(old, int) else old) + 1
         self.usage[scope][key] = count
         return count
 

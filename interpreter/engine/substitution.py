@@ -35,7 +35,10 @@ class SubstituteDef:
 
 
 def _fixed(term: CostTermC, amount: int, key: Any) -> CostTermC:
-    return CostTermC(lambda f, n=amount: n, term.counter, term.per, key, None)
+    def fixed(f: Any) -> int:
+        return amount
+
+    return CostTermC(fixed, term.counter, term.per, key, None)
 
 
 def _matches(sub: SubstituteDef, term: CostTermC, key: Any) -> bool:
@@ -57,11 +60,11 @@ def _merge(terms: list[tuple[CostTermC, int, Any]]) -> tuple[CostTermC, ...]:
             order.append((term, key, slot))
         totals[slot] = totals.get(slot, 0) + amount
     out = []
-    for term, key, slot in order:
-        if slot is None:
+    for term, key, where in order:
+        if where is None:
             amount, key = key
         else:
-            amount = totals[slot]
+            amount = totals[where]
         if amount:
             out.append(_fixed(term, amount, key))
     return tuple(out)

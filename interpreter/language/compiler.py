@@ -268,9 +268,10 @@ class ExprCompiler:
         hit = self._compiled.get(key)
         if hit is None:
             try:
-                result: tuple[Fn, Type] | CompileError = self._compile(node, scope)
+                compiled = self._compile(node, scope)
                 # What compiled it, so a rule body can be compiled later with this expression inline.
-                result[0].syntax = (node, scope.snapshot())  # type: ignore[attr-defined]
+                compiled[0].syntax = (node, scope.snapshot())  # type: ignore[attr-defined]
+                result: tuple[Fn, Type] | CompileError = compiled
             except CompileError as err:
                 result = err
             hit = self._compiled[key] = (node, result)
@@ -636,9 +637,10 @@ class ExprCompiler:
     def _range(self, node: s.Range, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         low = self._expect(node.low, scope, gen, NUMERIC, "the start of a range")
         high = self._expect(node.high, scope, gen, NUMERIC, "the end of a range")
-        ends = (node.low, node.high)
-        if all(isinstance(x, s.Literal) and type(x.value) is int for x in ends):
-            over = check_constant("range_size", node.high.value - node.low.value + 1, "the size of this range")
+        first, last = node.low, node.high
+        if isinstance(first, s.Literal) and isinstance(last, s.Literal) and type(first.value) is int \
+                and type(last.value) is int:
+            over = check_constant("range_size", last.value - first.value + 1, "the size of this range")
             if over:
                 raise CompileError(BUDGET_CODE, over, node.pos)
         return f"_range(f, {low}, {high})", list_of(INT)

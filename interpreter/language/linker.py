@@ -30,11 +30,14 @@ from ..engine.rules import (
 )
 from ..engine.values import Unknown
 from . import extend, hooks, substitutes, watch
+from . import syntax as s
 from .body_compiler import BodyCompiler
 from .compiler import Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
+from .ynodes import key_span as _kspan
+from .ynodes import value_span as _vspan
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring", "substitutes")
@@ -96,14 +99,6 @@ def _bare(value: Any) -> Any:
 
 def _source(node: Any) -> str | None:
     return str(node["source"]) if isinstance(node, dict) and "source" in node else None
-
-
-def _vspan(node: Any, key: str, fallback: Span) -> Span:
-    return getattr(node, "value_spans", {}).get(key, fallback)
-
-
-def _kspan(node: Any, key: str, fallback: Span) -> Span:
-    return getattr(node, "key_spans", {}).get(key, fallback)
 
 
 class Linker:
@@ -393,7 +388,7 @@ class Linker:
             node = d.node.get("cost") if isinstance(d.node, dict) else d.node
             text = Text(node, d.span)
             parsed = b.parse(text, "cost")
-            if parsed is not None:
+            if isinstance(parsed, s.Cost):
                 try:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
@@ -464,7 +459,7 @@ class Linker:
         if "cost" in n:
             text = Text(n["cost"], _vspan(n, "cost", d.span))
             parsed = b.parse(text, "cost")
-            if parsed is not None:
+            if isinstance(parsed, s.Cost):
                 try:
                     cost = b.cost(parsed, scope, text)
                 except Exception as err:

@@ -9,11 +9,11 @@ from ..diagnostics import Diagnostics, did_you_mean
 from ..engine.rules import InvariantDef, Rules
 from .compiler import Scope
 from .effect_builder import Builder
+from .ynodes import key_span as _kspan
+from .ynodes import value_span as _vspan
 
 
 def link_play_decls(rules: Rules, ordered: list[Any], diags: Diagnostics) -> None:
-    from .linker import _kspan, _vspan
-
     b = Builder(rules, diags)
     for m in ordered:
         table = m.doc.get("invariants")

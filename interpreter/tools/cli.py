@@ -57,8 +57,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
+    from ..analysis import check_pack
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_json, render_text
-    from ..language.pack import check_pack, discover
+    from ..language.pack import discover
     from .options_arg import read_options
     from .sarif import render_sarif
 

@@ -111,8 +111,8 @@ class ScenarioRunner:
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
         except Exception as exc:  # one broken scenario must not stop the others, nor print a traceback
-            err = internal_error(exc, f"the scenario {file}", game.state.cause)
-            result.failures.append(render_text([err.diagnostic]))
+            internal = internal_error(exc, f"the scenario {file}", game.state.cause)
+            result.failures.append(render_text([internal.diagnostic]))
         result.internal = any(f"error {INTERNAL}:" in failure for failure in result.failures)
         return game
 

@@ -199,7 +199,7 @@ def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str
     if backend == "ray":
         from ..adapters.ray_backend import run_on_ray
 
-        outcomes = run_on_ray(setup, batches(seeds, max(workers, 1)), address, bar.advance)
+        outcomes = run_on_ray(run_batch, setup, batches(seeds, max(workers, 1)), address, bar.advance)
     else:
         outcomes = _local(setup, batches(seeds, workers), workers, bar.advance)
     bar.close()
