@@ -35,15 +35,19 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         # only the modules nothing requires are linked alone (the others are linked inside them).
         required = {r for m in modules.values() for r in m.requires}
         alone = [mid for mid in modules if mid not in required]
+    closure = combos.closures(modules)
+    whole: Rules | None = None  # a module that requires all the others links the same rules as all together
     for mid in alone:
         start = len(found.items)
         rules = linked[(mid,)] = link(modules, [mid], found)
+        if closure.get(mid) == set(modules):
+            whole = rules
         combos.not_required(found.items, start, modules, mid, declared)
         for name, note, span in rules.unknowns:
             found.warning("W601", f"'{name}' is unknown: {note}", span,
                           "the game stops with E601 if it ever needs this value")
     if len(modules) > 1:
-        rules = linked[tuple(modules)] = link(modules, list(modules), found)
+        rules = linked[tuple(modules)] = whole if whole is not None else link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:
         # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
         analyse(modules, rules, found)

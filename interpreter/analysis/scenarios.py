@@ -4,6 +4,8 @@ against the modules they load, with the place in the scenario file."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from ..language.compiler import CompileError, Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
 from ..language.loader import load_yaml
+from ..language.options import set_options
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.validate import load_schema
@@ -94,7 +97,13 @@ class ScenarioChecker:
                                                                               options.items())))
         if key not in self._rules:
             found = Diagnostics()
-            rules = link(self.modules, list(key[0]), found, options or None)
+            if options:
+                # Options change starting values, not names: the scenario is checked against the modules' own
+                # link with its options applied to a copy (set_options reports the options' mistakes).
+                plain = self._link({"modules": list(key[0])}, file)
+                rules = None if plain is None else _with_options(plain, options, found)
+            else:
+                rules = link(self.modules, list(key[0]), found)
             # The modules' own errors are reported by checking the modules; an option is the scenario's.
             self.diags.extend(d for d in found.items if d.span is not None and d.span.file == file)
             self._rules[key] = None if found.has_errors else rules
@@ -268,3 +277,14 @@ def check(modules: dict[str, Module], files: list[Path], diags: Diagnostics,
     checker = ScenarioChecker(modules, diags, linked)
     for path in files:
         checker.check_file(path)
+
+
+def _with_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagnostics) -> Rules:
+    """A copy of linked rules with options set on it (the declarations options change are copied first)."""
+    out = copy.copy(rules)
+    out.values = dict(rules.values)
+    out.counters = {name: dataclasses.replace(c) for name, c in rules.counters.items()}
+    out.prop_defaults = dict(rules.prop_defaults)
+    out.options = dict(rules.options)
+    set_options(out, options, diags)
+    return out
