@@ -219,6 +219,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "changes the same counter the way it watches: each run starts the next, and the action stops with E507.",
        "triggers:\n  heat_up: {on: {change: heat}, do: ['heat += 1']}",
        "triggers:\n  heat_up: {on: {change: heat}, if: new < 5, do: ['heat += 1']}"),
+    _c("E851", "error", "link", "an option outside the range it feeds",
+       "An option (`--set`, `--options`, a scenario's `options:`) gives a counter a starting value outside its "
+       "`min`/`max` (directly, or through the value named as its `initial`), or gives a zone a negative capacity "
+       "or slots, or a track fewer than 1 space.",
+       "counters: {season: {per: game, initial: 1, min: 1, max: 4}}\n# boardrules check --set season=7",
+       "# boardrules check --set season=3"),
     _c("W852", "warning", "check", "an action no phase offers and no rule takes",
        "With a `flow`, players act only with the actions of the current phase. An action (by a player) that no "
        "phase lists and no rule takes with `take` can never be taken in a game.",
@@ -267,6 +273,16 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "reads, so the loop runs forever (stopped by the step budget, E507) or never.",
        "- let n = 3\n- while: n > 0\n  do: ['me.points += 1']",
        "- let n = 3\n- while: n > 0\n  do: ['me.points += 1', 'n -= 1']"),
+    _c("W862", "warning", "check", "a write overwritten before anything reads it",
+       "A line sets a counter or a local name with `=`, and the very next line sets it again with `=` without "
+       "reading it (and no trigger watches the counter): the first write does nothing.",
+       "do: ['me.coins = 2', 'me.coins = 5']", "do: ['me.coins = 2', 'me.coins += 5']"),
+    _c("W863", "warning", "check", "a scenario whose expectations already hold before its steps",
+       "Every `expect` entry is a counter that already has the expected value before the steps (from `state:` or "
+       "its declaration, untouched by setup), and no step's action can change it: the scenario would pass without "
+       "its steps, so it proves nothing about them.",
+       "steps: [{action: plant, player: p1}]\nexpect: {p1.points: 0}   # plant never scores",
+       "steps: [{action: plant, player: p1}]\nexpect: {p1.coins: 1}   # plant costs 2 of 3 coins"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -9,7 +9,7 @@ import pytest
 from conftest import write_modules
 
 from boardrules.analysis import check_pack
-from boardrules.diagnostics import Diagnostic, Diagnostics
+from boardrules.diagnostics import Diagnostic, Diagnostics, Span
 from boardrules.language.pack import Pack
 
 
@@ -632,6 +632,10 @@ WHOLE_GAME_CASES = [
      "      - while: n > 0\n        do: ['me.points += 1']\n",
      "nothing in this loop's body (nor what it calls or starts) can change its condition, so it runs forever or never",
      ("do: ['me.points += 1']", "do: ['me.points += 1', 'n -= 1']")),
+    ("W862", "counters:\n  coins: {per: player, initial: 5}\nactions:\n  a: {allowed_if: me.coins < 9, do: ["
+     "'me.coins = 2', 'me.coins = 5']}\n",
+     "'me.coins' is set here and set again by the next line before anything reads it, so this write does nothing",
+     ("'me.coins = 5'", "'me.coins += 5'")),
     ("W860", "counters:\n  coins: {per: player, initial: 5}\n  gems: {per: player, initial: 1}\nsubstitutes:\n"
      "  gift: {pay: 1 coins, with: 0 gems}\nactions:\n  a: {cost: '2 coins + 1 gems', do: []}\n",
      "substitute 'gift' pays nothing for each 1 coins, so every cost in coins can be paid for free",
@@ -679,3 +683,58 @@ def test_the_effect_tree_walk_knows_every_nested_body() -> None:
     nested = {cls for cls in vars(e).values() if isinstance(cls, type) and issubclass(cls, e.Effect)
               and any("Body" in str(f.type) for f in dataclasses.fields(cls))}
     assert nested <= set(CHILDREN), nested - set(CHILDREN)
+
+
+def test_a_scenario_whose_expectations_hold_before_its_steps(tmp_path: Path) -> None:
+    body = HEAD + """
+counters:
+  coins: {per: player, initial: 3}
+  points: {per: player, output: true}
+actions:
+  plant: {cost: '2 coins', do: []}
+  score: {do: ['me.points += 1']}
+"""
+    write_modules(tmp_path, body)
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "s.yaml").write_text("scenario: S\nmodules: [t]\nplayers: 2\nsteps:\n  - {action: plant, player: p1}\n"
+                                      "expect:\n  p1.points: 0\n", encoding="utf-8")
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
+    assert [(d.code, d.span.line if d.span else 0) for d in diags.items] == [("W863", 6)]
+    # Expecting what the step changes, or what a step could change and does not, proves something.
+    original = (scenarios / "s.yaml").read_text(encoding="utf-8")
+    for expect in ("p1.coins: 1", "p1.coins: 3"):
+        text = original.replace("p1.points: 0", expect)
+        (scenarios / "s.yaml").write_text(text, encoding="utf-8")
+        diags = Diagnostics()
+        check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
+        assert diags.items == [], expect
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (("season", 7), "option 'season' = 7 starts counter 'season' outside its range (from 1 to 4)"),
+    (("start", 0), "option 'start' = 0 starts counter 'season' outside its range (from 1 to 4)"),
+    (("room", -1), "option 'room' = -1 gives zone 'pile' -1 capacity"),
+])
+def test_an_option_outside_the_range_it_feeds(tmp_path: Path, option: tuple[str, int], message: str) -> None:
+    body = HEAD + """
+values:
+  start: 1
+  room: 5
+counters:
+  season: {per: game, initial: start, min: 1, max: 4, output: true}
+zones:
+  pile: {per: game, capacity: room}
+pieces:
+  token: {}
+actions:
+  a: {do: ['season = 2', 'create token in pile']}
+"""
+    name, value = option
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, body)), diags, {name: (value, Span("--set", 1, 1))})
+    assert [(d.code, d.message) for d in diags.items] == [("E851", message)]
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, body)), diags, {name: (2, Span("--set", 1, 1))})
+    assert diags.items == []

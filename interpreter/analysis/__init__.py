@@ -9,14 +9,14 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
 from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
-from . import events, gameflow, hooks, loops, ranges, readwrite, scenarios, sources, thresholds
+from . import events, gameflow, hooks, loops, ranges, readwrite, scenarios, sources, thresholds, writes
 from . import modules as combos
 from .facts import gather
 from .refs import site_refs
 from .walk import walk_modules
 
 ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, gameflow.check,
-            thresholds.check, loops.check, hooks.check)
+            thresholds.check, loops.check, hooks.check, writes.check)
 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
@@ -45,7 +45,8 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         combos.not_required(found.items, start, modules, mid, declared)
         for name, note, span in rules.unknowns:
             found.warning("W601", f"'{name}' is unknown: {note}", span,
-                          "the game stops with E601 if it ever needs this value")
+                          f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
+                          "(or a scenario's options:)")
     if len(modules) > 1:
         rules = linked[tuple(modules)] = whole if whole is not None else link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:

@@ -97,8 +97,12 @@ class Linked:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.bodies: dict[str, e.Body] = {name: body for name in rules.rule_names()
-                                          if (body := rules.body_of(name)) is not None}
+        self.bodies: dict[str, e.Body] = {f"setup.{x.name}": x.body for x in rules.setup}
+        self.bodies |= {f"actions.{n}": a.body for n, a in rules.actions.items()}
+        self.bodies |= {f"triggers.{t.name}": t.body for ts in rules.triggers.values() for t in ts}
+        self.bodies |= {f"triggers.{w.name}": w.body for ws in rules.watchers.values() for w in ws}
+        self.bodies |= {f"procedures.{n}": p.body for n, p in rules.procedures.items()}
+        self.bodies |= {f"scoring.{x.name}": x.body for x in rules.scoring}
         if rules.flow is not None:
             for phase in rules.flow.phases:
                 for part, body in (("before", phase.before), ("do", phase.body), ("after", phase.after)):
