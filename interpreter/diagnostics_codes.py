@@ -283,6 +283,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "its steps, so it proves nothing about them.",
        "steps: [{action: plant, player: p1}]\nexpect: {p1.points: 0}   # plant never scores",
        "steps: [{action: plant, player: p1}]\nexpect: {p1.coins: 1}   # plant costs 2 of 3 coins"),
+    _c("W864", "warning", "check", "a symbol or key an extension adds that nothing uses",
+       "`extend:` adds a symbol to a set or a key to a counter, but no rule names it, iterates the set, or reaches "
+       "the counter's cells by `[any]`, `[different]` or a key held in a name: the addition changes nothing.",
+       "extend:\n  sets.moods: [sulky]   # no rule says sulky, none goes through moods",
+       "extend:\n  sets.moods: [sulky]\nactions:\n  sulk: {do: [{match: me.mood, cases: {sulky: [...]}}]}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

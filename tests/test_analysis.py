@@ -738,3 +738,26 @@ actions:
     diags = Diagnostics()
     check_pack(Pack(tmp_path, write_modules(tmp_path, body)), diags, {name: (2, Span("--set", 1, 1))})
     assert diags.items == []
+
+
+def test_what_an_extension_adds_and_nothing_uses(tmp_path: Path) -> None:
+    base = HEAD + """
+sets:
+  moods: [calm, cross]
+  colours: [red, blue]
+counters:
+  gems: {per: player, keys: colours, input: true}
+  dust: {per: player, keys: [grit, sand], input: true}
+  points: {per: player, output: true}
+actions:
+  a: {cost: '1 gems[red]', do: ['me.points += 1']}
+  b: {cost: '1 dust[grit]', do: ['me.points += 1']}
+  c: {do: [{match: calm, cases: {calm: ['me.points += 1'], cross: []}}]}
+"""
+    ext = "module: e\ntitle: E\nrequires: [t]\nextend:\n  sets.moods: [sulky]\n  counters.dust: {keys: [ash]}\n"
+    got = [(c, line, m) for c, line, m in found(tmp_path / "bad", base, ext)]
+    assert got == [("W864", 5, "'sulky' is added to sets.moods, but no rule names it or goes through sets.moods"),
+                   ("W864", 6, "'ash' is added to counters.dust, but no rule names it or goes through counters.dust")]
+    used = base.replace("'1 dust[grit]'", "'1 dust[any]'")
+    goes_through = ext + "actions:\n  d: {do: [{for: m in moods, do: ['me.points += 1']}]}\n"
+    assert found(tmp_path / "good", used, goes_through) == []

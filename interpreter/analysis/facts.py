@@ -110,4 +110,17 @@ def gather(modules: dict[str, Module], rules: Rules) -> Facts:
                     continue
                 facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
                 _role(node, facts, name)
+        _extended_properties(m, facts)
     return facts
+
+
+def _extended_properties(m: Module, facts: Facts) -> None:
+    """Properties an `extend:` adds to a piece kind are declared there."""
+    table = m.doc.get("extend")
+    for target, spec in (table.items() if isinstance(table, dict) else []):
+        props = spec.get("properties") if str(target).startswith("pieces.") and isinstance(spec, dict) else None
+        spans = getattr(props, "key_spans", {})
+        for prop, pspec in (props.items() if isinstance(props, dict) else []):
+            facts.decls["properties"].setdefault(str(prop), Decl("properties", str(prop), m.id,
+                                                                  spans.get(prop, m.span), pspec))
+            _role(pspec, facts, str(prop))
