@@ -56,18 +56,21 @@ def walk(body: e.Body) -> Iterator[e.Effect]:
                 stack.extend(reversed(inner))
 
 
-def _literal(node: s.Node | None) -> int | None:
+def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
+    """A number written out, or a value fixed before play."""
     if isinstance(node, s.Literal) and type(node.value) is int:
         return node.value
+    if isinstance(node, s.Name) and node.id in consts:
+        return consts[node.id]
     if isinstance(node, s.Neg):
-        inner = _literal(node.operand)
+        inner = _literal(node.operand, consts)
         return None if inner is None else -inner
     return None
 
 
-def direction(eff: e.SetCounterE) -> set[str]:
+def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
     """Which way a counter assignment can move the counter: {"up"}, {"down"}, or both."""
-    amount = _literal(syntax(eff.value))
+    amount = _literal(syntax(eff.value), consts or {})
     if eff.op == "=" or amount is None:
         return {"up", "down"}
     if amount == 0:
@@ -109,6 +112,7 @@ class Linked:
                     self.bodies[f"flow.phases.{phase.name}.{part}"] = body
             self.bodies["flow.end.do"] = rules.flow.final
         self._changes: dict[int, tuple[e.Body, Changes]] = {}
+        self.consts = {n: v.data for n, v in rules.values.items() if v.kind == "const" and type(v.data) is int}
 
     def run_by(self, eff: e.Effect) -> list[e.Body]:
         """The bodies an effect starts elsewhere: a procedure, an action, the triggers of an event or a change."""
@@ -147,9 +151,10 @@ class Linked:
         out = Changes()
         for eff in self.reach(body):
             if isinstance(eff, e.SetCounterE):
-                out.counter(eff.counter, direction(eff))
+                ways = direction(eff, self.consts)
+                out.counter(eff.counter, ways)
                 c = self.rules.counters.get(eff.counter)
-                if c is not None and c.overflow == "carry" and c.carry_to and "up" in direction(eff):
+                if c is not None and c.overflow == "carry" and c.carry_to and "up" in ways:
                     out.counter(c.carry_to, {"up"})
             elif isinstance(eff, e.PayE):
                 for alt in eff.cost.alternatives:
@@ -186,4 +191,7 @@ class Linked:
             for alt in (action.cost.alternatives if action.cost is not None else ()):
                 for term in alt:
                     out.setdefault(term.counter, set()).add("down")
+        for sub in self.rules.substitutes:  # what is paid instead of part of a cost
+            for term in sub.instead:
+                out.setdefault(term.counter, set()).add("down")
         return out
