@@ -45,6 +45,8 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
             whole = rules
         combos.not_required(found.items, start, modules, mid, declared)
         for name, note, span in rules.unknowns:
+            if options and name in options:
+                continue  # the option gives the value the pack leaves open
             found.warning("W601", f"'{name}' is unknown: {note}", span,
                           f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
                           "(or a scenario's options:)")

@@ -28,11 +28,11 @@ from ..engine.rules import (
     ValueDecl,
     ZoneDecl,
 )
-from ..engine.values import Unknown
+from ..engine.values import Unknown, shown
 from . import extend, hooks, substitutes, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
-from .compiler import Scope
+from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
@@ -99,6 +99,11 @@ def _bare(value: Any) -> Any:
 
 def _source(node: Any) -> str | None:
     return str(node["source"]) if isinstance(node, dict) and "source" in node else None
+
+
+# What each built-in piece field reads, for E409 (compiler.PIECE_BUILTINS gives their types).
+_PIECE_FIELDS = {"id": "the piece's id", "kind": "its kind", "zone": "the zone it is in",
+                 "slot": "its slot or place in its zone", "linked": "the pieces linked to it"}
 
 
 class Linker:
@@ -292,6 +297,12 @@ class Linker:
             props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
             kind: dict[str, str] = {}
             for prop, spec in (props.items() if isinstance(props, dict) else []):
+                if prop in PIECE_BUILTINS:  # `$x.zone` reads the built-in field: the property could never be read
+                    self.diags.error("E409", f"'{name}' cannot have a property '{prop}': every piece has a built-in "
+                                     f"'{prop}' ({_PIECE_FIELDS[prop]}), and `.{prop}` always reads that",
+                                     _kspan(props, prop, d.span), f"give the property another name, such as "
+                                     f"'{name}_{prop}'")
+                    continue
                 ptype = PARAM_TYPES.get(str(spec.get("type")) if isinstance(spec, dict) else "", "any")
                 kind[prop] = ptype
                 if prop in rules.properties and rules.properties[prop] != ptype:
@@ -300,7 +311,7 @@ class Linker:
                     rules.properties[prop] = ptype
                 default = spec.get("default") if isinstance(spec, dict) else None
                 if not _fits(default, ptype):
-                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {default!r}",
+                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {shown(default)}",
                                      _vspan(spec, "default", d.span))
                     default = None
                 elif isinstance(default, dict) and "unknown" in default:

@@ -33,7 +33,7 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
-from . import yaml_cache
+from . import yaml_cache, yaml_slips
 from .ynodes import YList as YList  # re-exported: the node classes were first defined here
 from .ynodes import YMap as YMap
 from .ynodes import YStr as YStr
@@ -68,8 +68,14 @@ def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> obj
     return None if data is None else load_yaml_bytes(data, name, diags)
 
 
+# The files read, while a command whose result is cached records them (tools/check_cache.py).
+reads: set[Path] | None = None
+
+
 def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
     """The bytes of one rule file, refusing what is not a regular file or is too large (with a diagnostic)."""
+    if reads is not None:
+        reads.add(path)
     try:
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
@@ -500,6 +506,11 @@ class _Builder:
                 frame.key = None
             else:
                 frame.key = value if isinstance(value, str) else None
+                if frame.key is not None:
+                    said = yaml_slips.glued_key(frame.key, self.text, span.line, span.col)
+                    if said is not None:  # the entry is unreadable as meant: dropped, as a syntax error would
+                        self.diags.error("E101", said.message, span, said.hint)
+                        frame.key = None
             return
         frame.has_key = False
         key, key_span = frame.key, frame.key_span
@@ -516,6 +527,10 @@ class _Builder:
         container.value_spans[key] = span
 
     def _syntax_error(self, exc: MarkedYAMLError) -> None:
+        said = yaml_slips.explain(exc, self.text)
+        if said is not None:  # a common slip, in a designer's words at the offending line
+            self.diags.error("E101", said.message, Span(self.display, said.line, said.col), said.hint)
+            return
         mark = exc.problem_mark or exc.context_mark
         span = self._span(mark) if mark is not None else Span(self.display, 1, 1)
         message = exc.problem or exc.context or "YAML syntax error"

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import Rules, ValueDecl
+from ..engine.values import shown
 
 OPTION_SPAN = Span("<options>", 1, 1)
 _TYPES = {"int": "a whole number", "bool": "true or false", "symbol": "a symbol", "list": "a list"}
@@ -71,7 +72,7 @@ def set_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagn
             kind, prop = name.split(".", 1)
             want = rules.kinds[kind][prop]
             if want in _TYPES and _type_of(value) != want and not (want == "list" and _type_of(value) == "list"):
-                diags.error("E402", f"option '{name}' should be {_TYPES[want]}, got {value!r}", span)
+                diags.error("E402", f"option '{name}' should be {_TYPES[want]}, got {shown(value)}", span)
                 continue
             rules.prop_defaults[(kind, prop)] = value
         else:
@@ -118,7 +119,7 @@ def _set_value(rules: Rules, name: str, value: Any, span: Span, diags: Diagnosti
     got, want = _type_of(value), _sample_type(rules, name)
     if got is None or (want is not None and got != want):
         wanted = _TYPES.get(want or "", "a number, true/false, a symbol or a list of them")
-        diags.error("E402", f"option '{name}' should be {wanted}, got {value!r}", span)
+        diags.error("E402", f"option '{name}' should be {wanted}, got {shown(value)}", span)
         return
     if got == "symbol" and value not in rules.symbols:
         diags.error("E401", f"option '{name}': '{value}' is not a declared symbol", span,
@@ -132,7 +133,7 @@ def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnos
     if isinstance(value, dict) and c.keys is not None:
         bad = [k for k in value if k not in c.keys]
         if bad:
-            diags.error("E401", f"option '{name}': {bad[0]!r} is not a key of '{name}'", span,
+            diags.error("E401", f"option '{name}': {shown(bad[0])} is not a key of '{name}'", span,
                         did_you_mean(bad[0], c.keys))
             return
         if any(_type_of(v) != "int" for v in value.values()):
