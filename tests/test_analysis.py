@@ -643,6 +643,10 @@ WHOLE_GAME_CASES = [
      "  a: {allowed_if: me.coins < 9, do: ['me.coins += 1']}\n",
      "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
      ("do: ['me.coins += 1']", "do: ['me.coins += 1'], cost: '2 coins'")),
+    ("W858", "counters:\n  heat: {per: game, initial: 2}\n  fame: {per: game, output: true}\ntriggers:\n"
+     "  warm: {on: {change: heat}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: heat > 1, do: []}\n",
+     "triggers.warm runs when 'heat' changes, but no rule ever changes it, so it never runs",
+     ("do: []}", "do: ['heat -= 1']}")),
     ("E850", "counters:\n  heat: {per: game, output: true}\ntriggers:\n"
      "  loop: {on: {change: heat}, do: ['heat += 1']}\nactions:\n  a: {do: ['heat += 1']}\n",
      "triggers.loop runs on every change of 'heat' and changes 'heat' itself, so each run starts the next",

@@ -52,7 +52,15 @@ def check(facts: Facts, diags: Diagnostics) -> None:
             mark = _threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
                 continue
-            if not marker and (w.crosses is not None or w.every is not None) and w.counter not in facts.inputs:
+            if not marker and w.counter not in facts.inputs and w.counter not in rules.options:
+                if w.crosses is None and w.every is None:
+                    if not moves.get(w.counter):
+                        diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
+                                      "changes it, so it never runs", _on_span(facts, w, "change"),
+                                      "check the counter it watches")
+                        continue
+                    _retriggers(facts, w, diags)
+                    continue
                 way = "down" if w.down else "up"
                 if way not in moves.get(w.counter, set()):
                     diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
