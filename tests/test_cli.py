@@ -95,7 +95,7 @@ def test_expected_error_that_does_not_happen_names_unused_answers(tmp_path: Path
     )
     code, out = run(capsys, "test", str(pack))
     assert code == 1
-    assert "expected error E502, but it succeeded; answers or rolls never asked for: [True]" in out
+    assert "expected error E502, but it succeeded; answers or rolls never asked for: [true]" in out
 
 
 def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -147,17 +147,19 @@ def _too_much_formula_text(doc: object, diags: Diagnostics, name: str) -> bool:
 
 
 def link(modules: dict[str, Module], roots: list[str], diags: Diagnostics,
-         options: dict[str, tuple[Any, Span]] | None = None) -> Rules:
-    return Linker(diags).link(modules, roots, options)
+         options: dict[str, tuple[Any, Span]] | None = None, focus: set[str] | None = None) -> Rules:
+    return Linker(diags).link(modules, roots, options, focus)
 
 
-def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict[str, Any] | None = None) -> Rules:
-    """Load, validate and link a pack directory (all its modules, or these and what they require).
+def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict[str, Any] | None = None, *,
+               shallow: bool = False) -> Rules:
+    """Load, validate and link a pack directory (all its modules, or these and what they require); `shallow`
+    reads only the module files directly in it (a directory a save names is never searched below).
 
     Raises BoardrulesError with the first error; every diagnostic of the run is on its `diagnostics`."""
     root = Path(pack)
     diags = Diagnostics()
-    found = discover([root], diags)
+    found = [Pack(root, sorted(root.glob("*.yaml")))] if shallow else discover([root], diags)
     files = [f for p in found for f in p.module_files]
     loaded = load_modules(files, diags) if not diags.has_errors else {}
     spans = {name: (value, OPTION_SPAN) for name, value in (options or {}).items()}
