@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import BoardrulesError, Span, source_line
+from .diagnostics import BoardrulesError, Span, show, source_line
 from .engine import flow
 from .engine.budget import Limits
 from .engine.choices import Recorder, StopForAnswer
@@ -63,7 +63,7 @@ class Pending:
         for o in self.options:
             if o.value == want or o.label == want:
                 return o
-        raise BoardrulesError("E505", f"{id_or_value!r} is not an option of '{self.prompt}'; the options are "
+        raise BoardrulesError("E505", f"{show(id_or_value)} is not an option of '{self.prompt}'; the options are "
                               f"{[(o.id, o.label) for o in self.options]}")
 
     def sample(self, rng: random.Random) -> Option:
