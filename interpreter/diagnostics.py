@@ -190,6 +190,8 @@ def source_line(file: str, line: int, cache: dict[str, list[str] | None] | None 
     cache = _LINES if cache is None else cache
     if file not in cache:
         cache[file] = _read_lines(file)
+        if cache is _LINES and len(_LINES) > MAX_CACHED_FILES:  # a process reading many packs keeps the latest
+            del _LINES[next(iter(_LINES))]
     lines = cache[file]
     if lines is None or not 1 <= line <= len(lines):
         return None
@@ -210,7 +212,8 @@ def _read_lines(file: str) -> list[str] | None:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-_LINES: dict[str, list[str] | None] = {}
+_LINES: dict[str, list[str] | None] = {}  # oldest read first
+MAX_CACHED_FILES = 64
 MAX_SOURCE_BYTES = 1024 * 1024  # four times the loader's own limit on a file
 SHOWN_WIDTH = 120  # a longer source line is cut around the caret
 MAX_SHOWN = 200  # diagnostics printed in full by render_text; the rest are counted

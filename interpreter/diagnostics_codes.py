@@ -117,6 +117,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "An option given to a game (`--set NAME=VALUE`, a scenario's `options:`) must name a value, a counter's "
        "starting value or a property's default of the modules played.",
        "boardrules check --set start_workerz=5", "boardrules check --set start_workers=5"),
+    _c("E409", "error", "link", "a piece property named like a built-in piece field",
+       "Every piece has the built-in fields `id`, `kind`, `zone`, `slot` and `linked`, and `$x.zone` always reads "
+       "the built-in one, so a property of that name could never be read. Declared in `pieces:` or added by "
+       "`extend:`, it is refused; rename it.",
+       "pieces:\n  ship: {properties: {zone: {type: symbol}}}",
+       "pieces:\n  ship: {properties: {home: {type: symbol}}}"),
     _c("E501", "error", "run", "guard or `require` failed: illegal action",
        "The action's `allowed_if` or a `require` does not hold in this state; the state is left unchanged.",
        "steps: [{action: hire, player: p1}]   # p1 has no workers", "steps: [{action: hire, player: p2}]"),
@@ -155,10 +161,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "Listing the legal moves would enumerate more parameter combinations or subset choices than the bound: a "
        "parameter's domain or a subset choice is too large. Narrow the domain (`in:`).",
        "params: {n: {type: int, in: \"1..100000\"}}", "params: {n: {type: int, in: \"1..6\"}}"),
-    _c("E512", "error", "api", "a save that is not a save, is of other modules or changed rules, or does not replay",
-       "A saved game is checked when it is loaded: its format, its modules and options, and that replaying its log "
-       "gives its state.",
-       "Game.load(rules, '{\"not\": \"a save\"}')", "Game.load(rules, game.save())"),
+    _c("E512", "error", "api", "a save that is not a save, does not fit the game (modules, rules, options, players, "
+       "chance mode), or does not replay",
+       "A saved game (or failure file, or OpenSpiel state string) is checked before anything is replayed: strict "
+       "JSON of bounded size and depth, valid against grammar/save.schema.json, a fingerprint that matches the "
+       "rules, options, players, chance mode and flow; then replaying its log must give its state.",
+       "Game.deserialize('{\"not\": \"a save\"}', rules)", "Game.deserialize(game.serialize(), rules)"),
     _c("E513", "error", "run", "a work limit is exceeded",
        "Each action runs within a budget of work: loop iterations and elements gone through, pieces created, track "
        "steps, the size of one range and of any number (SECURITY.md lists the limits and their defaults). Going "

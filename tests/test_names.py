@@ -272,8 +272,8 @@ def test_a_property_cannot_take_the_name_of_a_built_in_attribute(capsys: pytest.
                                                                  packs: Path) -> None:
     for name in ("id", "kind", "zone", "slot", "linked"):
         checked, check_out, _, _ = _run(capsys, packs, "zone and piece property", name)
-        assert checked == 1 and f"error E403: property '{name}' of 'token' has the name of what every piece " \
-            "has built in (id, kind, zone, slot, linked)" in check_out, check_out
+        assert checked == 1 and f"error E409: 'token' cannot have a property '{name}': every piece has a " \
+            f"built-in '{name}'" in check_out, check_out
 
 
 def test_the_pool_holds_the_names_that_once_broke_the_compiler() -> None:

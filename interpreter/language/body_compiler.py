@@ -10,7 +10,8 @@ and test packs both ways and compares the results.
 
 Each function is named after its rule's file and line (`rule_produce_yaml_27`), and its source is registered
 with `linecache`, so a traceback or a profile shows the rule and the generated line; `source_of` gives the
-source to `boardrules explain --python`.
+source to `boardrules explain --python`. The registration lasts as long as some linked rules that made it live:
+a process that loads many packs (a server, a test suite) does not keep the sources of the dead ones.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import dataclasses
 import linecache
 import os
 import re
+import weakref
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +48,8 @@ class BodyCompiler:
         self.rules = rules
         self.exprs = exprs
         self.sources: dict[int, tuple[e.Body, str]] = {}  # id(body) -> (the body, kept alive; its source)
+        self.registered: set[str] = set()  # the linecache names this rule set registered
+        weakref.finalize(rules, _unregister, self.registered)
 
     def __call__(self, body: e.Body) -> Compiled:
         fn, src = self.build(body)
@@ -97,7 +102,22 @@ class BodyCompiler:
                          _SAVABLE_MAX=_SAVABLE - 1, _min=min)
         exec(compile(src, filename, "exec"), namespace)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        if filename not in self.registered:
+            self.registered.add(filename)
+            _REGISTERED[filename] += 1
         return namespace[name], src
+
+
+# How many live rule sets registered each linecache name (two loads of one pack register the same names).
+_REGISTERED: Counter[str] = Counter()
+
+
+def _unregister(names: set[str]) -> None:
+    for name in names:
+        _REGISTERED[name] -= 1
+        if _REGISTERED[name] <= 0:
+            del _REGISTERED[name]
+            linecache.cache.pop(name, None)
 
 
 def _where(span: Span) -> str:

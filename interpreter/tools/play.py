@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import saves
 from ..diagnostics import BoardrulesError, Span, source_line
 from ..engine.values import plain
 from ..game import CHANCE, Game, Pending
@@ -197,7 +198,7 @@ def start(pack: str, players: int, seed: int, options: dict[str, Any], modules: 
           load: str | None) -> Game:
     """A new game of the pack, or the saved game in `load` resumed."""
     if load:
-        return Game.deserialize(Path(load).read_text(encoding="utf-8"), pack)
+        return Game.deserialize(saves.read_file(load), pack)
     return Game.new(pack, players, seed, options, modules=modules, chance="step", undo_depth=None)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import saves
 from ..diagnostics import BoardrulesError
 from ..engine.rules import Rules
 from ..game import Game
@@ -24,8 +25,9 @@ from .invariants import Checker, Violation
 from .sim_outputs import UNWRITABLE, reason, write_atomic
 from .sim_pool import Interrupted, run_pool
 
+FAILURE_FORMAT = saves.FAILURE_FORMAT
+
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
-FAILURE_FORMAT = "boardrules-failure/1"
 
 
 @dataclass(frozen=True)
@@ -48,10 +50,13 @@ class Setup:
         key = (self.pack, self.modules, json.dumps(self.options, sort_keys=True, default=str))
         if key not in _RULES:
             _RULES[key] = load_rules(self.pack, list(self.modules) if self.modules else None, dict(self.options))
+            if len(_RULES) > MAX_LOADED:  # a program that simulates many setups keeps only the latest
+                del _RULES[next(iter(_RULES))]
         return _RULES[key]
 
 
-_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process
+_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process, oldest first
+MAX_LOADED = 8
 
 
 @dataclass
@@ -152,12 +157,12 @@ def _failed(out: Outcome, setup: Setup, game: Game | None, kind: str, v: Violati
 
 def replay_failure(path: str | Path, rules: Rules | None = None) -> Game:
     """The game of a saved failure, played back through its log (to the last completed step)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if rules is None:
-        from ..language.pack import load_rules
-
-        rules = load_rules(data["pack"], data["modules"], data["options"])
-    return Game.replay(rules, int(data["players"]), int(data["seed"]), data["log"])
+    data = saves.parse(saves.read_file(path), "failure")
+    rules = saves.rules_for(data, rules)
+    if list(data["modules"]) != list(rules.modules):
+        raise saves.refuse(f"the failure is of modules {', '.join(data['modules'])}, not {', '.join(rules.modules)}")
+    with saves.replaying():
+        return Game.replay(rules, data["players"], data["seed"], data["log"])
 
 
 def run_batch(setup: Setup, seeds: list[int]) -> list[Outcome]:
