@@ -736,7 +736,6 @@ actions:
 
 
 @pytest.mark.parametrize(("option", "message"), [
-    (("season", 7), "option 'season' = 7 starts counter 'season' outside its range (from 1 to 4)"),
     (("start", 0), "option 'start' = 0 starts counter 'season' outside its range (from 1 to 4)"),
     (("room", -1), "option 'room' = -1 gives zone 'pile' -1 capacity"),
 ])

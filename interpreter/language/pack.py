@@ -147,8 +147,8 @@ def _too_much_formula_text(doc: object, diags: Diagnostics, name: str) -> bool:
 
 
 def link(modules: dict[str, Module], roots: list[str], diags: Diagnostics,
-         options: dict[str, tuple[Any, Span]] | None = None) -> Rules:
-    return Linker(diags).link(modules, roots, options)
+         options: dict[str, tuple[Any, Span]] | None = None, focus: set[str] | None = None) -> Rules:
+    return Linker(diags).link(modules, roots, options, focus)
 
 
 def load_rules(pack: str | Path, modules: list[str] | None = None, options: dict[str, Any] | None = None, *,

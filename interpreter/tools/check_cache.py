@@ -70,7 +70,7 @@ def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_d
             info = f.stat()
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
                 return None
-            h.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+            h.update(os.fsencode(f) + b"\0" + f.read_bytes() + b"\0")  # a file name need not be UTF-8
         except OSError:
             return None
     digest = Key(h.hexdigest())

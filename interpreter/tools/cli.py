@@ -200,9 +200,10 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..diagnostics import BoardrulesError, Diagnostics, render_text
     from ..language.pack import discover, game_modules, link, load_modules
+    from . import sim_exit
     from .bots import parse_bots
     from .options_arg import read_options
-    from .simulate import Setup, dumps, render, simulate
+    from .simulate import Setup
 
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
@@ -226,14 +227,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
                       tuple(sorted(bots.items())), args.max_steps,
                       None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
-        report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
-    if args.json:
-        Path(args.json).write_text(dumps(report) + "\n", encoding="utf-8")
-    print(render(report))
-    return 1 if report["errors"] else 0
+    return sim_exit.run(setup, args)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -347,7 +344,29 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from ..lsp.server import main as serve
+    except ImportError as err:
+        print(f"boardrules: the language server needs pygls ({err}): pip install 'boardrules[lsp]'", file=sys.stderr)
+        return 2
+    return serve()
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
+    if args.write:
+        from .schema_files import schema_line, write_schemas
+
+        try:
+            written = write_schemas(Path(args.write))
+        except OSError as err:
+            print(f"boardrules: cannot write the schemas into {args.write}: {err.strerror or err}", file=sys.stderr)
+            return 1
+        for path in written:
+            print(f"wrote {path}")
+        example = Path(args.write) / "module.yaml"
+        print(f"first line of a module file in {args.write}: {schema_line(example, written[0])}")
+        return 0
     schema = json.loads((grammar_dir() / f"{args.kind}.schema.json").read_text(encoding="utf-8"))
     print(json.dumps(schema, indent=2, ensure_ascii=False))
     return 0
@@ -442,11 +461,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--load", metavar="FILE", help="resume a game saved with s FILE")
     _add_options(play)
     play.set_defaults(run=cmd_play)
+    lsp = sub.add_parser("lsp", help="a language server for editors (Language Server Protocol over stdio)",
+                         description="Serve diagnostics, completion, definitions, references, hover and outlines "
+                                     "of rule packs to an editor over stdio (needs: pip install 'boardrules[lsp]'; "
+                                     "see docs/editors.md).")
+    lsp.set_defaults(run=cmd_lsp)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
                             description="Print the JSON Schema (Draft 2020-12) of module or scenario files, of "
                                         "saved games or of the failure files of simulate.")
     schema.add_argument("kind", nargs="?", choices=["module", "scenario", "save", "failure"], default="module",
                         help="which schema (default module)")
+    schema.add_argument("--write", metavar="DIR",
+                        help="write module.schema.json and scenario.schema.json into DIR (beside a pack), so the "
+                             "files' `$schema` lines work outside this repository")
     schema.set_defaults(run=cmd_schema)
     return parser
 

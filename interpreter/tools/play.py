@@ -61,13 +61,18 @@ class Session:
             self.write("quit")
             return 0
         word, _, rest = line.strip().partition(" ")
-        if word.isdigit() and 1 <= int(word) <= len(pending.options):
+        # ASCII digits only, and few of them: int() refuses "²" and 5,000 digits with an exception.
+        if word.isascii() and word.isdigit() and len(word) <= 9 and 1 <= int(word) <= len(pending.options):
             self._step(pending, pending.options[int(word) - 1].id)
         elif word == "u":
             self._undo()
         elif word == "s" and rest.strip():
-            Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
-            self.write(f"saved to {rest.strip()}")
+            try:
+                Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
+            except OSError as exc:
+                self.write(f"cannot save to {rest.strip()}: {exc.strerror or type(exc).__name__}")
+            else:
+                self.write(f"saved to {rest.strip()}")
         else:
             self.write(f"? {HELP} (1-{len(pending.options)})")
         return None
