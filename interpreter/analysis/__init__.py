@@ -44,12 +44,7 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         if closure.get(mid) == set(modules):
             whole = rules
         combos.not_required(found.items, start, modules, mid, declared)
-        for name, note, span in rules.unknowns:
-            if options and name in options:
-                continue  # the option gives the value the pack leaves open
-            found.warning("W601", f"'{name}' is unknown: {note}", span,
-                          f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
-                          "(or a scenario's options:)")
+        unknowns(rules, found, options)
     if len(modules) > 1:
         rules = linked[tuple(modules)] = whole if whole is not None else link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:
@@ -64,6 +59,16 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
     used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)} if unknown else set()
     diags.extend(combos.one_error_per_mistake(found.items, declared, used))
     return modules
+
+
+def unknowns(rules: Rules, diags: Diagnostics, options: dict[str, Any] | None = None) -> None:
+    """W601 for each value the linked rules leave unknown (and no option gives), naming the option that would."""
+    for name, note, span in rules.unknowns:
+        if options and name in options:
+            continue  # the option gives the value the pack leaves open
+        diags.warning("W601", f"'{name}' is unknown: {note}", span,
+                      f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
+                      "(or a scenario's options:)")
 
 
 def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:
