@@ -25,7 +25,8 @@ def chance_option(pending: Pending, rng: random.Random) -> Option:
 
 
 def random_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
-    return rng.choice(pending.options)
+    """Uniform over the legal options, proving candidates only until one can be carried out."""
+    return pending.sample(rng)
 
 
 def score(game: Game, player: str) -> float:

@@ -84,7 +84,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
                 if bad is not None:
                     return _failed(out, setup, game, "invariant", bad, None)
             pending = game.pending()
-            if pending is None or not pending.options:
+            if pending is None:
                 raise BoardrulesError("E509", "the game waits for nothing but is not over")
             chosen = choose(game, pending, bots, rng)
             game.apply(chosen.id)
