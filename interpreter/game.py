@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,31 @@ class Option:
     probability: float | None = None  # for chance: the chance of this outcome
 
 
+class _Outcomes(Sequence[Option]):
+    """A chance decision's options, each made when first read: a shuffle step or a large die offers many
+    outcomes, and a sample reads one."""
+
+    __slots__ = ("_answers", "_made", "_probability")
+
+    def __init__(self, answers: list[Any]) -> None:
+        self._answers = answers
+        self._made: dict[int, Option] = {}
+        self._probability = 1 / len(answers) if answers else 0.0
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        i = range(len(self._answers))[i]
+        o = self._made.get(i)
+        if o is None:
+            a = self._answers[i]
+            o = self._made[i] = Option(i, plain(a), _label(a), self._probability)
+        return o
+
+
 class Pending:
     """The one decision the game waits for: a move, a player's choice, or a chance outcome.
 
@@ -50,7 +75,7 @@ class Pending:
 
     __slots__ = ("_candidates", "_options", "_prove", "_proven", "kind", "player", "prompt", "rule", "source")
 
-    def __init__(self, player: str, kind: str, prompt: str, options: tuple[Option, ...], rule: str | None,
+    def __init__(self, player: str, kind: str, prompt: str, options: Sequence[Option], rule: str | None,
                  source: str | None, prove: Callable[[Pending, int], bool] | None = None) -> None:
         self.player = player  # a player id (p1, p2, ...) or "chance"
         self.kind = kind  # move | one | subset | yesno | chance
@@ -60,7 +85,7 @@ class Pending:
         self._candidates = options  # with `prove`, only those it accepts are options
         self._prove = prove
         self._proven: dict[int, bool] = {}
-        self._options: tuple[Option, ...] | None = None if prove is not None else options
+        self._options: tuple[Option, ...] | None = options if prove is None and type(options) is tuple else None
 
     def _key(self) -> tuple[Any, ...]:
         return (self.player, self.kind, self.prompt, self.rule, self.source, self.options)
@@ -104,12 +129,10 @@ class Pending:
         """The option with this id, or whose plain value or label equals the argument (or the option itself)."""
         if isinstance(id_or_value, Option):
             id_or_value = id_or_value.id
-        if type(id_or_value) is int:
-            for o in self._candidates:
-                if o.id == id_or_value:
-                    if self._legal(o):
-                        return o
-                    break
+        if type(id_or_value) is int and 0 <= id_or_value < len(self._candidates):  # ids are positions
+            o = self._candidates[id_or_value]
+            if self._legal(o):
+                return o
         want = plain(id_or_value)
         for o in self._candidates:
             if (o.value == want or o.label == want) and self._legal(o):
@@ -125,6 +148,8 @@ class Pending:
         order is uniform over the legal options. The draws depend only on `rng` and the legal set, never on
         what was proven before, so a seeded run picks the same whether or not `options` was read."""
         if self.player == CHANCE:
+            if type(self._candidates) is _Outcomes:  # equally likely outcomes: read only the one drawn
+                return self._candidates[rng.randrange(len(self._candidates))]
             return rng.choices(self._candidates, [o.probability or 0.0 for o in self._candidates])[0]
         order = list(self._candidates)
         while order:
@@ -342,12 +367,11 @@ class Game:
         answers = answers_for(d)
         chance = d.chooser == CHANCE
         self._pending_answers = dict(enumerate(answers))
-        options = tuple(Option(i, plain(a), _label(a), 1 / len(answers) if chance else None)
-                        for i, a in enumerate(answers))
         kind = CHANCE if chance else d.kind if d.kind != "order" else "one"
         rule = str(d.rule) if d.rule else None
-        if chance:  # chance outcomes are never filtered
-            return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule))
+        if chance:  # chance outcomes are never filtered, and are equally likely
+            return Pending(d.chooser, kind, d.prompt, _Outcomes(answers), rule, _line(d.rule))
+        options = tuple(Option(i, plain(a), _label(a)) for i, a in enumerate(answers))
         self._search = self._new_search()  # offer only what can still be finished, proven when asked
         return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule), self._prove)
 

@@ -90,12 +90,16 @@ class PrefixDecider:
     """Answers from the activity's list, in order; stops the run at the first decision it has no answer for.
 
     With `chance_steps`, chance decisions (dice, draws, each step of a shuffle) are answered from the same list
-    and stop the run too; otherwise the game's seeded generator decides them."""
+    and stop the run too; otherwise the game's seeded generator decides them. With `witness` as well, a chance
+    decision past the list does not stop the run: it takes its first outcome and records it in `extra`, so a
+    proof walks through a round of draws or a shuffle in one run instead of one run per step."""
 
-    def __init__(self, answers: list[Any], chance_steps: bool) -> None:
+    def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False) -> None:
         self.answers = answers
         self.used = 0
         self.chance_steps = chance_steps
+        self.witness = witness
+        self.extra: list[Any] = []
 
     def decide(self, decision: Decision) -> object:
         if self.used == len(self.answers):
@@ -106,6 +110,10 @@ class PrefixDecider:
     def chance(self, decision: Decision) -> object | None:
         if not self.chance_steps or (len(decision.options) == 1 and decision.kind != "subset"):
             return None
+        if self.witness and self.used == len(self.answers):
+            answer = first_answer(decision)
+            self.extra.append(answer)
+            return answer
         return self.decide(decision)
 
 
@@ -114,12 +122,13 @@ class Probe:
     outcome: str  # done | stop | fail
     decision: Decision | None = None
     error: BoardrulesError | None = None
+    extra: list[Any] = field(default_factory=list)  # chance outcomes taken past the answers (witness runs)
 
 
-def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
+def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False) -> Probe:
     """Run the activity with its answers and take every change back: what would happen."""
     saved, covered, mark = m.decider, m.covered, m.state.mark()
-    m.decider = PrefixDecider(activity.answers, chance_steps)
+    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
     m.covered = set()  # a dry run is not play: it must not count for coverage
     traced, m.coverage = m.coverage, None
     try:
@@ -136,7 +145,21 @@ def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
     finally:
         m.decider, m.covered, m.coverage = saved, covered, traced
     m.state.rollback(mark)
+    result.extra = decider.extra
     return result
+
+
+def first_answer(decision: Decision) -> Any:
+    """The first of `answers_for(decision)`, without listing the others (a subset's may be many)."""
+    if decision.kind == "yesno":
+        return False
+    options = list(decision.options)
+    if decision.kind == "subset":
+        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
+        return options[:sizes[0]]
+    if not options:
+        return None
+    return options[0]
 
 
 def answers_for(decision: Decision) -> list[Any]:
@@ -208,10 +231,12 @@ class Search:
             self.exhausted = True
             return True
         self.left -= 1
-        m = self.m
-        result = probe(m, activity, self.chance_steps)
-        # what the dry run did, as far as its own limits let it (one that overran them failed with E513)
-        self._charge(1 + min(m.steps, m.step_budget) + min(m.budget.work, m.budget.limits.work), activity)
+        # With chance stepped, first walk through chance with its first outcomes (one run, however many draws or
+        # shuffle steps); only if that way fails, step through every outcome as the player will see them. Either
+        # way the move is proven by a complete way to play it, as before.
+        result = self._probe(activity, self.chance_steps)
+        if result.outcome == "fail" and result.extra:
+            result = self._probe(activity, False)
         if result.outcome != "stop":
             if result.outcome == "fail":
                 self._note(result.error, activity)
@@ -220,7 +245,15 @@ class Search:
         assert decision is not None
         answers = answers_for(decision)
         self._charge(len(answers), activity)
-        return any(self._finishes(_with(activity, answer)) for answer in answers)
+        base = _with_all(activity, result.extra)
+        return any(self._finishes(_with(base, answer)) for answer in answers)
+
+    def _probe(self, activity: Activity, witness: bool) -> Probe:
+        m = self.m
+        result = probe(m, activity, self.chance_steps, witness)
+        # what the dry run did, as far as its own limits let it (one that overran them failed with E513)
+        self._charge(1 + min(m.steps, m.step_budget) + min(m.budget.work, m.budget.limits.work), activity)
+        return result
 
     def _charge(self, units: int, activity: Activity) -> None:
         self.work_left -= units
@@ -244,6 +277,12 @@ class Search:
         if problem is None:
             problem = self.m.problems[(d.code, where)] = Problem(d.code, where, d.message)
         problem.count += 1
+
+
+def _with_all(activity: Activity, answers: list[Any]) -> Activity:
+    if not answers:
+        return activity
+    return Activity(activity.kind, activity.player, activity.action, activity.params, [*activity.answers, *answers])
 
 
 def _with(activity: Activity, answer: Any) -> Activity:
