@@ -9,13 +9,13 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
 from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
-from . import events, ranges, readwrite, scenarios, sources
+from . import events, ranges, readwrite, scenarios, search_size, sources
 from . import modules as combos
 from .facts import gather
 from .refs import site_refs
 from .walk import walk_modules
 
-ANALYSES = (readwrite.check, events.check, ranges.check, sources.check)
+ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_size.check)
 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None

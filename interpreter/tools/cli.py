@@ -221,7 +221,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         Path(args.json).write_text(dumps(report) + "\n", encoding="utf-8")
     print(render(report))
-    return 1 if report["errors"] else 0
+    return 1 if report["errors"] or (args.strict and report["search_problems"]) else 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -412,6 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--backend", choices=["process", "ray"], default="process",
                      help="run the games on local processes, or as Ray tasks (pip install 'boardrules[ray]')")
     sim.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
+    sim.add_argument("--strict", action="store_true",
+                     help="exit 1 when the legal-move search met a rule bug (W520), not only on errors")
     _add_options(sim)
     sim.set_defaults(run=cmd_simulate)
     play = sub.add_parser("play", help="play a whole game in the terminal, against bots or people",
