@@ -203,6 +203,7 @@ class Game:
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
+        self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -292,6 +293,7 @@ class Game:
                 span = phase.span if phase is not None else None
                 prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
                 self._search = self._new_search()
+                self._stops = {}
                 self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
                                         self._prove)
                 if self._pending.any_legal():
@@ -333,7 +335,11 @@ class Game:
         else:
             assert self._open is not None
             activity = _with(self._open, answer)
-        return self._search.can_finish(activity)
+        ok = self._search.can_finish(activity)
+        first = self._search.first
+        if ok and first is not None and first.outcome == "stop" and not first.extra:
+            self._stops[option_id] = first.decision  # apply need not run it again to find where it stops
+        return ok
 
     @property
     def problems(self) -> list[dict[str, Any]]:
@@ -355,12 +361,22 @@ class Game:
                                   "nothing is pending: take an action with act() or begin()")
         chosen = pending.option(option)
         answer = self._pending_answers[chosen.id]
+        # Where the activity stops next, when proving this option already ran it that far: the same run in the
+        # same state, so running it again would only find the same decision (a run that stops changes nothing).
+        stop = self._stops.get(chosen.id) if pending.player != CHANCE else None
         if pending.kind == "move":
-            self._start(Activity("move", pending.player, answer.action, dict(answer.params)))
+            activity = Activity("move", pending.player, answer.action, dict(answer.params))
+            if stop is None:
+                self._start(activity)
+            else:
+                self._open = activity
         else:
             assert self._open is not None
             self._open.answers.append(answer)
-            self._advance()
+            if stop is None:
+                self._advance()
+        if stop is not None:
+            self._pending, self._waiting = None, stop
         return self.pending()
 
     def _decision(self, d: Decision) -> Pending:
@@ -373,6 +389,7 @@ class Game:
             return Pending(d.chooser, kind, d.prompt, _Outcomes(answers), rule, _line(d.rule))
         options = tuple(Option(i, plain(a), _label(a)) for i, a in enumerate(answers))
         self._search = self._new_search()  # offer only what can still be finished, proven when asked
+        self._stops = {}
         return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule), self._prove)
 
     def _start(self, activity: Activity) -> None:
@@ -519,6 +536,7 @@ class Game:
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
         other._search = other._new_search()
+        other._stops = dict(self._stops)
         return other
 
     def reseed(self, seed: int) -> None:

@@ -220,10 +220,13 @@ class Search:
         self.work_limit = SEARCH_WORK * m.budget.limits.work if work is None else work
         self.work_left = self.work_limit
         self.exhausted = False
+        self.first: Probe | None = None
 
     def can_finish(self, activity: Activity) -> bool:
-        """Whether the activity has at least one complete legal way to be carried out."""
+        """Whether the activity has at least one complete legal way to be carried out. Afterwards `first` is
+        what the activity itself did with its answers (its first dry run), for a caller that will run it."""
         self.left = self.budget
+        self.first = None
         return self._finishes(activity)
 
     def _finishes(self, activity: Activity) -> bool:
@@ -237,6 +240,8 @@ class Search:
         result = self._probe(activity, self.chance_steps)
         if result.outcome == "fail" and result.extra:
             result = self._probe(activity, False)
+        if self.first is None:
+            self.first = result
         if result.outcome != "stop":
             if result.outcome == "fail":
                 self._note(result.error, activity)
