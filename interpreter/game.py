@@ -337,8 +337,8 @@ class Game:
             activity = _with(self._open, answer)
         ok = self._search.can_finish(activity)
         first = self._search.first
-        if ok and first is not None and first.outcome == "stop" and not first.extra:
-            self._stops[option_id] = first.decision  # apply need not run it again to find where it stops
+        if ok and first is not None and first.stop_at is not None:
+            self._stops[option_id] = first.stop_at  # apply need not run it again to find where it stops
         return ok
 
     @property

@@ -90,9 +90,10 @@ class PrefixDecider:
     """Answers from the activity's list, in order; stops the run at the first decision it has no answer for.
 
     With `chance_steps`, chance decisions (dice, draws, each step of a shuffle) are answered from the same list
-    and stop the run too; otherwise the game's seeded generator decides them. With `witness` as well, a chance
-    decision past the list does not stop the run: it takes its first outcome and records it in `extra`, so a
-    proof walks through a round of draws or a shuffle in one run instead of one run per step."""
+    and stop the run too; otherwise the game's seeded generator decides them. With `witness`, a decision past
+    the list does not stop the run: it takes its first answer and records it in `extra`, so a proof walks
+    through a move's decisions, a round of draws or a shuffle in one run instead of one run per decision;
+    `stop_at` is the decision where a run without `witness` would have stopped."""
 
     def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False) -> None:
         self.answers = answers
@@ -100,20 +101,23 @@ class PrefixDecider:
         self.chance_steps = chance_steps
         self.witness = witness
         self.extra: list[Any] = []
+        self.stop_at: Decision | None = None
 
     def decide(self, decision: Decision) -> object:
         if self.used == len(self.answers):
-            raise StopForAnswer(decision)
+            if not self.witness:
+                raise StopForAnswer(decision)
+            answer = first_answer(decision)
+            if self.stop_at is None:
+                self.stop_at = decision
+            self.extra.append(answer)
+            return answer
         self.used += 1
         return self.answers[self.used - 1]
 
     def chance(self, decision: Decision) -> object | None:
         if not self.chance_steps or (len(decision.options) == 1 and decision.kind != "subset"):
             return None
-        if self.witness and self.used == len(self.answers):
-            answer = first_answer(decision)
-            self.extra.append(answer)
-            return answer
         return self.decide(decision)
 
 
@@ -122,7 +126,8 @@ class Probe:
     outcome: str  # done | stop | fail
     decision: Decision | None = None
     error: BoardrulesError | None = None
-    extra: list[Any] = field(default_factory=list)  # chance outcomes taken past the answers (witness runs)
+    extra: list[Any] = field(default_factory=list)  # answers taken past the activity's own (witness runs)
+    stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False) -> Probe:
@@ -146,6 +151,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         m.decider, m.covered, m.coverage = saved, covered, traced
     m.state.rollback(mark)
     result.extra = decider.extra
+    result.stop_at = result.decision if result.outcome == "stop" else decider.stop_at
     return result
 
 
@@ -234,10 +240,11 @@ class Search:
             self.exhausted = True
             return True
         self.left -= 1
-        # With chance stepped, first walk through chance with its first outcomes (one run, however many draws or
-        # shuffle steps); only if that way fails, step through every outcome as the player will see them. Either
-        # way the move is proven by a complete way to play it, as before.
-        result = self._probe(activity, self.chance_steps)
+        # First walk through every decision with its first answer (and, with chance stepped, every chance event
+        # with its first outcome): one run, however many decisions, draws or shuffle steps. Only if that way
+        # fails, stop at the first decision and try each of its answers, depth first. Either way the move is
+        # proven by a complete way to play it, as before.
+        result = self._probe(activity, True)
         if result.outcome == "fail" and result.extra:
             result = self._probe(activity, False)
         if self.first is None:
