@@ -114,6 +114,11 @@ class Pending:
             ok = self._proven[o.id] = self._prove(self, o.id)
         return ok
 
+    @property
+    def id_bound(self) -> int:
+        """Every option id is below this (ids are positions among the candidates), without proving any."""
+        return len(self._candidates)
+
     def any_legal(self) -> bool:
         """Whether at least one option can be carried out (proving candidates in id order until one can)."""
         return any(self._legal(o) for o in self._candidates)

@@ -272,3 +272,23 @@ def test_progress_is_drawn_at_once_and_while_a_game_runs(monkeypatch: pytest.Mon
     bar.advance(1)
     bar.close()
     assert "1/10 games" in out.getvalue()
+
+
+def test_the_sample_rollout_evaluator_plays_legal_rollouts_for_mcts() -> None:
+    np = pytest.importorskip("numpy")
+    from open_spiel.python.algorithms import mcts
+
+    from boardrules.adapters.openspiel import SampleRolloutEvaluator, load
+
+    relay = Path(__file__).parent / "packs" / "relay"
+    game = load(relay, players=2, options={"prize": 4})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    evaluator = SampleRolloutEvaluator(2, np.random.RandomState(1))
+    values = evaluator.evaluate(state)
+    assert values.shape == (2,) and abs(float(values.sum())) < 1e-9 and all(-1 <= v <= 1 for v in values)
+    prior = evaluator.prior(state)
+    assert sorted(a for a, _ in prior) == state.legal_actions() and abs(sum(p for _, p in prior) - 1) < 1e-9
+    bot = mcts.MCTSBot(game, 2.0, 12, evaluator, random_state=np.random.RandomState(1))
+    assert bot.step(state) in state.legal_actions()

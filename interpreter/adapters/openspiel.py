@@ -139,16 +139,14 @@ def _bounds(game: BoardrulesGame, p: dict[str, Any]) -> tuple[int, int, int]:
             g, rng, steps = game._proto.clone(), random.Random(s), 0
             while not g.is_terminal():
                 pending = g.pending()
-                if pending is None or not pending.options:
+                if pending is None:
                     break
-                top = max(o.id for o in pending.options) + 1
+                top = pending.id_bound  # a bound on the ids without proving every option
                 if pending.player == CHANCE:
                     outcomes = max(outcomes, top)
-                    option = rng.choices(pending.options, [o.probability or 0 for o in pending.options])[0]
                 else:
                     actions = max(actions, top)
-                    option = rng.choice(pending.options)
-                g.apply(option.id)
+                g.apply(pending.sample(rng).id)
                 steps += 1
             length = max(length, steps)
         _BOUNDS[key] = (2 * actions, 2 * outcomes, 4 * length)
