@@ -42,16 +42,16 @@ class Option:
     probability: float | None = None  # for chance: the chance of this outcome
 
 
-class _Outcomes(Sequence[Option]):
-    """A chance decision's options, each made when first read: a shuffle step or a large die offers many
-    outcomes, and a sample reads one."""
+class _Options(Sequence[Option]):
+    """A decision's candidate options, each made when first read: a turn offers dozens of moves, a shuffle step
+    or a large die many outcomes, and a sample reads one."""
 
-    __slots__ = ("_answers", "_made", "_probability")
+    __slots__ = ("_answers", "_made", "_make")
 
-    def __init__(self, answers: list[Any]) -> None:
+    def __init__(self, answers: Sequence[Any], make: Callable[[int, Any], Option]) -> None:
         self._answers = answers
         self._made: dict[int, Option] = {}
-        self._probability = 1 / len(answers) if answers else 0.0
+        self._make = make
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -62,9 +62,16 @@ class _Outcomes(Sequence[Option]):
         i = range(len(self._answers))[i]
         o = self._made.get(i)
         if o is None:
-            a = self._answers[i]
-            o = self._made[i] = Option(i, plain(a), _label(a), self._probability)
+            o = self._made[i] = self._make(i, self._answers[i])
         return o
+
+
+def _move_option(i: int, move: Move) -> Option:
+    return Option(i, move.plain(), move.label())
+
+
+def _answer_option(i: int, answer: Any) -> Option:
+    return Option(i, plain(answer), _label(answer))
 
 
 class Pending:
@@ -153,13 +160,14 @@ class Pending:
         order is uniform over the legal options. The draws depend only on `rng` and the legal set, never on
         what was proven before, so a seeded run picks the same whether or not `options` was read."""
         if self.player == CHANCE:
-            if type(self._candidates) is _Outcomes:  # equally likely outcomes: read only the one drawn
+            if type(self._candidates) is _Options:  # equally likely outcomes: read only the one drawn
                 return self._candidates[rng.randrange(len(self._candidates))]
             return rng.choices(self._candidates, [o.probability or 0.0 for o in self._candidates])[0]
-        order = list(self._candidates)
+        candidates = self._candidates
+        order = list(range(len(candidates)))
         while order:
             i = rng.randrange(len(order))
-            o = order[i]
+            o = candidates[order[i]]
             if self._legal(o):
                 return o
             order[i] = order[-1]
@@ -293,7 +301,7 @@ class Game:
             moves = candidate_moves(self._m, player)
             if moves:
                 self._pending_answers = dict(enumerate(moves))
-                options = tuple(Option(i, m.plain(), m.label()) for i, m in enumerate(moves))
+                options = _Options(moves, _move_option)
                 phase = flow.current_phase(self._m)
                 span = phase.span if phase is not None else None
                 prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
@@ -391,8 +399,10 @@ class Game:
         kind = CHANCE if chance else d.kind if d.kind != "order" else "one"
         rule = str(d.rule) if d.rule else None
         if chance:  # chance outcomes are never filtered, and are equally likely
-            return Pending(d.chooser, kind, d.prompt, _Outcomes(answers), rule, _line(d.rule))
-        options = tuple(Option(i, plain(a), _label(a)) for i, a in enumerate(answers))
+            p = 1 / len(answers) if answers else 0.0
+            outcomes = _Options(answers, lambda i, a: Option(i, plain(a), _label(a), p))
+            return Pending(d.chooser, kind, d.prompt, outcomes, rule, _line(d.rule))
+        options = _Options(answers, _answer_option)
         self._search = self._new_search()  # offer only what can still be finished, proven when asked
         self._stops = {}
         return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule), self._prove)
