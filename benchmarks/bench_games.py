@@ -149,14 +149,14 @@ def listing(rules: object, players: int, seed: int, moves: int = 40) -> tuple[li
     return lists, runs
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4])
     parser.add_argument("--chance", nargs="*", default=["step", "auto"])
     parser.add_argument("--packs", nargs="*", default=list(PACKS))
     parser.add_argument("--skip", nargs="*", default=[], choices=["games", "mcts", "listing"])
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rules = {name: load_rules(PACKS[name], None, None) for name in args.packs}
 
     contenders: dict[str, Callable[[], float]] = {"ttt random actions/s": ttt_actions}
