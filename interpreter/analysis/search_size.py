@@ -82,8 +82,8 @@ def _answers(body: Any, span: Span, times: float) -> tuple[float, int]:
     elif isinstance(body, dict):
         count = body.get("repeat")
         if count is not None:
-            n = count if type(count) is int else _literal(_parse(count, span, "expr"))
-            times = times * n if n is not None and n > 0 else times
+            repeat = count if type(count) is int else _literal(_parse(count, span, "expr"))
+            times = times * repeat if repeat is not None and repeat > 0 else times
         parts = [_answers(body[key], span, times) for key in NESTED if key in body]
         for key in ("options", "cases"):
             if isinstance(body.get(key), dict):
