@@ -292,3 +292,67 @@ def test_the_sample_rollout_evaluator_plays_legal_rollouts_for_mcts() -> None:
     assert sorted(a for a, _ in prior) == state.legal_actions() and abs(sum(p for _, p in prior) - 1) < 1e-9
     bot = mcts.MCTSBot(game, 2.0, 12, evaluator, random_state=np.random.RandomState(1))
     assert bot.step(state) in state.legal_actions()
+
+
+BAG = """
+module: bag
+title: Rounds that start with a shuffle of a big bag
+players: {min: 2, max: 2}
+counters:
+  points: {per: player, initial: 0}
+pieces:
+  cube: {}
+zones:
+  bag: {ordered: true}
+setup:
+  fill:
+    do:
+      - for: v in 1..60
+        do: ["create cube in bag"]
+actions:
+  rest:
+    title: Rest
+    do: ["me.points += 1"]
+  work:
+    title: Work
+    do: ["me.points += 2"]
+flow:
+  first_player: p1
+  phases:
+    refill:
+      do: ["shuffle bag"]
+    play:
+      turns: {until: each_once}
+      actions: [rest, work]
+  end:
+    when: round_number > 3
+  ranking: [me.points]
+"""
+
+
+def test_with_chance_stepped_a_proof_walks_a_shuffle_in_one_run(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    rules, diags = link_texts(tmp_path, BAG)
+    assert not diags.has_errors, [d.message for d in diags.items]
+    game = Game(rules, 2, 1, flow=True, chance="step")
+    game.setup()
+    rng = random.Random(1)
+    while (pending := game.pending()) is not None and pending.kind != "move":
+        game.apply(pending.sample(rng).id)  # the first round's 59 shuffle steps
+    game.apply(pending.sample(rng).id)  # p1 moves; p2's move ends the round, and the next one shuffles 60 cubes
+    runs: list[int] = []
+    real = moves.probe
+
+    def counted(*args: Any, **kwargs: Any) -> moves.Probe:
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(moves, "probe", counted)
+    pending = game.pending()
+    assert pending is not None and pending.kind == "move" and pending.player == "p2"
+    assert len(pending.options) == 2
+    # One run per move through the next round's shuffle (stepping it would take 60 runs each); the first move
+    # was proven when `apply` showed this decision.
+    assert len(runs) == 1
+    nxt = game.apply(pending.options[0].id)
+    assert nxt is not None and nxt.player == "chance" and nxt.prompt.startswith("shuffle bag")
