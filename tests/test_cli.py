@@ -165,3 +165,15 @@ def test_a_failed_expectation_names_the_rule_behind_any_value_it_reads(
     line = next(n for n, t in enumerate((pack / "base.yaml").read_text().splitlines(), 1) if "move home to" in t)
     assert "expect count(p1.farm)\n      expected: 3\n      actual:   2\n      last changed by the rule at " in out
     assert f"base.yaml:{line}:" in out
+
+
+def test_a_pack_after_modules_is_read_as_the_pack(capsys: pytest.CaptureFixture[str]) -> None:
+    harvest = str(ROOT / "tests" / "packs" / "harvest")
+    code, out = run(capsys, "explain", "--modules", "harvest.base", harvest)
+    assert code == 0 and "Modules: harvest.base\n" in out
+    code, out = run(capsys, "explain", "--modules", "harvest.base", "harvest.more", harvest)
+    assert code == 0 and "Harvest, the Market Town expansion" in out
+    with pytest.raises(SystemExit) as stop:
+        main(["explain", "--modules", "harvest.base"])
+    assert stop.value.code == 2
+    assert "explain needs a PACK (a pack directory)" in capsys.readouterr().err
