@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
+
+import yaml
 
 
 class Player:
@@ -133,20 +136,14 @@ def shown(value: object) -> str:
     return shown_as() if callable(shown_as) else str(value)
 
 
-_YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "~"}
-
-
+@lru_cache(maxsize=1024)
 def _bare(text: str) -> bool:
-    """Whether a string reads back as itself unquoted in a YAML flow collection."""
-    if not text or text != text.strip() or text.lower() in _YAML_WORDS:
-        return False
-    if text[0] in "-?:,[]{}#&*!|>'\"%@`" or any(c in text for c in ",[]{}#\n\t") or ": " in text:
-        return False
+    """Whether a string reads back as itself unquoted in a YAML flow collection: asked of YAML itself, since its
+    rules for plain scalars (`0?`, `a: b`, `yes`, `1e3`) are too many to restate. Only messages need it."""
     try:
-        float(text)
-    except ValueError:
-        return True
-    return False
+        return bool(text) and text == text.strip() and yaml.safe_load(f"[{text}]") == [text]
+    except yaml.YAMLError:
+        return False
 
 
 def encode(value: object) -> object:

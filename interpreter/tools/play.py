@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .. import saves
 from ..diagnostics import BoardrulesError, Span, source_line
 from ..engine.values import plain
 from ..game import CHANCE, Game, Pending
@@ -60,13 +61,18 @@ class Session:
             self.write("quit")
             return 0
         word, _, rest = line.strip().partition(" ")
-        if word.isdigit() and 1 <= int(word) <= len(pending.options):
+        # ASCII digits only, and few of them: int() refuses "²" and 5,000 digits with an exception.
+        if word.isascii() and word.isdigit() and len(word) <= 9 and 1 <= int(word) <= len(pending.options):
             self._step(pending, pending.options[int(word) - 1].id)
         elif word == "u":
             self._undo()
         elif word == "s" and rest.strip():
-            Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
-            self.write(f"saved to {rest.strip()}")
+            try:
+                Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
+            except OSError as exc:
+                self.write(f"cannot save to {rest.strip()}: {exc.strerror or type(exc).__name__}")
+            else:
+                self.write(f"saved to {rest.strip()}")
         else:
             self.write(f"? {HELP} (1-{len(pending.options)})")
         return None
@@ -192,7 +198,7 @@ def start(pack: str, players: int, seed: int, options: dict[str, Any], modules: 
           load: str | None) -> Game:
     """A new game of the pack, or the saved game in `load` resumed."""
     if load:
-        return Game.deserialize(Path(load).read_text(encoding="utf-8"), pack)
+        return Game.deserialize(saves.read_file(load), pack)
     return Game.new(pack, players, seed, options, modules=modules, chance="step", undo_depth=None)
 
 
