@@ -130,6 +130,9 @@ def shown(value: object) -> str:
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
         return "[" + ", ".join(shown(v) for v in items) + "]"
+    if isinstance(value, int) and value.bit_length() >= 200:
+        # str() of a number past Python's digit limit raises, and would take quadratic time before it.
+        return f"~10^{int(value.bit_length() * 0.30103)}"
     if isinstance(value, int | float):
         return str(value)
     shown_as = getattr(value, "shown", None)
