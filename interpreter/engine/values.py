@@ -143,9 +143,11 @@ def shown(value: object) -> str:
 def _bare(text: str) -> bool:
     """Whether a string reads back as itself unquoted in a YAML flow collection: asked of YAML itself, since its
     rules for plain scalars (`0?`, `a: b`, `yes`, `1e3`) are too many to restate. Only messages need it."""
+    if not text or text != text.strip() or len(text) > 200:
+        return False  # a long text is quoted rather than read by YAML (which refuses a number of 4300 digits)
     try:
-        return bool(text) and text == text.strip() and yaml.safe_load(f"[{text}]") == [text]
-    except yaml.YAMLError:
+        return yaml.safe_load(f"[{text}]") == [text]
+    except (yaml.YAMLError, ValueError):
         return False
 
 
