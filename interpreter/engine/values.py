@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 
-import yaml
+from ..diagnostics import bare as _bare
 
 
 class Player:
@@ -138,17 +137,6 @@ def shown(value: object) -> str:
     shown_as = getattr(value, "shown", None)
     return shown_as() if callable(shown_as) else str(value)
 
-
-@lru_cache(maxsize=1024)
-def _bare(text: str) -> bool:
-    """Whether a string reads back as itself unquoted in a YAML flow collection: asked of YAML itself, since its
-    rules for plain scalars (`0?`, `a: b`, `yes`, `1e3`) are too many to restate. Only messages need it."""
-    if not text or text != text.strip() or len(text) > 200:
-        return False  # a long text is quoted rather than read by YAML (which refuses a number of 4300 digits)
-    try:
-        return yaml.safe_load(f"[{text}]") == [text]
-    except (yaml.YAMLError, ValueError):
-        return False
 
 
 def encode(value: object) -> object:
