@@ -5,10 +5,13 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+import yaml
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,15 +147,28 @@ def magnitude(value: int) -> str:
 
 
 def show(value: Any) -> str:
-    """A value as a message shows it: its repr, cut to a few dozen characters."""
+    """A value as a message shows it: as YAML writes it, cut to a few dozen characters."""
     if not isinstance(value, bool | int | float | str | list | dict) and value is not None:
         return f"a {type(value).__name__}"
     text = _repr(value, _SHOWN_VALUE + 1)
     return text if len(text) <= _SHOWN_VALUE else text[: _SHOWN_VALUE - 3] + "..."
 
 
+_BARE = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_ .$/+-]*")
+_RESOLVER = yaml.resolver.Resolver()  # how YAML would type a plain scalar: 3, 1e5, 0x1A, yes, null, ...
+
+
+def bare(text: str) -> bool:
+    """Whether a string reads back as itself unquoted in a YAML flow collection. Only a name-like text is left
+    bare: YAML gives meaning to so many characters in flow context (`?`, `:`, `#`, `&`, ...) that anything else
+    is quoted rather than guessed at."""
+    return (_BARE.fullmatch(text) is not None and text[-1] != " "
+            and _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str")
+
+
 def _repr(value: Any, budget: int) -> str:
-    """repr() that stops once `budget` characters are written (a plain value may hold 10,000 items)."""
+    """The value in YAML flow style, as a designer writes it (never a Python repr), stopping once `budget`
+    characters are written (a plain value may hold 10,000 items)."""
     if isinstance(value, list | dict):
         opening, closing = ("[", "]") if isinstance(value, list) else ("{", "}")
         pairs = (("", v) for v in value) if isinstance(value, list) else \
@@ -169,9 +185,13 @@ def _repr(value: Any, budget: int) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return magnitude(value)
     if isinstance(value, str):
-        return repr(value[:budget])
-    if value is None or isinstance(value, bool | float):
-        return repr(value)
+        return value if len(value) <= budget and bare(value) else json.dumps(value[:budget], ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return str(value)
     return f"a {type(value).__name__}"  # its repr could be anything, of any length
 
 

@@ -173,6 +173,21 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "over it stops the action, names the rule and the limit, and leaves the state as it was. `check` reports "
        "a constant that is already over a limit (a repeat count, a literal range, `create N`, a die's sides).",
        "do: [{repeat: 1000000000000, do: []}]", "do: [{repeat: 6, do: ['me.coins += 1']}]"),
+    _c("W520", "warning", "run", "a move or option dropped by the legal-move search because of a rule bug",
+       "The legal-move search tries each candidate move and option in a dry run. A refusal (a guard, `require`, "
+       "a cost, a limit, a full zone, a counter's range) makes it illegal; any other failure (a loop, a work "
+       "limit, an unknown value, a type error) is a bug in the rules that would otherwise silently remove the "
+       "move from play. `simulate` reports each at its rule with how often it happened (an error with "
+       "`--strict`); programs read `Game.problems`.",
+       "do: ['me.coins += bonus']   # bonus is unknown: the move vanishes from every game",
+       "values: {bonus: 3}"),
+    _c("W521", "warning", "check", "an action whose moves and choices are too many to search",
+       "A move is listed only when a dry run proves it can finish, so the search tries every value of the "
+       "action's parameters and every answer of the choices inside it. When the product of their sizes is "
+       "beyond the search's work budget, listing the legal moves stops with E513: narrow the domains or the "
+       "choices.",
+       "params: {n: {type: int, in: \"1..9999\"}}\ndo: ['choose x from 1..2000']",
+       "params: {n: {type: int, in: \"1..9\"}}\ndo: ['choose x from 1..20']"),
     _c("W601", "warning", "check", "a value the source leaves unknown",
        "The pack says `unknown` where the source text leaves a number open. The game stops with E601 if it ever "
        "needs the value. These are the documented unknowns of a pack.",

@@ -9,15 +9,27 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
 from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
-from . import events, extensions, gameflow, hooks, loops, ranges, readwrite, scenarios, sources, thresholds, writes
+from . import (
+    events,
+    extensions,
+    gameflow,
+    hooks,
+    loops,
+    ranges,
+    readwrite,
+    scenarios,
+    search_size,
+    sources,
+    thresholds,
+    writes,
+)
 from . import modules as combos
 from .facts import gather
 from .refs import site_refs
 from .walk import walk_modules
 
-ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, gameflow.check,
-            thresholds.check, loops.check, hooks.check, writes.check,
-            extensions.check)
+ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_size.check, gameflow.check,
+            thresholds.check, loops.check, hooks.check, writes.check, extensions.check)
 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None

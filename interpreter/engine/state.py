@@ -53,6 +53,10 @@ class MarkerRec:
     last: list[int] = field(default_factory=list)
 
 
+def _by_order(item: tuple[str, PieceRec]) -> int:
+    return item[1].order
+
+
 class State:
     def __init__(self, players: list[str], seed: int) -> None:
         self.players = list(players)
@@ -162,13 +166,10 @@ class State:
                 self.groups.setdefault(rec.group, set()).add(pid)
 
     def _restore_piece(self, pid: str, rec: PieceRec) -> None:
-        """Put a removed piece back where it was in creation order, so the saved JSON is byte-identical."""
+        """Put a removed piece back, in O(1): the dict's order is not creation order after this, so whatever
+        follows creation order (of_kind, to_json) reads `PieceRec.order`, not the dict's order."""
         self.pieces[pid] = rec
         self._regroup(pid, None, rec.group)
-        if any(p.order > rec.order for p in self.pieces.values()):
-            ordered = sorted(self.pieces.items(), key=lambda kv: kv[1].order)
-            self.pieces.clear()
-            self.pieces.update(ordered)
 
     # ------------------------------------------------------------ declarations (before play; not journaled)
     def add_zone(self, key: str, rec: ZoneRec) -> None:
@@ -398,7 +399,7 @@ class State:
                     "order": p.order,
                     "props": {n: encode(v) for n, v in p.props.items()},
                 }
-                for k, p in self.pieces.items()
+                for k, p in sorted(self.pieces.items(), key=_by_order)  # nearly sorted: about linear
             },
             "markers": {k: {"track": m.track, "pos": m.pos, "last": list(m.last)} for k, m in self.markers.items()},
             "vars": {k: encode(v) for k, v in self.vars.items()},

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..diagnostics import bare as _bare
+
 
 class Player:
     """A seat in the game. There is one object per (id, seat) in a process, so equality is identity: players are
@@ -135,21 +137,6 @@ def shown(value: object) -> str:
     shown_as = getattr(value, "shown", None)
     return shown_as() if callable(shown_as) else str(value)
 
-
-_YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "~"}
-
-
-def _bare(text: str) -> bool:
-    """Whether a string reads back as itself unquoted in a YAML flow collection."""
-    if not text or text != text.strip() or text.lower() in _YAML_WORDS:
-        return False
-    if text[0] in "-?:,[]{}#&*!|>'\"%@`" or any(c in text for c in ",[]{}#\n\t") or ": " in text:
-        return False
-    try:
-        float(text)
-    except ValueError:
-        return True
-    return False
 
 
 def encode(value: object) -> object:
