@@ -127,10 +127,10 @@ def test_ray_that_cannot_start_is_a_plain_error(monkeypatch: pytest.MonkeyPatch,
 
 def test_an_interrupt_in_one_process_reports_the_games_before_it(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    def interrupted(setup: Setup, seed: int, rules: object = None) -> simulate.Outcome:
+    def interrupted(setup: Setup, seed: int, rules: object = None, step: object = None) -> simulate.Outcome:
         if seed == 4:
             raise KeyboardInterrupt
-        return real_play_one(setup, seed, rules)  # type: ignore[arg-type]
+        return real_play_one(setup, seed, rules, step)  # type: ignore[arg-type]
 
     monkeypatch.setattr(simulate, "play_one", interrupted)
     out_file = tmp_path / "r.json"
@@ -141,6 +141,14 @@ def test_an_interrupt_in_one_process_reports_the_games_before_it(
     assert "error E118: interrupted: 3 of 10 games finished and are reported" in out
     report = json.loads(out_file.read_text())
     assert report["games"] == 3 and report["interrupted"] == {"requested": 10, "played": 3}
+
+
+def test_a_ray_address_where_nothing_answers_is_refused_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    # Ray itself would retry such an address for many minutes.
+    code = main(["simulate", RELAY, "--set", "prize=4", "--backend", "ray", "--address", "127.0.0.1:1"])
+    out = capsys.readouterr().out
+    assert code == 4
+    assert "error E119: Ray could not start at 127.0.0.1:1: nothing answers there (Connection refused)" in out
 
 
 def _group(pgid: int) -> list[int]:

@@ -10,24 +10,48 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError
 from ..internal import describe
+from ..tools.sim_pool import Interrupted
 
 NO_RAY = "E119"
 
 
-def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
+PROBE_SECONDS = 5.0
+
+
+def _answers(address: str) -> None:
+    """Refuse (E119) an address where nothing answers: Ray itself retries such an address for many minutes."""
+    if address in ("auto", "local"):
+        return
+    rest = address.removeprefix("ray://")
+    host, _, port = rest.rpartition(":")
+    if not host or not (port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) < 65536):
+        return  # a form Ray knows and we do not: let Ray judge it
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS):
+            pass
+    except OSError as exc:
+        raise BoardrulesError(NO_RAY, f"Ray could not start at {address}: nothing answers there "
+                              f"({exc.strerror or type(exc).__name__})", None,
+                              "check the address and that the cluster is up, or use --backend process") from None
+
+
+def run_on_ray(run_batch: Callable[[Any, list[int]], list[Any]], lost: Callable[[int, str], Any], setup: Any,
+               work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
+    """Run `run_batch(setup, batch)` for every batch of `work` as Ray tasks; `lost(seed, why)` stands for a game
+    whose task failed. The simulator passes both, so this adapter does not import the module that imports it."""
+    if address:
+        _answers(address)
     try:
         import ray
     except ImportError:
         raise BoardrulesError("E509", "the Ray backend needs Ray", None,
                               "pip install 'boardrules[ray]'") from None
-    from ..tools.sim_pool import Interrupted
-    from ..tools.simulate import _lost, run_batch
-
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started = False
     if not ray.is_initialized():
@@ -57,7 +81,7 @@ def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Cal
                 try:
                     part = ray.get(ref)
                 except Exception as exc:  # a worker that died after Ray's own retries: its games are lost
-                    part = [_lost(seed, f"its Ray task failed: {describe(exc)}") for seed in batch_of[ref]]
+                    part = [lost(seed, f"its Ray task failed: {describe(exc)}") for seed in batch_of[ref]]
                 results += part
                 done(len(part))
         return results

@@ -31,15 +31,26 @@ FLOW_VARS = {"round": 1, "start_player": "p1", "phase": -1, "passed": [], "turns
              "turn_over": False, "game_over": False, "phase_live": False}
 
 
+def _check_whole(what: str, value: object) -> None:
+    """An embedding program's player count or seed is a whole number (a bool counts: True is 1)."""
+    if not isinstance(value, int):
+        raise BoardrulesError("E509", f"the {what} is a whole number, got a {type(value).__name__}")
+
+
 class Machine(Choices, Payments):
     # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
     coverage: set[Any] | None = None
+    # While a scenario lays out its starting state, counter changes start no triggers (engine/watch.py).
+    quiet_counters: bool = False
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:
+        _check_whole("player count", players)
+        _check_whole("seed", seed)
         if not rules.players_min <= players <= rules.players_max:
+            shown = players if abs(players) < 10**9 else f"a number of {players.bit_length()} bits"
             raise BoardrulesError(
-                "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {players}"
+                "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {shown}"
             )
         self.rules = rules
         self.players = [Player(f"p{i}", i) for i in range(1, players + 1)]
@@ -53,6 +64,9 @@ class Machine(Choices, Payments):
         self.budget = Budget(limits) if limits is not None else Budget()
         self.stack: list[tuple[str, Span | None]] = []
         self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
+        # Dry runs of the legal-move search that failed for a reason other than a refusal (moves.REFUSALS), by
+        # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
+        self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
         self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
         n = len(self.players)
@@ -70,8 +84,8 @@ class Machine(Choices, Payments):
     def _lay_out(self) -> None:
         r, st, n = self.rules, self.state, len(self.players)
         for z in r.zones.values():
-            rec = dict(ordered=z.ordered, slots=self._size(z.slots, n), slot_capacity=z.slot_capacity,
-                       capacity=self._size(z.capacity, n))
+            rec: dict[str, Any] = dict(ordered=z.ordered, slots=self._size(z.slots, n),
+                                       slot_capacity=z.slot_capacity, capacity=self._size(z.capacity, n))
             if z.per == "player":
                 for p in self.players:
                     st.add_zone(f"{p.id}.{z.name}", ZoneRec(owner=p.id, **rec))
@@ -125,6 +139,7 @@ class Machine(Choices, Payments):
         other.budget = Budget(self.budget.limits)
         other.stack = []
         other.covered = set()
+        other.problems = {}
         other._works = {}  # their work belongs to this machine
         return other
 
@@ -230,10 +245,14 @@ class Machine(Choices, Payments):
         from .moves import Activity, Search
 
         steps, stack, cause = self.steps, list(self.stack), self.state.cause
+        budget = self.budget
+        work, pieces, rule = budget.work, budget.pieces, budget.rule  # the dry runs reset them; the action goes on
+        search = Search(self, chance_steps=False, work=max(budget.limits.work - work, 0))
         try:
-            return Search(self, chance_steps=False).can_finish(Activity("take", me.id, name, params))
+            return search.can_finish(Activity("take", me.id, name, params))
         finally:
             self.steps, self.stack, self.state.cause = steps, stack, cause
+            budget.work, budget.pieces, budget.rule = work + search.work_limit - search.work_left, pieces, rule
 
     def params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
                span: Span) -> dict[str, Any]:
