@@ -202,3 +202,14 @@ def test_simulates_invariant_check_uses_each_keys_limits(tmp_path: Path) -> None
     g.state.counters["p1.stock[grain]"] = 7
     found = checker.check(g)
     assert found is not None and found.message == "counter p1.stock[grain] is 7, outside 0..5"
+
+
+def test_explain_says_each_keys_start_and_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from boardrules.tools.cli import main
+
+    (tmp_path / "k.yaml").write_text(PACK % "discard", encoding="utf-8")
+    assert main(["explain", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert ("Each player has stock of each of grain, wood, stone, starting at 2 grain, 1 wood (others 0); grain "
+            "at most 5; stone without a floor.") in out
+    assert "Each player has debt, starting at 0, without a floor." in out
