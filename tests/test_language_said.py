@@ -12,6 +12,7 @@ import pytest
 from conftest import link_texts
 
 from boardrules.diagnostics import BoardrulesError
+from boardrules.engine.decisions import ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.game import Game
 
@@ -217,3 +218,27 @@ def test_end_game_without_a_flow_ends_it(build: Build, mode: Callable[[Rules], R
         game.act("p1", "score")
     assert refused.value.code == "E501" and "the game is over" in refused.value.diagnostic.message
     assert game.state.dumps() == before
+
+
+ONE = """
+module: o
+title: O
+counters:
+  got: {per: player, initial: 0, output: true}
+actions:
+  one:
+    title: One
+    do: ["choose x from [3]", "me.got += x"]
+  all:
+    title: All
+    do: ["choose xs from [1, 2] count 2", "me.got += count(xs)"]
+"""
+
+
+@BOTH
+def test_a_choice_with_one_possible_answer_is_not_asked(build: Build, mode: Callable[[Rules], Rules]) -> None:
+    game = Game(mode(build(ONE)), 1)
+    game.setup()
+    game.act("p1", "one", decider=ScriptedDecider([]))  # no answer scripted, none asked
+    game.act("p1", "all", decider=ScriptedDecider([]))
+    assert game.state.counters["p1.got"] == 5
