@@ -118,3 +118,15 @@ def test_expected_error_forms() -> None:
     assert ExpectedError("E501", at="a.yaml:3").mismatch(guard) is None
     assert ExpectedError("E501", at="pack/a.yaml:3:5").mismatch(guard) is None
     assert ExpectedError("E501", at="ck/a.yaml:3").mismatch(guard) is not None  # a path's tail, whole names only
+
+
+def test_check_reports_what_cannot_run_at_its_place(tmp_path: Path) -> None:
+    from boardrules.analysis.scenarios import ScenarioChecker
+
+    modules = load_modules(sorted(HARVEST.glob("*.yaml")), Diagnostics())
+    path = tmp_path / "s.yaml"
+    path.write_text("scenario: t\nmodules: [harvest.base]\nplayers: 1\nflow: true\nsetup: false\n"
+                    "expect_error: E501\nsteps: []\n", encoding="utf-8")
+    diags = Diagnostics()
+    ScenarioChecker(modules, diags).check_file(path)
+    assert [(d.code, d.span.line if d.span else 0) for d in diags.sorted()] == [("E710", 5), ("E713", 6)]

@@ -85,6 +85,7 @@ class ScenarioChecker:
         """A loaded scenario whose keys are known: its names against the modules it loads."""
         top = Span(name, 1, 1)
         self._code(doc, top)
+        self._shape(doc, top)
         mods = doc.get("modules", []) or []
         missing = False
         for i, mid in enumerate(mods):
@@ -241,6 +242,17 @@ class ScenarioChecker:
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))
+
+    def _shape(self, doc: dict[str, Any], top: Span) -> None:
+        """What a scenario asks that cannot run: a flow without its setup; steps after a setup that must fail."""
+        if doc.get("flow") is True and doc.get("setup") is False:
+            # A flow starts from its setup (the first phase, the first player's turn): there is nothing to follow
+            # without one, and the state a scenario wants is what `state:` sets after the setup.
+            self.diags.error("E710", "a scenario with `flow: true` runs the setup: drop `setup: false`, and give "
+                             "the starting state with `state:`", _vspan(doc, "setup", top))
+        if "expect_error" in doc and any(key in doc for key in ("state", "steps", "expect")):
+            self.diags.error("E713", "a scenario whose setup must fail has no `state`, `steps` or `expect`: "
+                             "nothing after a failed setup runs", _vspan(doc, "expect_error", top))
 
     def _code(self, node: dict[str, Any], span: Span) -> str | None:
         """The code of the node's `expect_error` (either form), reported when it is no diagnostic code."""

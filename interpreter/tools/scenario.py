@@ -114,17 +114,9 @@ class ScenarioRunner:
         players, seed, flow = int(doc.get("players", 2)), int(doc.get("seed", 1)), bool(doc.get("flow", False))
         top = Span(file, 1, 1)
         vspans = getattr(doc, "value_spans", {})
-        if flow and not doc.get("setup", True):
-            # A flow starts from its setup (the first phase, the first player's turn), so there is no flow to
-            # follow without one; the state a scenario wants is what `state:` overrides after the setup.
-            result.fail("E710", vspans.get("setup", top), "a scenario with `flow: true` runs the setup: "
-                        "drop `setup: false`, and give the starting state with `state:`")
-            return None
+        # A flow without its setup (E710), and steps after a setup that must fail (E713), were refused by the
+        # scenario check before the run.
         setup_error = ExpectedError.of(doc.get("expect_error"))
-        if setup_error is not None and any(key in doc for key in ("state", "steps", "expect")):
-            result.fail("E713", vspans.get("expect_error", top), "a scenario whose setup must fail has no "
-                        "`state`, `steps` or `expect`: nothing after a failed setup runs")
-            return None
         game: Game | None = None
         try:
             if doc.get("setup", True):
