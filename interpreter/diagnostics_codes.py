@@ -148,6 +148,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A step with `expect_error` did not fail with that code.",
        "steps: [{action: buy, player: p1, expect_error: E502}]   # p1 can pay",
        "steps: [{action: buy, player: p1}]"),
+    _c("E760", "error", "lab", "a lab output needs an optional package that is not installed",
+       "Parquet rows (`simulate --out FILE.parquet`) need pyarrow, and the report's plots need matplotlib: both "
+       "come with `pip install 'boardrules[report]'`. JSON Lines rows need nothing more.",
+       "boardrules simulate PACK --out games.parquet   # without pyarrow",
+       "boardrules simulate PACK --out games.jsonl"),
     _c("W801", "warning", "check", "declared but never used",
        "Nothing reads or writes this counter, zone, value, property, event, procedure or cost. Remove it, or mark "
        "it `input: true` if only scenarios or an embedding program use it.",

@@ -214,7 +214,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
                       tuple(sorted(bots.items())), args.max_steps,
                       None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
-        report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
+        if args.until_ci is not None:
+            from .until_ci import simulate_until
+
+            report = simulate_until(setup, args.until_ci, args.games, args.seed, args.workers, args.backend,
+                                    args.address, args.max_games)
+        else:
+            report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
+        if args.out:
+            from .sim_rows import write
+
+            write(args.out, report["rows"])
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
@@ -400,6 +410,13 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--chance", choices=["step", "auto"], default="step",
                      help="chance as decisions sampled by their probabilities (step), or by the game (auto)")
     sim.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
+    sim.add_argument("--out", metavar="FILE",
+                     help="write one row per game to FILE: JSON Lines, or Parquet for FILE.parquet (needs pyarrow)")
+    sim.add_argument("--until-ci", type=float, metavar="W",
+                     help="play --games, then double the games until every seat's 95%% win-rate interval is "
+                          "narrower than W (e.g. 0.05)")
+    sim.add_argument("--max-games", type=int, default=100_000, metavar="N",
+                     help="with --until-ci, stop after N games even if the intervals are wider (default 100000)")
     sim.add_argument("--workers", type=int, default=1, metavar="K",
                      help="processes to play on (default 1); the report is the same whatever K")
     sim.add_argument("--bots", metavar="SEAT=BOT,...", help="bots per seat, e.g. p2=random,p3=greedy (default random)")

@@ -21,6 +21,9 @@ from ..engine.rules import Rules
 from ..game import Game
 from .bots import choose
 from .invariants import Checker, Violation
+from .metrics import balance
+from .metrics import render as render_balance
+from .sim_rows import Tally, row
 
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
 FAILURE_FORMAT = "boardrules-failure/1"
@@ -64,6 +67,7 @@ class Outcome:
     rules: list[str] = field(default_factory=list)  # the rules that fired in this game
     error: str | None = None
     failure: dict[str, Any] | None = None  # kind, rule, where, message, file
+    data: dict[str, Any] = field(default_factory=dict)  # per-game counts for the rows (sim_rows.Tally)
 
 
 def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
@@ -77,6 +81,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
     pending = chosen = None
     try:
         game = Game(rules, setup.players, seed, flow=True, chance=setup.chance)
+        tally = Tally(game, out)
         game.setup()
         while not game.is_terminal():
             if checker is not None:
@@ -87,6 +92,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
             if pending is None or not pending.options:
                 raise BoardrulesError("E509", "the game waits for nothing but is not over")
             chosen = choose(game, pending, bots, rng)
+            tally.step(game, pending)
             game.apply(chosen.id)
             out.steps += 1
             if out.steps >= setup.max_steps:
@@ -106,6 +112,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
     out.actions = dict(Counter(e["action"] for e in game.log if e["kind"] == "move"))
     out.rules = sorted(game.covered)
     out.returns = game.returns()
+    tally.finish(game)
     ranking = game.ranking()
     out.winners = [r["player"] for r in ranking if r["rank"] == 1]
     first = {r["player"]: (r["keys"][0] if r["keys"] else None) for r in ranking}
@@ -203,7 +210,10 @@ def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str
     else:
         outcomes = _local(setup, batches(seeds, workers), workers, bar.advance)
     bar.close()
-    report = summarise(setup.load(), setup.players, sorted(outcomes, key=lambda o: o.seed))
+    outcomes = sorted(outcomes, key=lambda o: o.seed)
+    report = summarise(setup.load(), setup.players, outcomes)
+    report["rows"] = [row(setup, o) for o in outcomes]
+    report["balance"] = balance(report["rows"])
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["run"] = {"backend": backend, "workers": workers}
     return report
@@ -274,6 +284,8 @@ def render(report: dict[str, Any]) -> str:
     lines += ["actions taken:", *_columns(report["actions"])]
     lines += ["rules fired (games in which each ran):", *_columns(report["rules_fired"])]
     lines.append("rules that never fired: " + (", ".join(report["never_fired"]) or "none"))
+    if "balance" in report:
+        lines += render_balance(report["balance"])
     lines.append(f"{report['seconds']} s")
     for e in report["errors"]:
         saved = f" (log: {e['file']})" if e.get("file") else ""
@@ -287,7 +299,8 @@ def _columns(table: dict[str, int]) -> list[str]:
 
 
 def dumps(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True)
+    """The report as JSON; the per-game rows go to `--out`, not here."""
+    return json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2, sort_keys=True)
 
 
 def comparable(report: dict[str, Any]) -> dict[str, Any]:
