@@ -447,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
                         help="which schema (default module)")
     schema.set_defaults(run=cmd_schema)
+    from .lab_cli import add_commands
+
+    add_commands(sub, _add_options)
     return parser
 
 
