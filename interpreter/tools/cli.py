@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
-from ..resources import grammar_dir, rules_dir
+from ..resources import grammar_dir
 
 if TYPE_CHECKING:
     from ..language.linker import Module
@@ -19,13 +19,18 @@ if TYPE_CHECKING:
 
 # Each command imports what it needs when it runs: a `check` answered from the cache imports almost nothing.
 
-EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
+EPILOG = ("Without PATH, check and test use the packs of the git repository they run in (or the pack that is the "
+          "working directory), else the rule packs shipped with boardrules.")
 CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed unless --strict), 1 when an error"
                          " was found (or a warning, with --strict), 2 on a usage error, 3 on an internal error.")
 
 
-def _paths(raw: list[str]) -> list[Path]:
-    return [Path(p) for p in raw] if raw else [rules_dir()]
+def _paths(raw: list[str], changed: bool = False) -> list[Path]:
+    from .pack_repo import default_paths, packs_of
+
+    if changed:  # pre-commit's changed files: their packs
+        return packs_of([Path(p) for p in raw])
+    return [Path(p) for p in raw] if raw else default_paths()
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -40,7 +45,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     from . import check_cache
 
-    paths = _paths(args.paths)
+    paths = _paths(args.paths, args.changed)
+    if args.changed and not paths:
+        print("boardrules: no pack holds the changed files")
+        return 0
     digest = None
     if not args.no_cache:
         inputs = {k: v for k, v in vars(args).items() if k != "run"}
@@ -92,10 +100,14 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
 
 def cmd_test(args: argparse.Namespace) -> int:
     from . import check_cache
+    from .test_run import TestRun
 
-    paths = _paths(args.paths)
+    paths = _paths(args.paths, args.changed)
+    if args.changed and not paths:
+        print("boardrules: no pack holds the changed files")
+        return 0
     digest = None
-    if not args.no_cache:
+    if not args.no_cache and not TestRun.from_args(args).active:
         inputs = {k: v for k, v in vars(args).items() if k != "run"}
         digest = check_cache.key(inputs, paths, [], [grammar_dir()])
         hit = check_cache.load(digest, "test") if digest else None
@@ -125,10 +137,12 @@ class _Printed:
 def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int:
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_text
     from ..language.pack import discover, display, load_modules
+    from . import coverage
     from .scenario import ScenarioRunner
+    from .test_run import TestRun
 
-    if args.coverage:
-        from . import coverage
+    run = TestRun.from_args(args)
+    lcov_tables: dict[str, dict] = {}
     diags = Diagnostics()
     packs = discover(paths, diags)
     passed = failed = internal = 0
@@ -142,7 +156,7 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
         say(render_text([d]))
         failed += 1
     for pack in packs:
-        if not pack.scenario_files:
+        if not pack.scenario_files or run.stopped():
             continue
         module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
         loaded = Diagnostics()
@@ -156,9 +170,11 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
             failed += len(pack.scenario_files)
             continue
         runner = ScenarioRunner(modules)
-        runner.trace = set() if args.coverage else None
-        for path in pack.scenario_files:
-            result = runner.run_file(path)
+        runner.trace = set() if args.coverage or run.lcov else None
+        for path in [p for p in pack.scenario_files if run.wanted(p)]:
+            if run.stopped():
+                break
+            result = run.timed(display(pack.root), path, runner.run_file)
             if result.passed:
                 passed += 1
                 if args.verbose:
@@ -179,6 +195,9 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
             covered[display(pack.root)] = coverage.to_json(table)
             if args.coverage == "text":
                 say(coverage.render_text(table, args.verbose))
+        if run.lcov:
+            lcov_tables[display(pack.root)] = coverage.measure(modules, runner.trace or set())
+    run.finish(say, lcov_tables)
     say(f"{passed} passed, {failed} failed")
     if args.coverage == "json":
         printed.print(coverage.dumps(covered))
@@ -351,8 +370,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("boardrules")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "(not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardrules", description="Board-game rules as data.")
+    parser.add_argument("--version", action="version", version=f"boardrules {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check rule packs: YAML, schema, grammar, names and types",
                            description="Load, validate and link rule packs; report every problem.",
@@ -365,6 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true",
                        help="warnings fail too (exit status 1), except W601 (documented unknowns)")
     check.add_argument("--explain", metavar="CODE", help="explain a diagnostic code, with a wrong and a right example")
+    check.add_argument("--changed", action="store_true",
+                       help="the paths are changed files (as pre-commit passes them): check the packs holding them")
     _add_options(check)
     check.set_defaults(run=cmd_check)
     test = sub.add_parser("test", help="run scenario files",
@@ -376,6 +407,18 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--coverage", nargs="?", const="text", choices=["text", "json"],
                       help="report the rules, effect lines and branches (if sides, match cases, options, cost "
                            "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")
+    test.add_argument("--changed", action="store_true",
+                      help="the paths are changed files (as pre-commit passes them): test the packs holding them")
+    test.add_argument("-k", dest="keyword", metavar="EXPR",
+                      help="run only scenarios whose file path matches EXPR (substrings; 'not X', 'A or B', "
+                           "'A and B', as pytest -k)")
+    test.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing scenario")
+    test.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                      help="run only the scenarios that failed last time (all if none did); kept in "
+                           ".boardrules_cache/ in the working directory")
+    test.add_argument("--durations", type=int, metavar="N", help="list the N slowest scenarios (0: all)")
+    test.add_argument("--junit-xml", metavar="FILE", help="write the results as JUnit XML for CI services")
+    test.add_argument("--lcov", metavar="FILE", help="write the rules' line and branch coverage as lcov")
     test.set_defaults(run=cmd_test)
     explain = sub.add_parser("explain", help="the composed rules of a pack in plain English",
                              description="Render a pack's composed rules as a rulebook: components, setup, game "

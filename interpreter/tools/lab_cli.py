@@ -1,4 +1,4 @@
-"""The designer's lab commands of `boardrules`: diff (and the others this module registers); cli.py adds them."""
+"""The designer's lab commands of `boardrules` (diff, init, view); cli.py registers them."""
 
 from __future__ import annotations
 
@@ -60,6 +60,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 1 if different else 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from .cli import _version
+    from .init_pack import init
+
+    try:
+        written = init(Path(args.directory), _version())
+    except (FileExistsError, OSError) as err:
+        print(f"boardrules: {err}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path}")
+    print(f"next: cd {args.directory} && boardrules check && boardrules test")
+    return 0
+
+
 def add_commands(sub: Any, add_options: Any) -> None:
     """Register the lab's commands on the `boardrules` parser's subparsers."""
     d = sub.add_parser("diff", help="what a change to a pack did: rules, scenarios, and balance",
@@ -78,6 +93,12 @@ def add_commands(sub: Any, add_options: Any) -> None:
     d.add_argument("--json", metavar="OUT", help="also write the differences as JSON to OUT")
     add_options(d)
     d.set_defaults(run=cmd_diff)
+    i = sub.add_parser("init", help="write a starter pack: a module, a scenario, a README and the schemas",
+                       description="Write a starter pack into DIR (new or empty): a module with a whole small "
+                       "game, a scenario, a README, the JSON Schemas beside it (the YAML files' schema lines "
+                       "point at them, so editors complete outside this repository) and a .gitignore.")
+    i.add_argument("directory", metavar="DIR", help="the folder to create")
+    i.set_defaults(run=cmd_init)
 
 
-__all__ = ["add_commands", "cmd_diff"]
+__all__ = ["add_commands", "cmd_diff", "cmd_init"]
