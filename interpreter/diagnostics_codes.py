@@ -153,6 +153,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "come with `pip install 'boardrules[report]'`. JSON Lines rows need nothing more.",
        "boardrules simulate PACK --out games.parquet   # without pyarrow",
        "boardrules simulate PACK --out games.jsonl"),
+    _c("E761", "error", "lab", "`view` cannot show this file",
+       "`boardrules view` shows a game saved by `play` (s FILE) or a failure log written by `simulate`, played "
+       "again from its seed and log with the pack's flow. Another file, a game played without the flow, or a log "
+       "that does not replay on the pack as it is now is refused.",
+       "boardrules view report.json   # simulate's --json summary",
+       "boardrules view boardrules-failures/relay-seed3-invariant.json"),
     _c("W801", "warning", "check", "declared but never used",
        "Nothing reads or writes this counter, zone, value, property, event, procedure or cost. Remove it, or mark "
        "it `input: true` if only scenarios or an embedding program use it.",

@@ -75,6 +75,22 @@ def cmd_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from ..diagnostics import BoardrulesError, render_text
+    from .view import view
+
+    source = Path(args.file)
+    try:
+        page = view(source)
+    except BoardrulesError as err:
+        print(render_text(getattr(err, "diagnostics", None) or [err.diagnostic]))
+        return 1
+    out = Path(args.output) if args.output else source.with_suffix(".html")
+    out.write_text(page, encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
 def add_commands(sub: Any, add_options: Any) -> None:
     """Register the lab's commands on the `boardrules` parser's subparsers."""
     d = sub.add_parser("diff", help="what a change to a pack did: rules, scenarios, and balance",
@@ -99,6 +115,13 @@ def add_commands(sub: Any, add_options: Any) -> None:
                        "point at them, so editors complete outside this repository) and a .gitignore.")
     i.add_argument("directory", metavar="DIR", help="the folder to create")
     i.set_defaults(run=cmd_init)
+    v = sub.add_parser("view", help="an HTML page to watch a saved game or a simulate failure, decision by decision",
+                       description="Write a self-contained HTML page of a game saved by `play` (s FILE) or of "
+                       "a failure log of `simulate`: zones with pieces and properties, counters per player, the "
+                       "pending decision with its options and rule line, and a slider through every decision.")
+    v.add_argument("file", metavar="SAVE_OR_LOG", help="a saved game or a simulate failure log (JSON)")
+    v.add_argument("-o", "--output", metavar="FILE", help="where to write the page (default: beside it, .html)")
+    v.set_defaults(run=cmd_view)
 
 
-__all__ = ["add_commands", "cmd_diff", "cmd_init"]
+__all__ = ["add_commands", "cmd_diff", "cmd_init", "cmd_view"]

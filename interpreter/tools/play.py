@@ -191,8 +191,10 @@ def _action_rule(game: Game, pending: Pending, option_id: int) -> str | None:
 def start(pack: str, players: int, seed: int, options: dict[str, Any], modules: list[str] | None,
           load: str | None) -> Game:
     """A new game of the pack, or the saved game in `load` resumed."""
-    if load:
-        return Game.deserialize(Path(load).read_text(encoding="utf-8"), pack)
+    if load:  # a save, or a simulate failure log (the save it carries)
+        from .saves import save_text
+
+        return Game.deserialize(save_text(load), pack)
     return Game.new(pack, players, seed, options, modules=modules, chance="step", undo_depth=None)
 
 

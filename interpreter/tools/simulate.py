@@ -23,10 +23,10 @@ from .bots import choose
 from .invariants import Checker, Violation
 from .metrics import balance
 from .metrics import render as render_balance
+from .saves import FAILURE_FORMAT
 from .sim_rows import Tally, row
 
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
-FAILURE_FORMAT = "boardrules-failure/1"
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,7 @@ def _failed(out: Outcome, setup: Setup, game: Game | None, kind: str, v: Violati
         "pack": setup.pack, "modules": game.rules.modules, "options": game.rules.options,
         "players": setup.players, "seed": out.seed, "bots": dict(setup.bots), "steps": out.steps,
         "pending": pending.to_json() if pending is not None else None, "log": game.log,
+        "save": game.serialize(),  # what `play --load` and `view` open (saves.py)
     }
     folder = Path(setup.failures)
     folder.mkdir(parents=True, exist_ok=True)
