@@ -124,3 +124,12 @@ def test_stepping_the_slider_in_chromium_changes_the_shown_state(failure: Path, 
                             "--window-size=1280,1000", page.resolve().as_uri() + "#step=5"], capture_output=True,
                            text=True, timeout=120)
     assert taken.returncode == 0 and shot.stat().st_size > 10_000
+
+
+def test_the_terminal_names_pieces_by_kind_and_name() -> None:
+    from boardrules.tools.play import _piece, _readable
+
+    game = Game.new(RELAY, 2, 1, {"prize": 4}, chance="auto")
+    st = game.state
+    assert _piece(st, "card_4") == "card 4"
+    assert _readable(game, "$card_2, card_3, cards, buy(n=1)") == "card 2, card 3, cards, buy(n=1)"
