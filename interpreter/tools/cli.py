@@ -244,6 +244,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             from .sim_rows import write
 
             write(args.out, report["rows"])
+        if args.report:
+            from . import report_balance
+
+            said = f"{args.players} players, seed {args.seed}, bots {args.bots or 'random'}"
+            report_balance.write(args.report, args.pack, list(roots), report, said)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
@@ -455,6 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
     sim.add_argument("--out", metavar="FILE",
                      help="write one row per game to FILE: JSON Lines, or Parquet for FILE.parquet (needs pyarrow)")
+    sim.add_argument("--report", metavar="FILE.html",
+                     help="write the pack's HTML report with a balance section: the metrics and their plots "
+                          "(needs matplotlib: pip install 'boardrules[report]')")
     sim.add_argument("--until-ci", type=float, metavar="W",
                      help="play --games, then double the games until every seat's 95%% win-rate interval is "
                           "narrower than W (e.g. 0.05)")

@@ -205,6 +205,7 @@ _LINE = """{% macro line(l) -%}
 TEMPLATE = _ENV.from_string(_LINE + """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title><style>{{ css }}</style></head><body>
 <nav><strong>Contents</strong><ol>
+{% if extra %}<li><a href="#balance">Balance</a></li>{% endif %}
 {% for sec in sections %}
 <li><a href="#{{ sec.id }}">{{ sec.title }}</a><ol>
 {% for e in sec.entries %}
@@ -213,7 +214,6 @@ TEMPLATE = _ENV.from_string(_LINE + """<!DOCTYPE html>
 </ol></li>
 {% endfor %}
 {% if other %}<li><a href="#findings">Other findings</a></li>{% endif %}
-{% if extra %}<li><a href="#balance">Balance</a></li>{% endif %}
 </ol></nav>
 <main>
 <h1>{{ title }}</h1>
@@ -222,6 +222,7 @@ TEMPLATE = _ENV.from_string(_LINE + """<!DOCTYPE html>
 <span style="color:#d89a00">&#9632; partly run</span><span style="color:#c0392b">&#9632; never run</span></p>
 <div class="tools"><label><input type="checkbox" id="quote"> show the YAML of each line</label> \
 <label><input type="checkbox" id="missed"> only rules not fully run</label></div>
+{{ extra }}
 {% for sec in sections %}
 <section id="{{ sec.id }}"><h2>{{ loop.index }}. {{ sec.title }}</h2>
 {% if sec.intro %}<p>{{ sec.intro }}</p>{% endif %}
@@ -250,7 +251,6 @@ TEMPLATE = _ENV.from_string(_LINE + """<!DOCTYPE html>
 {% endfor %}
 </section>
 {% endif %}
-{{ extra }}
 </main>
 <script>{{ script }}</script>
 </body></html>
@@ -258,7 +258,8 @@ TEMPLATE = _ENV.from_string(_LINE + """<!DOCTYPE html>
 
 
 def render(pack: Pack, modules: dict[str, Module], roots: list[str], extra: Markup | str = "") -> str:
-    """The page; `extra` is markup appended to it (the balance section of a simulation, report_balance.py)."""
+    """The page; `extra` is markup shown before the rules (the balance section of a simulation,
+    report_balance.py)."""
     doc = build(modules, roots)
     ran, per_rule, summary = run_coverage(pack, modules)
     return _Page(doc, ran, per_rule, findings(modules, roots), summary).render(extra)
