@@ -8,7 +8,7 @@ probabilities (open loop: the tree keys a node by the answers that led to it, so
 chance gave it). The option visited most is played. A decision with one option costs nothing.
 
 Work per decision is about `iterations x (tree depth + rollout)` applied decisions, each with its legal-move
-search; on Lisboa's stand-in game with the default budget that is about a second per decision on one core.
+search; on the shipped packs with the default budget that is a few seconds per decision on one core.
 """
 
 from __future__ import annotations
