@@ -65,14 +65,26 @@ def test_out_writes_json_lines_that_read_back_as_the_api_rows(tmp_path: Path, re
     assert "rows" not in json.loads((tmp_path / "r.json").read_text())  # the summary stays a summary
 
 
-def test_the_docs_pandas_example_loads_the_rows(tmp_path: Path, report: dict) -> None:
+def test_the_docs_pandas_example_loads_the_rows(tmp_path: Path, report: dict,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     pd = pytest.importorskip("pandas")
     write(tmp_path / "games.jsonl", report["rows"])
+    monkeypatch.chdir(tmp_path)
     games = pd.read_json(tmp_path / "games.jsonl", lines=True)
     assert len(games) == 8 and list(games["seed"]) == list(range(3, 11))
     flat = pd.json_normalize(report["rows"])
     assert (flat["scores.p1"] == [r["scores"]["p1"] for r in report["rows"]]).all()
     assert flat.groupby("winner").size().sum() == sum(1 for r in report["rows"] if r["winner"])
+    # the example in docs/embedding.md, as written there (with this pack's rule)
+    doc = (ROOT / "docs" / "embedding.md").read_text(encoding="utf-8")
+    example = doc[doc.index("import pandas as pd"):]
+    example = example[:example.index("```")].replace("build_ship", "buy").replace("print(", "said.append(")
+    said: list = []
+    exec(example, {"said": said, "__name__": "example"}, None)  # our own docs, run as a reader would
+    shares, spread, per_game = said
+    assert shares.sum() <= 1
+    assert round(per_game, 6) == round(sum(r["rules"].get("actions.buy", 0) for r in report["rows"]) / 8, 6)
+    assert spread.loc["count", "moves"] == 8
 
 
 def test_parquet_rows_hold_the_same_values(tmp_path: Path, report: dict) -> None:

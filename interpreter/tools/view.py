@@ -254,7 +254,8 @@ var log = document.getElementById('log');
 D.steps.forEach(function (st, i) {
   var d = st.decision;
   var said = d ? (d.chosen === null ? '(waiting) ' + d.prompt : d.chosen) : 'end';
-  var li = el('li', {}, d ? (d.player === D.chance ? 'chance' : d.player) + ': ' + said : said);
+  var li = el('li', d && d.rule ? {title: 'asked by ' + d.rule} : {},
+              d ? (d.player === D.chance ? 'chance' : d.player) + ': ' + said : said);
   li.addEventListener('click', function () { slider.value = i; render(i); });
   log.appendChild(li);
 });
