@@ -131,3 +131,7 @@ def test_a_failed_game_has_its_error_and_rule_location(tmp_path: Path) -> None:
 def test_rows_round_trip_through_outcomes(report: dict) -> None:
     assert [row(SETUP, outcome(r)) for r in report["rows"]] == report["rows"]
     assert report["rows"][0]["format"] == sim_rows.ROW_FORMAT
+
+
+def test_rows_are_the_same_whatever_the_number_of_workers(report: dict) -> None:
+    assert simulate(SETUP, games=8, seed=3, workers=2)["rows"] == report["rows"]

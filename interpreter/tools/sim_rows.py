@@ -46,6 +46,10 @@ class FiredCounter(dict[str, int]):
             mine[name] = mine.get(name, 0) + 1
         self.journal.append((owner, name))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # crossing to another process (workers, Ray) only the counts matter: send a plain dict, not the journal
+        return (dict, (dict(self),))
+
     def rollback(self, mark: int) -> None:
         while len(self.journal) > mark:
             owner, name = self.journal.pop()
