@@ -248,7 +248,10 @@ function render(k) {
     box.appendChild(el('div', {}, D.ranking ? 'game over: ' + D.ranking.map(function (r) {
       return r.rank + '. ' + r.player + ' ' + show(r.keys); }).join(', ') : 'no decision pending'));
   }
-  document.querySelectorAll('.log li').forEach(function (li, i) { li.className = i === k ? 'here' : ''; });
+  document.querySelectorAll('.log li').forEach(function (li, i) {
+    li.className = i === k ? 'here' : '';
+    if (i === k && li.scrollIntoView) li.scrollIntoView({block: 'nearest'});
+  });
 }
 var log = document.getElementById('log');
 D.steps.forEach(function (st, i) {
