@@ -159,7 +159,8 @@ def scenarios(old_pack: Pack, old: dict[str, Module], new_pack: Pack, new: dict[
         said = [tuple(_stripped(f, path) for f in res.failures) for res in results]
         if results[0].passed != results[1].passed or said[0] != said[1]:
             failing = said[1] or said[0]
-            out.append(ScenarioChange(rel, *("pass" if r.passed else "fail" for r in results), failing))
+            old_said, new_said = ("pass" if r.passed else "fail" for r in results)
+            out.append(ScenarioChange(rel, old_said, new_said, failing))
     return out
 
 

@@ -178,8 +178,8 @@ def read(path: str | Path) -> list[dict[str, Any]]:
 
 def _write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
     try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow as pa  # type: ignore[import-untyped]
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
     except ImportError:
         raise BoardrulesError("E760", f"cannot write {path}: Parquet needs pyarrow", None,
                               "pip install 'boardrules[report]', or write JSON Lines (any other file name)") from None
