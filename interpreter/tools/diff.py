@@ -140,7 +140,7 @@ def side_by_side(left: tuple[str, ...], right: tuple[str, ...], width: int = 58)
 @dataclass(frozen=True)
 class ScenarioChange:
     file: str  # relative to its pack
-    old: str  # "pass", "fail" or "absent"
+    old: str  # "pass" or "fail"
     new: str
     failures: tuple[str, ...]  # what the new version says (or the old, when it is the one failing)
 
