@@ -117,6 +117,7 @@ def test_keyword_exitfirst_last_failed_and_durations(tmp_path: Path, monkeypatch
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     pack = _broken_relay(tmp_path)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("BOARDRULES_NO_CACHE")  # --lf needs the record of the last failures
     assert main(["test", str(pack), "-k", "trading or end_game", "-v"]) == 1
     out = capsys.readouterr().out
     assert "1 passed, 1 failed" in out and "3 scenario(s) deselected" in out
@@ -134,7 +135,9 @@ def test_keyword_exitfirst_last_failed_and_durations(tmp_path: Path, monkeypatch
     assert all(re.fullmatch(r"\s+\d+\.\d{3}s  \S+\.yaml", line) for line in slow), slow
 
 
-def test_junit_xml_and_lcov(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_junit_xml_and_lcov(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     pack = _broken_relay(tmp_path)
     junit, lcov = tmp_path / "results.xml", tmp_path / "coverage.info"
     assert main(["test", str(pack), "--junit-xml", str(junit), "--lcov", str(lcov)]) == 1

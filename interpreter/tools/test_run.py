@@ -3,12 +3,13 @@
 and the coverage as lcov.
 
 The last failures are kept in `.boardrules_cache/lastfailed.json` in the working directory (like pytest's
-`.pytest_cache`), keyed by scenario file.
+`.pytest_cache`), keyed by scenario file; `BOARDRULES_NO_CACHE=1` turns that off too.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -130,6 +131,8 @@ def _read_lastfailed() -> set[str]:
 
 
 def _write_lastfailed(cases: list[Case]) -> None:
+    if os.environ.get("BOARDRULES_NO_CACHE"):  # every cache off (the test suite's setting): remember nothing
+        return
     failed = _read_lastfailed() - {c.file for c in cases} | {c.file for c in cases if c.failures}
     try:
         LASTFAILED.parent.mkdir(exist_ok=True)
