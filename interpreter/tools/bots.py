@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any
 
 from ..diagnostics import BoardrulesError
@@ -105,6 +104,8 @@ def choose(game: Game, pending: Pending, bots: dict[str, str], rng: random.Rando
 
 def names() -> list[str]:
     """The bots there are: built in, then those other packages register."""
+    from importlib.metadata import entry_points
+
     return [*BOT_NAMES, *sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} - set(BOT_NAMES))]
 
 
@@ -118,6 +119,8 @@ def bot(name: str) -> Callable[[Game, Pending, random.Random], Option]:
 
         found = mcts_bot
     if found is None:
+        from importlib.metadata import entry_points
+
         plugged = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == base]
         if not plugged:
             raise BoardrulesError("E509", f"unknown bot {base!r}; the bots are {', '.join(names())}")

@@ -384,9 +384,17 @@ def _version() -> str:
         return "(not installed)"
 
 
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked (reading the installed metadata takes a noticeable time)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        print(f"boardrules {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardrules", description="Board-game rules as data.")
-    parser.add_argument("--version", action="version", version=f"boardrules {_version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="print boardrules' version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check rule packs: YAML, schema, grammar, names and types",
                            description="Load, validate and link rule packs; report every problem.",
