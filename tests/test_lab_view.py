@@ -133,3 +133,27 @@ def test_the_terminal_names_pieces_by_kind_and_name() -> None:
     st = game.state
     assert _piece(st, "card_4") == "card 4"
     assert _readable(game, "$card_2, card_3, cards, buy(n=1)") == "card 2, card 3, cards, buy(n=1)"
+
+
+def test_a_whole_shipped_game_replays_decision_by_decision(tmp_path: Path) -> None:
+    import random
+
+    game = Game.new(ROOT / "rules" / "lisboa", 3, 7)
+    rng = random.Random(2)
+    made = 0
+    while not game.is_terminal():
+        pending = game.pending()
+        assert pending is not None
+        game.apply(pending.sample(rng).id)
+        made += 1
+    save = tmp_path / "lisboa.json"
+    save.write_text(game.serialize())
+    w = walk(read(save))
+    assert len(w.steps) - 1 == made and w.steps[-1]["decision"] is None
+    assert w.ranking == game.ranking()
+    final = {}
+    for step in w.steps:
+        final.update(step["patch"]["set"])
+        for key in step["patch"]["del"]:
+            final.pop(key)
+    assert {k[2:]: v for k, v in final.items() if k.startswith("c:")} == game.state.counters

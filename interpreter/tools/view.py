@@ -103,7 +103,7 @@ def walk(w: Watched) -> Watched:
         raise BoardrulesError("E761", "view shows games played with the pack's flow; this one was free play")
     game = Game(w.rules, w.players, w.seed, flow=True, chance=str(setup.get("chance_mode", "step")))
     game.setup()
-    entries = [e for e in w.log[1:] if e.get("kind") == "move"]
+    entries = [e for e in w.log[1:] if e.get("kind") in ("move", "skip")]
     answers = list(setup.get("answers", []))
     state = flat(game)
     steps: list[dict[str, Any]] = [{"patch": {"set": state, "del": []}, "decision": None}]
@@ -112,15 +112,19 @@ def walk(w: Watched) -> Watched:
         if p is None:
             break
         if p.kind == "move":
+            while entries and entries[0].get("kind") == "skip":
+                entries.pop(0)  # a turn the game passed by itself, asking nothing
             if not entries:
                 break  # the log ends here: this is the decision the game waits for
             entry = entries.pop(0)
             want = {"action": entry.get("action"), "params": entry.get("params", {})}
             answers = list(entry.get("answers", []))
-        elif answers:
-            want = answers.pop(0)
         else:
-            break
+            if not answers and entries and entries[0].get("kind") == "skip":
+                answers = list(entries.pop(0).get("answers", []))  # a passed turn that asked (chance, say)
+            if not answers:
+                break
+            want = answers.pop(0)
         chosen = next((o for o in p.options if o.value == want), None)
         if chosen is None:
             raise BoardrulesError("E761", f"the log does not replay: {want!r} is not an option of '{p.prompt}'")
