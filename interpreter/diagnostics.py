@@ -88,7 +88,53 @@ class Diagnostics:
 
         seen: set[Diagnostic] = set()
         unique = [d for d in self.items if not (d in seen or seen.add(d))]
-        return sorted(unique, key=key)
+        return _capped(sorted(unique, key=key))
+
+
+MAX_PER_LINE = 20  # diagnostics listed for one source line; the rest are counted
+MAX_PER_FILE = 1_000  # and for one file
+
+
+def _capped(items: list[Diagnostic]) -> list[Diagnostic]:
+    """At most MAX_PER_LINE diagnostics for a source line and MAX_PER_FILE for a file (`items` sorted by place),
+    each cut followed by one `E115` (`W115` when only warnings were cut) counting the rest: a line of 10,000
+    wrong items must neither take seconds to print nor bury the first problems."""
+    out: list[Diagnostic] = []
+    line_cut: list[Diagnostic] = []
+    file_cut: list[Diagnostic] = []
+    here: tuple[str, int] | None = None
+    in_line = in_file = 0
+
+    def flush(cut: list[Diagnostic], where: str, limit: int) -> None:
+        if cut:
+            first = cut[0].span or Span("", 1, 1)
+            severity, code = ("error", "E115") if any(d.severity == "error" for d in cut) else ("warning", "W115")
+            out.append(Diagnostic(severity, code, f"... and {len(cut)} more problem(s) {where} (the first {limit} "
+                                  "are listed)", Span(first.file, first.line, 1), "fix these and check again"))
+            cut.clear()
+
+    for d in items:
+        if d.span is None:
+            out.append(d)
+            continue
+        place = (d.span.file, d.span.line)
+        if place != here:
+            flush(line_cut, "on this line", MAX_PER_LINE)
+            if here is None or place[0] != here[0]:
+                flush(file_cut, "in this file from here on", MAX_PER_FILE)
+                in_file = 0
+            here, in_line = place, 0
+        if in_file >= MAX_PER_FILE:
+            file_cut.append(d)
+        elif in_line >= MAX_PER_LINE:
+            line_cut.append(d)
+        else:
+            out.append(d)
+            in_file += 1
+            in_line += 1
+    flush(line_cut, "on this line", MAX_PER_LINE)
+    flush(file_cut, "in this file from here on", MAX_PER_FILE)
+    return out
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
@@ -105,6 +151,8 @@ def source_line(file: str, line: int, cache: dict[str, list[str] | None] | None 
     cache = _LINES if cache is None else cache
     if file not in cache:
         cache[file] = _read_lines(file)
+        if cache is _LINES and len(_LINES) > MAX_CACHED_FILES:  # a process reading many packs keeps the latest
+            del _LINES[next(iter(_LINES))]
     lines = cache[file]
     if lines is None or not 1 <= line <= len(lines):
         return None
@@ -125,7 +173,8 @@ def _read_lines(file: str) -> list[str] | None:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-_LINES: dict[str, list[str] | None] = {}
+_LINES: dict[str, list[str] | None] = {}  # oldest read first
+MAX_CACHED_FILES = 64
 MAX_SOURCE_BYTES = 1024 * 1024  # four times the loader's own limit on a file
 SHOWN_WIDTH = 120  # a longer source line is cut around the caret
 MAX_SHOWN = 200  # diagnostics printed in full by render_text; the rest are counted

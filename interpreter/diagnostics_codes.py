@@ -48,6 +48,37 @@ CODES: dict[str, Code] = {c.code: c for c in (
     _c("E105", "error", "load", "file cannot be read / not a mapping",
        "The path does not exist, cannot be read, or the file's top level is not a mapping.",
        "- module: market", "module: market"),
+    _c("E115", "error", "any", "more problems on one line or in one file than are listed",
+       "At most 20 problems are listed for one source line and 1 000 for one file (and a file's schema check "
+       "stops after 200); this one counts the rest, so a line of thousands of wrong items is reported in "
+       "moments. Fix the problems listed and check again.",
+       "do: [[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+       "do: [\"me.coins += 1\"]"),
+    _c("W115", "warning", "any", "more warnings on one line or in one file than are listed",
+       "As E115, when every problem left out is a warning.",
+       "counters: {a: {}, b: {}, c: {}, d: {}, e: {}, f: {}, g: {}, h: {}, i: {}, j: {}, k: {}, l: {}, m: {}, "
+       "n: {}, o: {}, p: {}, q: {}, r: {}, s: {}, t: {}, u: {}}   # each declared, never used",
+       "counters: {a: {}}"),
+    _c("E116", "error", "simulate", "an output path of `simulate` cannot be written",
+       "`--json` or `--failures` names a place that cannot be written (a missing or read-only directory, a path "
+       "under a file): the run is refused before any game is played (exit status 2). When a write fails during "
+       "or after the run (a full disk), the game's result or the printed report is kept and the message says "
+       "what was not saved.",
+       "boardrules simulate PACK --json /etc/passwd/report.json", "boardrules simulate PACK --json report.json"),
+    _c("E117", "error", "simulate", "a game was lost: its worker process died",
+       "A worker process died while playing a batch of games (killed, out of memory, a crash). Its unfinished "
+       "games are played again one at a time; a game whose worker dies a second time is reported as lost, and "
+       "every other game is in the report (exit status 1).",
+       "a game whose rules make the worker run out of memory", "rules whose games stay within the limits"),
+    _c("E118", "error", "simulate", "the run was interrupted (Ctrl-C)",
+       "The workers are stopped, the games that finished are reported (and written to `--json`), and the exit "
+       "status is 130.",
+       "boardrules simulate PACK --games 1000000   # then Ctrl-C", "boardrules simulate PACK --games 1000"),
+    _c("E119", "error", "simulate", "the Ray backend could not start or reach its cluster",
+       "`--backend ray` could not start a local Ray instance or join the cluster at `--address`; no game was "
+       "played (exit status 4).",
+       "boardrules simulate PACK --backend ray --address 10.0.0.9:6379   # no cluster there",
+       "boardrules simulate PACK --backend process --workers 4"),
     _c("E201", "error", "schema", "unknown key, missing key, or a wrong kind of value",
        "The file does not match grammar/module.schema.json (or scenario.schema.json): a misspelt key, a "
        "required key missing, a list where a mapping belongs.",
@@ -86,6 +117,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "An option given to a game (`--set NAME=VALUE`, a scenario's `options:`) must name a value, a counter's "
        "starting value or a property's default of the modules played.",
        "boardrules check --set start_workerz=5", "boardrules check --set start_workers=5"),
+    _c("E409", "error", "link", "a piece property named like a built-in piece field",
+       "Every piece has the built-in fields `id`, `kind`, `zone`, `slot` and `linked`, and `$x.zone` always reads "
+       "the built-in one, so a property of that name could never be read. Declared in `pieces:` or added by "
+       "`extend:`, it is refused; rename it.",
+       "pieces:\n  ship: {properties: {zone: {type: symbol}}}",
+       "pieces:\n  ship: {properties: {home: {type: symbol}}}"),
     _c("E501", "error", "run", "guard or `require` failed: illegal action",
        "The action's `allowed_if` or a `require` does not hold in this state; the state is left unchanged.",
        "steps: [{action: hire, player: p1}]   # p1 has no workers", "steps: [{action: hire, player: p2}]"),
@@ -124,10 +161,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "Listing the legal moves would enumerate more parameter combinations or subset choices than the bound: a "
        "parameter's domain or a subset choice is too large. Narrow the domain (`in:`).",
        "params: {n: {type: int, in: \"1..100000\"}}", "params: {n: {type: int, in: \"1..6\"}}"),
-    _c("E512", "error", "api", "a save that is not a save, is of other modules or changed rules, or does not replay",
-       "A saved game is checked when it is loaded: its format, its modules and options, and that replaying its log "
-       "gives its state.",
-       "Game.load(rules, '{\"not\": \"a save\"}')", "Game.load(rules, game.save())"),
+    _c("E512", "error", "api", "a save that is not a save, does not fit the game (modules, rules, options, players, "
+       "chance mode), or does not replay",
+       "A saved game (or failure file, or OpenSpiel state string) is checked before anything is replayed: strict "
+       "JSON of bounded size and depth, valid against grammar/save.schema.json, a fingerprint that matches the "
+       "rules, options, players, chance mode and flow; then replaying its log must give its state.",
+       "Game.deserialize('{\"not\": \"a save\"}', rules)", "Game.deserialize(game.serialize(), rules)"),
     _c("E513", "error", "run", "a work limit is exceeded",
        "Each action runs within a budget of work: loop iterations and elements gone through, pieces created, track "
        "steps, the size of one range and of any number (SECURITY.md lists the limits and their defaults). Going "

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import saves
 from .diagnostics import BoardrulesError, Span, source_line
 from .engine import flow
 from .engine.budget import Limits
@@ -21,11 +22,11 @@ from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
 from .engine.rules import Rules
 from .engine.state import State
-from .engine.values import Piece, Player, plain
+from .engine.values import Piece, Player, plain, shown
+from .saves import SAVE_FORMAT
 
 CHANCE = "chance"
 TERMINAL = "terminal"
-SAVE_FORMAT = "boardrules-game/1"
 UNDO_DEPTH = 64  # completed activities that undo() can take back
 _SHARED_ENTRIES = 4_096  # distinct log entries kept once and shared (see Game._finish)
 _TRIM_AT = 4_096  # journal entries older than the undo history are dropped in chunks of at least this many
@@ -63,8 +64,8 @@ class Pending:
         for o in self.options:
             if o.value == want or o.label == want:
                 return o
-        raise BoardrulesError("E505", f"{id_or_value!r} is not an option of '{self.prompt}'; the options are "
-                              f"{[(o.id, o.label) for o in self.options]}")
+        raise BoardrulesError("E505", f"{shown(id_or_value)} is not an option of '{self.prompt}'; the options are "
+                              f"{shown({o.id: o.label for o in self.options})}")
 
     def sample(self, rng: random.Random) -> Option:
         """A random option: chance outcomes by their probabilities, a player's options uniformly."""
@@ -87,7 +88,7 @@ class Game:
         """A game laid out but not set up, in free play unless `flow`: prefer `Game.new`. `limits` bound the work
         of each action (engine/budget.py, SECURITY.md)."""
         if chance not in ("auto", "step"):
-            raise BoardrulesError("E509", f"chance is 'auto' or 'step', not {chance!r}")
+            raise BoardrulesError("E509", f"chance is 'auto' or 'step', not {shown(chance)}")
         if flow and rules.flow is None:
             raise BoardrulesError("E509", "these rules declare no flow, so the game cannot follow one")
         self.rules = rules
@@ -349,13 +350,19 @@ class Game:
     def undo(self) -> bool:
         """Take back the last answer given (reopening a finished move at its last decision), or the last move
         or action that asked nothing. Turns the game skipped by itself are taken back with it."""
-        self._pending = self._waiting = None
-        if self._open is not None:
+        if self._open is not None and (self._open.answers or self._open.kind not in ("setup", "skip")):
+            self._pending = self._waiting = None
             if self._open.answers:
                 self._open.answers.pop()
             else:
-                self._open = None
+                self._open = None  # a move begun and not yet answered
             return True
+        # The game's own steps (setup, a skipped turn) are not answers: they are taken back only with the move
+        # before them, and when there is none there is nothing to undo.
+        if all(a is not None and a.kind == "skip" and not a.answers for _, _, a in self._history):
+            return False
+        self._pending = self._waiting = None
+        self._open = None
         while self._history:
             mark, log_len, activity = self._history.pop()
             self._m.state.rollback(mark)
@@ -413,7 +420,7 @@ class Game:
     @classmethod
     def from_json(cls, rules: Rules, data: dict[str, Any], decider: Decider | None = None) -> Game:
         """A game in free play from a state saved with `to_json`."""
-        _check_modules(rules, data.get("modules"), None)
+        _check_modules(rules, data.get("modules"))
         state = State.from_json(data["state"])
         game = cls(rules, len(state.players), 1, decider)
         game._m.state = state
@@ -425,7 +432,8 @@ class Game:
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
         data = {
             "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
-            "fingerprint": self.rules.fingerprint, "options": self.rules.options,
+            "fingerprint": saves.fingerprint(self.rules, len(self._m.players), self.chance, self._m.flow_on),
+            "options": self.rules.options,
             "players": len(self._m.players), "seed": self.seed,
             "flow": self._m.flow_on, "chance": self.chance, "undo_depth": self.undo_depth, "log": self.log,
             "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
@@ -434,44 +442,30 @@ class Game:
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @classmethod
-    def deserialize(cls, text: str, pack: Rules | str | Path | None = None) -> Game:
+    def deserialize(cls, text: str | bytes, pack: Rules | str | Path | None = None) -> Game:
         """Rebuild a saved game by replaying its log on the same rules (a pack directory, or linked rules;
-        by default the directory the game was started from).
+        by default the directory the game was started from, whose own module files alone are read).
 
-        A save of other modules, of changed rules or one that does not replay to its saved state is refused
-        with a diagnostic (E512)."""
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise BoardrulesError("E512", f"not a saved game: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != SAVE_FORMAT:
-            raise BoardrulesError("E512", f"not a saved game of this version (format {SAVE_FORMAT})")
-        pack = pack if pack is not None else data.get("pack")
-        if pack is None:
-            raise BoardrulesError("E512", "the save does not say which pack it is of: pass the pack")
-        if isinstance(pack, Rules):
-            rules = pack
-        else:
-            from .language.pack import load_rules
-
-            rules = load_rules(pack, data.get("modules"), data.get("options"))
-        _check_modules(rules, data.get("modules"), data.get("fingerprint"))
-        if rules.options != (data.get("options") or {}):
-            raise BoardrulesError("E512", f"the save was made with options {data.get('options')}, these rules "
-                                  f"have {rules.options}")
-        opts = {"flow": bool(data["flow"]), "chance": str(data["chance"]), "undo_depth": data.get("undo_depth")}
-        if (data.get("open") or {}).get("kind") == "setup":  # saved before setup finished: nothing to replay
-            game = cls(rules, int(data["players"]), int(data["seed"]), **opts)
-            game._set_up = True
-        else:
-            game = cls.replay(rules, int(data["players"]), int(data["seed"]), data["log"], **opts)
-        if data.get("open"):
-            entry = data["open"]
-            params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
-            game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params), entry,
-                                  finish=False)
-        saved = json.dumps(data["state"], sort_keys=True)
-        if json.dumps(game._m.state.to_json(), sort_keys=True) != saved:
+        The save is checked first (saves.py: strict JSON, grammar/save.schema.json, its fingerprint against the
+        rules); a save that is not one, of other modules, changed rules, other options, players or chance mode,
+        or one that does not replay to its saved state is refused with a diagnostic (E512)."""
+        data = saves.parse(text)
+        rules = saves.rules_for(data, pack)
+        saves.check(data, rules)
+        opts = {"flow": data["flow"], "chance": data["chance"], "undo_depth": data.get("undo_depth")}
+        with saves.replaying():
+            if (data["open"] or {}).get("kind") == "setup":  # saved before setup finished: nothing to replay
+                game = cls(rules, data["players"], data["seed"], **opts)
+                game._set_up = True
+            else:
+                game = cls.replay(rules, data["players"], data["seed"], data["log"], **opts)
+            if data["open"]:
+                entry = data["open"]
+                params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
+                game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params),
+                                      entry, finish=False)
+            replayed = json.dumps(game._m.state.to_json(), sort_keys=True)
+        if replayed != json.dumps(data["state"], sort_keys=True):
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
                                   None, "the save was edited, or made by another version of boardrules")
         return game
@@ -517,16 +511,16 @@ class Game:
         for a in entry.get("answers", []):
             result = probe(self._m, activity, self.chance == "step")
             if result.outcome != "stop":
-                raise BoardrulesError("E512", f"the log has answers no decision asked for: {entry}")
+                raise BoardrulesError("E512", f"the log has answers no decision asked for: {shown(entry)}")
             answers = answers_for(result.decision)  # type: ignore[arg-type]
             match = [x for x in answers if plain(x) == a]
             if not match:
-                raise BoardrulesError("E512", f"the logged answer {a!r} is not an option of "
+                raise BoardrulesError("E512", f"the logged answer {shown(a)} is not an option of "
                                       f"'{result.decision.prompt}'")  # type: ignore[union-attr]
             activity.answers.append(match[0])
         self._advance()
         if finish and self._open is not None:
-            raise BoardrulesError("E512", f"the log ends in the middle of {entry}")
+            raise BoardrulesError("E512", f"the log ends in the middle of {shown(entry)}")
 
     # ---------------------------------------------------------------- memory
     def _trim(self) -> None:
@@ -596,14 +590,10 @@ def _line(span: Span | None) -> str | None:
     return text.strip() if text else None
 
 
-def _check_modules(rules: Rules, modules: Any, fingerprint: Any) -> None:
+def _check_modules(rules: Rules, modules: Any) -> None:
     if modules is not None and list(modules) != list(rules.modules):
         raise BoardrulesError("E512", f"the save is of modules {modules}, not {rules.modules}", None,
                               "load it with the pack it was saved from")
-    if fingerprint is not None and fingerprint != rules.fingerprint:
-        changed = sorted(m for m in rules.fingerprint if fingerprint.get(m) != rules.fingerprint[m])
-        raise BoardrulesError("E512", f"the rules changed since the save: {', '.join(changed)}", None,
-                              "a save replays only on the rules it was made with")
 
 
 __all__ = ["CHANCE", "TERMINAL", "Game", "Option", "Pending", "Piece", "Player"]

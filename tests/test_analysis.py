@@ -9,7 +9,8 @@ import pytest
 from conftest import write_modules
 
 from boardrules.diagnostics import Diagnostic, Diagnostics
-from boardrules.language.pack import Pack, check_pack
+from boardrules.language.pack import Pack, check_pack, load_modules
+from boardrules.tools.scenario import ScenarioRunner
 
 
 def check(tmp_path: Path, *texts: str) -> list[Diagnostic]:
@@ -269,7 +270,13 @@ SCENARIO_MISTAKES = [
     ("props: {fruit: pear}", "props: {fruits: pear}", "'crate' has no property 'fruits'"),
     ("p1.basket[apple]: 1", "p1.basket[aple]: 1", "unknown name 'aple'"),
     ("{end_turn: p1}", "{end_turn: p3}", "there is no player 'p3' in a 2-player game"),
-    ("answers: [keep]}", "answers: [keep], expect_error: E5002}", "'E5002' is not a diagnostic code"),
+    ("answers: [keep]}", "answers: [keep], expect_error: E599}", "'E599' is not a diagnostic code"),
+]
+# Mistakes the scenario schema finds (E201), in check as in test.
+SCHEMA_MISTAKES = [
+    ("answers: [keep]}", "answers: [keep], expect_error: E5002}", "'E5002' does not have the expected form "
+                                                                 "(^[EW][0-9]{3}$)"),
+    ("answers: [keep]}", "answers: [keep], expect_error: 501}", "expected string, got integer 501"),
 ]
 
 
@@ -297,9 +304,21 @@ def test_scenario_mistakes_are_found_at_check_time(tmp_path: Path, old: str, new
     assert d.span is not None and d.span.file.endswith("s.yaml") and d.span.line == line
 
 
+@pytest.mark.parametrize(("old", "new", "message"), SCENARIO_MISTAKES + SCHEMA_MISTAKES)
+def test_check_and_test_report_a_scenario_mistake_alike(tmp_path: Path, old: str, new: str, message: str) -> None:
+    checked = _scenario_pack(tmp_path, GOOD_SCENARIO.replace(old, new))
+    result = ScenarioRunner(load_modules([tmp_path / "m0.yaml"], Diagnostics())).run_file(tmp_path / "scenarios"
+                                                                                          / "s.yaml")
+    placed = [(d.code, d.span, d.message) for d in checked]
+    assert [(d.code, d.span, d.message) for d in result.diagnostics] == placed
+    (d,) = checked
+    assert (d.code, d.message) == ("E201" if (old, new, message) in SCHEMA_MISTAKES else "E841", message)
+    assert f"error {d.code}: {message}" in "\n".join(result.failures)
+
+
 def test_an_unknown_scenario_key_is_e201(tmp_path: Path) -> None:
     (d,) = _scenario_pack(tmp_path, GOOD_SCENARIO.replace("expect:", "expcet:"))
-    assert (d.code, d.message, d.hint) == ("E201", "unknown key 'expcet'", "did you mean 'expect'?")
+    assert (d.code, d.message, d.hint) == ("E201", "unknown key 'expcet' in scenario", "did you mean 'expect'?")
 
 
 # ---------------------------------------------------------------- ranges

@@ -60,3 +60,26 @@ def test_nothing_is_cached_where_the_directory_is_not_safe(tmp_path: Path) -> No
     os.chmod(cache / "boardrules" / "check", 0o777)
     check(RELAY, cache)
     assert not list((cache / "boardrules" / "check").glob("*.json"))
+
+
+def test_every_input_of_a_check_is_in_its_key(tmp_path: Path) -> None:
+    """A module given alone, its pack's other files, an options file: a change to any is checked afresh."""
+    pack = tmp_path / "relay"
+    shutil.copytree(RELAY, pack)
+    cache = tmp_path / "cache"
+    options = tmp_path / "options.yaml"
+    options.write_text("prize: 4\n")
+    module = pack / "relay.yaml"
+    first = check(module, cache, "--options", str(options))
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert check(module, cache, "--options", str(options)).stdout == first.stdout
+    options.write_text("prize: [1]\n")
+    bad_option = check(module, cache, "--options", str(options))
+    assert bad_option.returncode == 1 and bad_option.stdout != first.stdout
+    options.write_text("prize: 4\n")
+    (pack / "other.yaml").write_text("module: other\ntitle: Other\n")
+    check(module, cache, "--options", str(options))
+    module.write_text(module.read_text().replace("initial: market_size", "initial: market_sise"))
+    changed = check(module, cache, "--options", str(options))
+    assert changed.returncode == 1 and "market_sise" in changed.stdout
+    assert len(list((cache / "boardrules" / "check").glob("*.json"))) == 4

@@ -74,7 +74,7 @@ def test_link_time_refusals(tmp_path: Path, extra: str, expected: tuple[str, str
 
 def test_a_wrong_default_type_is_reported(tmp_path: Path) -> None:
     _, diags = link_texts(tmp_path, BASE.replace("default: 1", 'default: "old"'))
-    assert ("E402", "the default of 'worker.age' should be int, got 'old'") in codes(diags)
+    assert ("E402", "the default of 'worker.age' should be int, got old") in codes(diags)
 
 
 def test_capacity_from_a_player_count_table_and_an_unknown_size(tmp_path: Path) -> None:

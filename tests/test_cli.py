@@ -95,7 +95,7 @@ def test_expected_error_that_does_not_happen_names_unused_answers(tmp_path: Path
     )
     code, out = run(capsys, "test", str(pack))
     assert code == 1
-    assert "expected error E502, but it succeeded; answers or rolls never asked for: [True]" in out
+    assert "expected error E502, but it succeeded; answers or rolls never asked for: [true]" in out
 
 
 def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -165,3 +165,68 @@ def test_a_failed_expectation_names_the_rule_behind_any_value_it_reads(
     line = next(n for n, t in enumerate((pack / "base.yaml").read_text().splitlines(), 1) if "move home to" in t)
     assert "expect count(p1.farm)\n      expected: 3\n      actual:   2\n      last changed by the rule at " in out
     assert f"base.yaml:{line}:" in out
+
+
+RELAY = ROOT / "tests" / "packs" / "relay"
+
+
+def _market_with_scenarios(tmp_path: Path) -> Path:
+    pack = tmp_path / "market"
+    (pack / "scenarios" / "buying").mkdir(parents=True)
+    (pack / "market.yaml").write_text((MARKET / "market.yaml").read_text())
+    text = (MARKET / "scenarios" / "buy_apple.yaml").read_text()
+    (pack / "scenarios" / "top.yaml").write_text(text)
+    (pack / "scenarios" / "buying" / "inner.yaml").write_text(text)
+    return pack
+
+
+def test_a_folder_of_scenarios_runs_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = _market_with_scenarios(tmp_path)
+    for folder, count in ((pack / "scenarios", 2), (pack / "scenarios" / "buying", 1)):
+        code, out = run(capsys, "test", "-v", str(folder))
+        assert code == 0, out
+        assert out.strip().splitlines()[-1] == f"{count} passed, 0 failed"
+    code, out = run(capsys, "test", str(RELAY / "scenarios"))
+    assert code == 0 and out.strip().splitlines()[-1] == "5 passed, 0 failed"
+    code, out = run(capsys, "check", str(pack / "scenarios"))  # checked against the pack's modules
+    assert code == 0 and "checked 1 module file(s) in 1 pack(s): 0 error(s)" in out
+
+
+def test_a_folder_named_scenarios_above_a_pack_is_only_a_folder(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    pack = _market_with_scenarios(tmp_path / "scenarios")
+    code, out = run(capsys, "test", str(pack))
+    assert code == 0 and out.strip().splitlines()[-1] == "2 passed, 0 failed"
+
+
+def test_a_run_that_finds_no_scenario_says_so_and_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pack = _market_with_scenarios(tmp_path)
+    for scenario in (pack / "scenarios").rglob("*.yaml"):
+        scenario.unlink()
+    for path in (pack, pack / "scenarios", tmp_path / "market" / "market.yaml"):
+        code, out = run(capsys, "test", str(path))
+        assert code == 5, out
+        assert out.strip() == (f"no scenario found in {path} (scenarios are the .yaml files under a pack's "
+                               "scenarios/ directory)")
+    code, out = run(capsys, "test", str(tmp_path / "nowhere"))
+    assert code == 1  # a path that does not exist is an error, not an empty run
+
+
+def test_test_help_lists_its_exit_statuses(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["test", "--help"])
+    assert "5 when no scenario was found" in " ".join(capsys.readouterr().out.split())
+
+
+def test_an_option_that_sets_an_unknown_value_silences_its_warning(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "check", str(RELAY))
+    assert code == 0 and "warning W601: 'prize' is unknown" in out
+    code, out = run(capsys, "check", str(RELAY), "--set", "prize=4")
+    assert code == 0 and "W601" not in out and "0 error(s), 0 warning(s)" in out
+    options = tmp_path / "options.yaml"
+    options.write_text("prize: 4\n")
+    code, out = run(capsys, "check", str(RELAY), "--options", str(options))
+    assert code == 0 and "W601" not in out
+    code, out = run(capsys, "check", str(RELAY), "--set", "prize=yes")  # a wrong value is still an error
+    assert code == 1 and "error E402: option 'prize' should be a whole number" in out

@@ -20,7 +20,8 @@ from boardrules.language.pack import discover, link, load_modules, load_rules
 from boardrules.tools.scenario import Result, ScenarioRunner
 
 ROOT = Path(__file__).resolve().parent.parent
-PACK_DIRS = [ROOT / "rules", ROOT / "examples", HARVEST, ROOT / "tests" / "packs" / "relay"]
+PACK_DIRS = [ROOT / "rules", ROOT / "examples", HARVEST, ROOT / "tests" / "packs" / "relay",
+             ROOT / "tests" / "packs" / "payments"]
 
 
 def interpreted(rules: Rules) -> Rules:

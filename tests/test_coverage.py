@@ -68,3 +68,16 @@ def test_cli_coverage_text_names_percentages_and_never_run_places(capsys: pytest
     assert main(["test", str(HARVEST), "--coverage"]) == 0
     out = capsys.readouterr().out
     assert "% (lines " in out and "branches " in out
+
+
+@pytest.mark.parametrize("argv", [["--coverage", "PACK"], ["--coverage=json", "PACK"],
+                                  ["--coverage-format", "json", "PACK"], ["PACK", "--coverage"]])
+def test_cli_coverage_never_takes_the_pack_for_its_format(argv: list[str],
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    payments = HARVEST.parent / "payments"
+    assert main(["test", *[str(payments) if a == "PACK" else a for a in argv]]) == 0
+    out = capsys.readouterr()
+    if "json" in argv or "--coverage=json" in argv:
+        assert json.loads(out.out)[0]["pack"].endswith("payments")
+    else:
+        assert "coverage tests/packs/payments: " in out.out and "4 passed, 0 failed" in out.out

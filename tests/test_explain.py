@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boardrules.diagnostics import Diagnostics
+from boardrules.engine.rules import Rules
+from boardrules.language import syntax as s
 from boardrules.language.pack import link, load_modules
+from boardrules.language.parser import parse
 from boardrules.tools import explain
 from boardrules.tools.cli import main
+from boardrules.tools.prose import Speaker
 
 ROOT = Path(__file__).resolve().parent.parent
 HARVEST = ROOT / "tests" / "packs" / "harvest"
@@ -51,6 +58,7 @@ def test_sentences_come_from_the_effects() -> None:
     assert "Add 2 to o's points." in text
     assert "When festival happens." in text
     assert "Start workers: 3 (instead of 2; changed by harvest.plus)." in text
+    assert "Gifts allowed: yes." in text  # a true value in the rules' words, not Python's True
 
 
 def test_a_replaced_rule_shows_what_it_said_before() -> None:
@@ -94,3 +102,73 @@ def test_cli_explains_the_shipped_packs(capsys: pytest.CaptureFixture[str]) -> N
 def test_cli_rejects_an_unknown_module(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", str(HARVEST), "--modules", "harvest.nope"]) == 1
     assert "harvest.nope" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the prose keeps every expression's meaning
+
+_NAMES = ["a", "b", "c", "g", "i", "n"]
+_BACK = [("divided by", "/"), ("is not one of", "not in"), ("is one of", "in"), ("is less than", "<"),
+         ("is at most", "<="), ("is more than", ">"), ("is at least", ">="), ("is not", "!="), ("is", "=="),
+         ("plus", "+"), ("minus", "-"), ("times", "*"), ("modulo", "%"), ("otherwise", "else"), ("to", ".."),
+         ("yes", "true"), ("no", "false")]
+
+
+def _formula_of(prose: str) -> str:
+    """The prose read back word for word as a formula: only the brackets the prose says carry the grouping."""
+    prose = prose.replace(", otherwise ", " otherwise ")
+    for words, op in _BACK:
+        prose = re.sub(rf"(?<![\w.]){re.escape(words)}(?![\w.])", op, prose)
+    return prose
+
+
+def _shape(node: object) -> object:
+    if isinstance(node, s.Node):
+        return (type(node).__name__, *(_shape(getattr(node, f.name)) for f in dataclasses.fields(node)
+                                       if f.name != "pos"))
+    if isinstance(node, tuple):
+        return tuple(_shape(x) for x in node)
+    return node
+
+
+def _trees() -> st.SearchStrategy[s.Node]:
+    p = (0, 0)
+    leaves = st.one_of(st.integers(0, 20).map(lambda v: s.Literal(p, v)), st.booleans().map(lambda v: s.Literal(p, v)),
+                       st.sampled_from(_NAMES).map(lambda v: s.Name(p, v)))
+
+    def grow(kids: st.SearchStrategy[s.Node]) -> st.SearchStrategy[s.Node]:
+        return st.one_of(
+            st.builds(lambda o, a, b: s.BinOp(p, o, a, b), st.sampled_from("+-*/%"), kids, kids),
+            st.builds(lambda o, a, b: s.Compare(p, o, a, b),
+                      st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "notin"]), kids, kids),
+            st.builds(lambda o, a, b: s.BoolOp(p, o, a, b), st.sampled_from(["and", "or"]), kids, kids),
+            st.builds(lambda a: s.Not(p, a), kids),
+            st.builds(lambda a: s.Neg(p, a), kids),
+            st.builds(lambda a, b, c: s.Conditional(p, a, b, c), kids, kids, kids),
+            st.builds(lambda a, b: s.Range(p, a, b), kids, kids),
+            st.builds(lambda a, b: s.Where(p, a, b), kids, kids),
+        )
+
+    return st.recursive(leaves, grow, max_leaves=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_trees())
+def test_the_prose_of_any_expression_reads_back_to_the_same_tree(tree: s.Node) -> None:
+    said = Speaker(Rules()).expr(tree)
+    assert _shape(parse(_formula_of(said), "expr")) == _shape(tree), said
+
+
+def test_the_markdown_keeps_the_grouping_and_the_formula_beside_the_prose(tmp_path: Path) -> None:
+    pack = tmp_path / "p"
+    pack.mkdir()
+    (pack / "m.yaml").write_text(
+        "module: m\ntitle: M\ncounters:\n  pts: {per: player}\nactions:\n  grow:\n    title: Grow\n"
+        "    params: {g: int, i: int}\n    do: ['me.pts += 5 + (g - 2) * 4 + i']\n", encoding="utf-8")
+    out = tmp_path / "rules.md"
+    assert main(["explain", str(pack), "--format", "md", "--quote", "-o", str(out)]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    at = lines.index("- Add 5 plus (g minus 2) times 4 plus i to your pts.")
+    formula = lines[at + 1].strip().strip("`")
+    assert formula == "me.pts += 5 + (g - 2) * 4 + i"
+    value = parse(formula, "effect").value
+    assert _shape(parse(_formula_of("5 plus (g minus 2) times 4 plus i"), "expr")) == _shape(value)

@@ -34,7 +34,7 @@ def test_pyproject_has_a_license_and_classifiers() -> None:
     assert "License :: OSI Approved :: MIT License" in project["classifiers"]
     assert any(c.startswith("Topic :: Games") for c in project["classifiers"])
     extras = project["optional-dependencies"]
-    assert "boardrules[openspiel,ray,bench,report]" in extras["test"] and "pyarrow>=14" in extras["report"]
+    assert "boardrules[openspiel,ray,bench,lsp,report]" in extras["test"] and "pyarrow>=14" in extras["report"]
 
 
 def test_init_writes_a_pack_that_checks_tests_and_plays(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -84,4 +84,5 @@ def test_without_matplotlib_the_report_is_a_diagnostic(monkeypatch: pytest.Monke
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     code = main(["simulate", str(ROOT / "tests" / "packs" / "relay"), "--games", "2", "--set", "prize=4",
                  "--no-save", "--report", str(tmp_path / "r.html")])
-    assert code == 1 and "error E760" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert code == 2 and "error E760" in out and "games 2" not in out  # refused before any game is played

@@ -10,9 +10,11 @@ from conftest import build_rules, link_texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardrules.diagnostics import BoardrulesError
+from boardrules.diagnostics import BoardrulesError, Diagnostics, Span
 from boardrules.engine.decisions import ScriptedDecider
 from boardrules.game import Game
+from boardrules.language.compiler import PIECE_BUILTINS
+from boardrules.language.options import set_options
 
 BASE = """
 module: b
@@ -314,3 +316,35 @@ def test_every_runs_once_per_multiple_passed_and_discard_keeps_max(
     assert game.state.counters["p1.coins"] == 5 + marks
     assert game.state.counters["p1.gems[red]"] == downs
     assert game.state.counters["p1.cap"] == cap
+
+
+# ---------------------------------------------------------------- built-in piece fields
+
+
+def test_a_property_named_like_a_built_in_piece_field_is_refused_where_declared(tmp_path: Path) -> None:
+    # Every built-in field the language reads as `$x.NAME`: a property of that name could never be read.
+    assert set(PIECE_BUILTINS) == {"id", "kind", "zone", "slot", "linked"}
+    props = "".join(f"\n      {name}: {{type: int}}" for name in PIECE_BUILTINS)
+    own = module("x", f"pieces:\n  crate:\n    properties:{props}\n      weight: {{type: int}}\n")
+    rules, diags = link_texts(tmp_path / "own", BASE, own)
+    got = [(d.code, d.span.line, d.span.col) for d in diags.items]
+    assert got == [("E409", 7 + i, 7) for i in range(len(PIECE_BUILTINS))]
+    assert diags.items[2].message == ("'crate' cannot have a property 'zone': every piece has a built-in 'zone' "
+                                      "(the zone it is in), and `.zone` always reads that")
+    assert diags.items[2].hint == "give the property another name, such as 'crate_zone'"
+    assert rules.kinds["crate"] == {"weight": "int"}  # the rest of the kind is declared as written
+
+    # Added by extend: reported at the extending module's key.
+    ext = module("x", "extend:\n  pieces.tile: {properties: {kind: {type: symbol}, face: {type: symbol}}}\n")
+    rules, diags = link_texts(tmp_path / "ext", BASE, ext)
+    (d,) = diags.items
+    assert (d.code, d.span.file.endswith("m1.yaml"), d.span.line) == ("E409", True, 5)
+    assert rules.kinds["tile"] == {"level": "int", "face": "symbol"}
+
+
+def test_a_refused_built_in_property_cannot_be_set_by_an_option(tmp_path: Path) -> None:
+    x = module("x", "pieces:\n  crate: {properties: {slot: {type: int, default: 1}}}\n")
+    rules, _ = link_texts(tmp_path, BASE, x)
+    diags = Diagnostics()
+    set_options(rules, {"crate.slot": (2, Span("cli", 1, 1))}, diags)
+    assert [d.code for d in diags.items] == ["E408"]

@@ -9,11 +9,12 @@ import pickle
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardrules.diagnostics import Diagnostic, Diagnostics, Span
-from boardrules.language import loader
+from boardrules.language import loader, yaml_slips
 from boardrules.language.loader import YList, YMap, YStr, key_span_at, load_yaml, load_yaml_text, span_at
 
 F = "rules/x.yaml"
@@ -185,19 +186,70 @@ def test_span_at_and_key_span_at() -> None:
 # ---- errors ------------------------------------------------------------------------------------------------
 
 
-def test_e101_syntax_error_uses_the_problem_mark_and_context() -> None:
-    value, d = only("a: [1, 2\nb: 3\n")
+def test_e101_an_error_no_slip_explains_keeps_the_problem_mark_and_context() -> None:
+    value, d = only("a: [1, 2]\nb: @c\n")
     assert value is None
-    assert at(d) == ("E101", 2, 2)
-    assert d.message == "expected ',' or ']', but got ':'"
-    assert d.hint == "while parsing a flow sequence at line 1, column 4"
-    _, d = only("a: b: c\n")
-    assert at(d) == ("E101", 1, 5) and d.message == "mapping values are not allowed here"
+    assert at(d) == ("E101", 2, 4)
+    assert d.message == "found character '@' that cannot start any token"
+    assert d.hint == "while scanning for the next token"
 
 
-def test_e101_tab_indentation() -> None:
-    _, d = only("a:\n\tb: 1\n")
-    assert at(d) == ("E101", 2, 1)
+# Each common slip: where it is reported, in what words, and the hint's advice.
+SLIPS = [
+    ("a:\n\tb: 1\n", (2, 1), "a tab indents this line, and YAML cannot read tabs there",
+     "tabs cannot indent YAML; use spaces"),
+    ("counters:\n  coins: {per: player}\n    gems: {per: player}\n", (3, 5),
+     "'gems' is indented more than 'coins' above it, which already has a value",
+     "line 'gems' up with 'coins' (2 spaces)"),
+    ("actions:\n  buy:\n    title: Buy\n   cost: 1 coins\n", (4, 4),
+     "'cost' is indented less than 'title' above it, but not as little as any key it could belong with",
+     "line 'cost' up with 'title' (4 spaces) or with a key further out (2 spaces)"),
+    ("actions:\n  buy:\n    title: Buy\n      cost: 1 coins\n", (4, 7),
+     "'cost' is indented more than 'title' above it, so YAML reads it as more of the value of 'title'",
+     "line 'cost' up with 'title' (4 spaces)"),
+    ("a: b: c\n", (1, 5), "a second ': ' on one line: YAML cannot tell which is the key", "in quotes"),
+    ("steps:\n  - action: a\n    player: p1\n   - action: b\n", (4, 4),
+     "this list item is indented 3 spaces, but the items above it are at 2 spaces",
+     "line its '-' up with the '-' of the item above (2 spaces), on line 2"),
+    ("x:\n  do:\n    - a\n  - b\n", (4, 3), "this list item is indented 2 spaces, less than the items above it",
+     "(4 spaces), on line 3"),
+    ("buy:\n  title: x\n  - a\n", (3, 3), "a list item among the keys of a mapping (next to 'title')",
+     "end the line above it with 'key:'"),
+    ("do:\n  - a\n  b: 1\n", (3, 3), "'b' is a key among the items of a list", "start it with '- '"),
+    ("module: m\ntitle T\nplayers: 2\n", (2, 1), "'title T' has no ':' after its key", "as in: title: T"),
+    ("counters:\n  coins {per: player}\n", (2, 3), "'coins' has no ':' before its '{'",
+     "as in: coins: {per: player}"),
+    ("a:\n  title: \"Buy\n  cost: 1\n", (2, 10), "the quote \" opened here is never closed",
+     "end the text with \" on the same line"),
+    ("a: [1, 2\nb: 3\n", (1, 4), "the '[' opened here is not closed before line 2", "close it with ']'"),
+    ("a: {b: 1 c: 2}\n", (1, 10), "a ',' is missing between two items of this list or mapping", "with commas"),
+]
+
+
+@pytest.mark.parametrize(("text", "where", "message", "hint"), SLIPS)
+def test_e101_common_slips_in_a_designers_words(text: str, where: tuple[int, int], message: str,
+                                                hint: str) -> None:
+    _, d = only(text)
+    assert at(d) == ("E101", *where)
+    assert d.message == message
+    assert d.hint is not None and hint in d.hint
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(" \t\n:-{}[]'\"#,ab", max_size=40))
+def test_e101_any_slip_is_said_without_failing(text: str) -> None:
+    _, items = load(text)
+    assert all(d.code in {"E101", "E102", "E103", "E104", "E105", "E201"} for d in items), items
+
+
+def test_e101_every_example_of_a_slip_is_told_as_that_slip() -> None:
+    for slip, texts in yaml_slips.EXAMPLES.items():
+        for text in texts:
+            with pytest.raises(yaml.MarkedYAMLError) as caught:
+                yaml.safe_load(text)
+            assert yaml_slips.classify(caught.value) == slip, text
+            _, d = only(text)
+            assert d.code == "E101" and "expected <block end>" not in d.message and "'\\t'" not in d.message
 
 
 def test_e101_more_than_one_document() -> None:

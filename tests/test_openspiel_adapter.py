@@ -112,3 +112,54 @@ def test_openspiel_mcts_plays_a_whole_game_against_a_random_bot(pack: Path, opti
                        random_state=rng)
     returns = _play(game, bot, rng)
     assert len(returns) == 2 and sum(returns) == 0
+
+
+UNPICKLED: list[str] = []
+
+
+def _record(what: str) -> None:
+    UNPICKLED.append(what)
+
+
+class _Payload:
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (_record, ("ran",))
+
+
+def test_a_state_serializes_as_the_games_json_save_and_a_pickle_is_refused() -> None:
+    import base64
+    import json
+    import pickle
+
+    from boardrules.diagnostics import BoardrulesError
+    from boardrules.saves import SAVE_FORMAT
+
+    game = load(RELAY, players=2, options={"prize": 4})
+    state = game.new_initial_state()
+    rng = np.random.RandomState(5)
+    for _ in range(12):
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(actions, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    text = state.serialize()
+    assert json.loads(text)["format"] == SAVE_FORMAT and text == state.inner.serialize()
+    back = game.deserialize_state(text)
+    assert str(back) == str(state) and back.current_player() == state.current_player()
+    assert back.legal_actions() == state.legal_actions() and back.inner.log == state.inner.log
+    for s in (state, back):
+        s.apply_action(s.legal_actions()[0] if not s.is_chance_node() else s.chance_outcomes()[0][0])
+    assert str(back) == str(state)
+    # What OpenSpiel's generic serialization of a Python state holds: a base64 pickle of the state's attributes.
+    crafted = pickle.dumps({"_box": _Payload()})
+    for attack in ("history=\nmove_number=0\n__dict__=" + base64.b64encode(crafted).decode(),
+                   base64.b64encode(crafted).decode(), crafted.decode("latin-1")):
+        with pytest.raises(BoardrulesError) as err:
+            game.deserialize_state(attack)
+        assert err.value.code == "E512" and "not a saved game" in err.value.diagnostic.message
+    assert UNPICKLED == []
+    three = load(RELAY, players=3, options={"prize": 4})
+    with pytest.raises(BoardrulesError) as err:
+        three.deserialize_state(text)
+    assert err.value.code == "E512" and "2 players" in err.value.diagnostic.message

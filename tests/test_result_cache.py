@@ -138,3 +138,49 @@ def test_an_internal_error_is_never_stored(pack: Path, tmp_path: Path, monkeypat
     monkeypatch.setattr(cli, "_test", lambda args, paths, printed: 3)
     assert run(capsys, "market")[0] == 3
     assert stored(tmp_path) == []
+
+
+def test_a_scenario_given_alone_is_run_afresh_when_a_module_of_its_pack_changes(
+        pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scenario = str(pack / "scenarios" / "buy_apple.yaml")
+    first = run(capsys, scenario)
+    assert first[0] == 0 and first[1].endswith("1 passed, 0 failed\n")
+    assert run(capsys, scenario) == first and len(stored(tmp_path)) == 1
+    module = pack / "market.yaml"
+    module.write_text(module.read_text().replace("initial: 3", "initial: 4"))
+    changed = run(capsys, scenario)
+    assert changed[0] == 1 and changed[1].endswith("0 passed, 1 failed\n")
+    (pack / "extra.yaml").write_text("module: extra\ntitle: Extra\n")  # a new module of the pack is read too
+    run(capsys, scenario)
+    assert len(stored(tmp_path)) == 3
+
+
+def test_commands_answered_from_the_file_caches_see_a_changed_module(
+        pack: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """explain (like simulate and play) keeps no result, but reads modules through the YAML, validation, parse
+    and code caches, which are keyed by the bytes they were made from."""
+    cli.main(["explain", "market"])
+    first = capsys.readouterr().out
+    module = pack / "market.yaml"
+    module.write_text(module.read_text().replace('cost: "2 coins"', 'cost: "1 coins"'))
+    cli.main(["explain", "market"])
+    again = capsys.readouterr().out
+    assert "2 coins" in first and "1 coin" in again and "2 coins" not in again
+
+
+def test_a_result_is_stored_only_when_its_key_covers_every_file_the_run_read(
+        pack: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    real = check_cache.key
+
+    def narrow(*args: object, **kwargs: object) -> check_cache.Key | None:
+        digest = real(*args, **kwargs)  # type: ignore[arg-type]
+        if digest is not None:
+            digest.files = frozenset(f for f in digest.files if f.name != "market.yaml")
+        return digest
+
+    monkeypatch.setattr(check_cache, "key", narrow)
+    assert run(capsys, "market")[0] == 0
+    assert stored(tmp_path) == []
+    monkeypatch.setattr(check_cache, "key", real)
+    assert run(capsys, "market")[0] == 0
+    assert len(stored(tmp_path)) == 1

@@ -26,28 +26,28 @@ def runner() -> ScenarioRunner:
 
 CASES = {
     # counter keys are counter references, never effects that would run
-    "  counters: {'create 10000000 worker in meadow with age': 7}\n": [("E401", 5)],
-    "  counters: {'festivals = 3 + 0; remove x': 1}\n": [("E401", 5)],
-    "  counters: {'p1.coins + 1': 3}\n": [("E401", 5)],
-    "  counters: {nothing: 3}\n": [("E401", 5)],
-    "  counters: {p7.coins: 3}\n": [("E401", 5)],
-    "  counters: {coins: 3}\n": [("E401", 5)],
-    "  counters: {'p1.gems[purple]': 3}\n": [("E401", 5)],
-    "  counters: {'p1.gems[[x for x in 1..100000000]]': 3}\n": [("E401", 5)],
+    "  counters: {'create 10000000 worker in meadow with age': 7}\n": [("E841", 5)],
+    "  counters: {'festivals = 3 + 0; remove x': 1}\n": [("E841", 5)],
+    "  counters: {'p1.coins + 1': 3}\n": [("E841", 5)],
+    "  counters: {nothing: 3}\n": [("E841", 5)],
+    "  counters: {p7.coins: 3}\n": [("E841", 5)],
+    "  counters: {coins: 3}\n": [("E841", 5)],
+    "  counters: {'p1.gems[purple]': 3}\n": [("E841", 5)],
+    "  counters: {'p1.gems[[x for x in 1..100000000]]': 3}\n": [("E841", 5)],
     # values of the right type, pieces where they can be
     "  pieces: [{id: w, kind: worker, zone: meadow, props: {age: ruby}}]\n": [("E402", 5)],
     "  pieces: [{id: w, kind: worker, zone: meadow, props: {tired: 3}}]\n": [("E402", 5)],
     "  pieces: [{id: w, kind: worker, zone: meadow, props: {owner: p9}}]\n": [("E402", 5)],
     "  pieces: [{id: w, kind: worker, zone: meadow, props: {partner: nobody}}]\n": [("E402", 5)],
-    "  pieces: [{id: w, kind: worker, zone: meadow, props: {colour: red}}]\n": [("E401", 5)],
-    "  pieces: [{id: w, kind: ghost, zone: nowhere}]\n": [("E401", 5), ("E401", 5)],
+    "  pieces: [{id: w, kind: worker, zone: meadow, props: {colour: red}}]\n": [("E841", 5)],
+    "  pieces: [{id: w, kind: ghost, zone: nowhere}]\n": [("E841", 5), ("E841", 5)],
     "  pieces: [{id: s, kind: statue, zone: podium, slot: 9}]\n": [("E402", 5)],
     "  pieces: [{id: w, kind: worker, zone: meadow}, {id: w, kind: worker, zone: meadow}]\n": [("E403", 5)],
     # markers on their track, links between pieces, a seat the game has
     "  markers: {pawn: 99}\n": [("E402", 5)],
-    "  markers: {nobody: 2}\n": [("E401", 5)],
-    "  links: [[$a, $b]]\n": [("E401", 5), ("E401", 5)],
-    "  turn: {player: p4}\n": [("E401", 5)],
+    "  markers: {nobody: 2}\n": [("E841", 5)],
+    "  links: [[$a, $b]]\n": [("E841", 5), ("E841", 5)],
+    "  turn: {player: p4}\n": [("E841", 5)],
 }
 
 

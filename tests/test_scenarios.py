@@ -11,7 +11,8 @@ from boardrules.language.pack import discover, load_modules
 from boardrules.tools.scenario import ScenarioRunner
 
 ROOT = Path(__file__).resolve().parent.parent
-PACK_DIRS = [ROOT / "rules", ROOT / "examples", ROOT / "tests" / "packs" / "harvest"]
+PACK_DIRS = [ROOT / "rules", ROOT / "examples", ROOT / "tests" / "packs" / "harvest",
+             ROOT / "tests" / "packs" / "payments"]
 
 _runners: dict[Path, ScenarioRunner] = {}
 

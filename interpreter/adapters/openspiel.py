@@ -22,6 +22,7 @@ from urllib.parse import quote, unquote
 import numpy as np
 import pyspiel
 
+from .. import saves
 from ..diagnostics import BoardrulesError
 from ..engine.rules import Rules
 from ..game import CHANCE, Game
@@ -85,7 +86,8 @@ def _rules(pack: str, modules: str, options: str) -> Rules:
 
 
 class _Box:
-    """The boardrules game inside an OpenSpiel state: copied with `Game.clone`, pickled as a save."""
+    """The boardrules game inside an OpenSpiel state: copied with `Game.clone`; in the pickle OpenSpiel's own
+    `serialize_game_and_state` makes of every Python state, held as a save."""
 
     def __init__(self, key: tuple[str, str, str], game: Game) -> None:
         self.key, self.game = key, game
@@ -121,6 +123,18 @@ class BoardrulesGame(pyspiel.Game):
 
     def new_initial_state(self) -> BoardrulesState:
         return BoardrulesState(self)
+
+    def deserialize_state(self, text: str) -> BoardrulesState:
+        """The state `state.serialize()` wrote: the game's own JSON save, never a pickle, checked as any save is
+        (saves.py) and against this game's rules, players and chance mode; anything else is E512."""
+        data = saves.parse(text)
+        if (data["players"], data["chance"], data["flow"]) != (self.players, "step", True):
+            raise saves.refuse(f"the state is of a game of {data['players']} players with chance "
+                               f"'{data['chance']}'{'' if data['flow'] else ' and no flow'}; this game has "
+                               f"{self.players} players with chance 'step'")
+        state = BoardrulesState(self)
+        state._box.game = Game.deserialize(text, self.rules)
+        return state
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         return Observer(self)
@@ -160,6 +174,11 @@ class BoardrulesState(pyspiel.State):
     def __init__(self, game: BoardrulesGame) -> None:
         super().__init__(game)
         self._box = _Box(game.key, game._proto.clone())
+
+    def serialize(self) -> str:
+        """The game's own JSON save (`Game.serialize()`); `game.deserialize_state` reads it back. (OpenSpiel's
+        C++ `serialize_game_and_state` does not come here: it pickles, see docs/embedding.md.)"""
+        return self._box.game.serialize()
 
     @property
     def inner(self) -> Game:

@@ -7,12 +7,16 @@ exactly those of the process backend, and the report built from them is the same
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError
+from ..internal import describe
+
+NO_RAY = "E119"
 
 
 def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
@@ -21,27 +25,47 @@ def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Cal
     except ImportError:
         raise BoardrulesError("E509", "the Ray backend needs Ray", None,
                               "pip install 'boardrules[ray]'") from None
-    from ..tools.simulate import run_batch
+    from ..tools.sim_pool import Interrupted
+    from ..tools.simulate import _lost, run_batch
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started = False
     if not ray.is_initialized():
-        if address:
-            ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        try:
+            if address:
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+            else:
+                ray.init(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+        except Exception as exc:  # Ray raises whatever its start-up met (ConnectionError, RuntimeError, ...)
+            where = f"at {address}" if address else "locally"
+            raise BoardrulesError(NO_RAY, f"Ray could not start {where}: {describe(exc)}", None,
+                                  "check the address and that the cluster is up, or use --backend process"
+                                  ) from None
         started = True
+    results: list[Any] = []
+    waiting: list[Any] = []
     try:
         task = ray.remote(run_batch)
-        waiting = [task.remote(setup, batch) for batch in work]
-        results: list[Any] = []
+        batch_of = {}
+        for batch in work:
+            ref = task.remote(setup, batch)
+            batch_of[ref] = batch
+            waiting.append(ref)
         while waiting:
             ready, waiting = ray.wait(waiting, num_returns=1)
             for ref in ready:
-                part = ray.get(ref)
+                try:
+                    part = ray.get(ref)
+                except Exception as exc:  # a worker that died after Ray's own retries: its games are lost
+                    part = [_lost(seed, f"its Ray task failed: {describe(exc)}") for seed in batch_of[ref]]
                 results += part
                 done(len(part))
         return results
+    except KeyboardInterrupt:
+        for ref in waiting:
+            with contextlib.suppress(Exception):  # a task that has just finished cannot be cancelled
+                ray.cancel(ref, force=True)
+        raise Interrupted(results) from None
     finally:
         if started:
             ray.shutdown()

@@ -39,6 +39,8 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         rules = linked[(mid,)] = link(modules, [mid], found)
         combos.not_required(found.items, start, modules, mid, declared)
         for name, note, span in rules.unknowns:
+            if options and name in options:
+                continue  # the option gives the value the pack leaves open
             found.warning("W601", f"'{name}' is unknown: {note}", span,
                           "the game stops with E601 if it ever needs this value")
     if len(modules) > 1:

@@ -5,19 +5,21 @@ against the modules they load, with the place in the scenario file."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..diagnostics_codes import CODES
 from ..engine.rules import Rules
+from ..engine.values import shown
 from ..language.compiler import CompileError, Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
-from ..language.loader import load_yaml
+from ..language.loader import load_yaml_bytes, read_file
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
-from ..language.validate import load_schema
+from ..language.valid_cache import validate_file
 
 _PLAYER = re.compile(r"^p([1-9])$")
 _WORDS = {"yes", "no", "true", "false", "none"}
@@ -32,11 +34,18 @@ def _ispan(items: Any, i: int, fallback: Span) -> Span:
     return spans[i] if i < len(spans) else fallback
 
 
+Linker = Callable[[dict[str, Module], list[str], Diagnostics, Any], Rules]
+
+
 class ScenarioChecker:
+    """The one check of what a scenario names: `boardrules check` runs it on every scenario file, and
+    `boardrules test` on each scenario before playing it, so both report a mistake with one code at one place."""
+
     def __init__(self, modules: dict[str, Module], diags: Diagnostics,
-                 linked: dict[tuple[str, ...], Rules] | None = None) -> None:
+                 linked: dict[tuple[str, ...], Rules] | None = None, linker: Linker = link) -> None:
         self.modules = modules
         self.diags = diags
+        self.linker = linker  # the scenario runner passes its own, which keeps the rules it links
         self.labels = _option_labels(modules)
         # Links the module checks already made (roots -> rules), so each set of modules is linked once.
         self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
@@ -47,14 +56,19 @@ class ScenarioChecker:
     def check_file(self, path: Path) -> None:
         name = display(path)
         found = Diagnostics()
-        doc = load_yaml(path, found, name)
-        if isinstance(doc, dict):
-            # `boardrules test` validates scenarios against the whole schema; here the keys are enough, since
-            # validating every scenario would cost check more than all the rest of it.
-            _keys(doc, load_schema("scenario"), found, name)
+        data = read_file(path, found, name)
+        doc = None if data is None else load_yaml_bytes(data, name, found)
+        if data is not None and isinstance(doc, dict):
+            # The whole schema, as `boardrules test` validates it (and from the same cache), so a mistake in a
+            # scenario is one code at one place in both.
+            validate_file(doc, data, "scenario", found, name)
         self.diags.extend(found.items)
         if found.has_errors or not isinstance(doc, dict):
             return
+        self.check_doc(doc, name)
+
+    def check_doc(self, doc: dict, name: str) -> None:
+        """A loaded scenario whose keys are known: its names against the modules it loads."""
         top = Span(name, 1, 1)
         mods = doc.get("modules", []) or []
         missing = False
@@ -94,7 +108,7 @@ class ScenarioChecker:
                                                                               options.items())))
         if key not in self._rules:
             found = Diagnostics()
-            rules = link(self.modules, list(key[0]), found, options or None)
+            rules = self.linker(self.modules, list(key[0]), found, options or None)
             # The modules' own errors are reported by checking the modules; an option is the scenario's.
             self.diags.extend(d for d in found.items if d.span is not None and d.span.file == file)
             self._rules[key] = None if found.has_errors else rules
@@ -147,8 +161,9 @@ class ScenarioChecker:
             if kind not in rules.kinds:
                 self.error(f"unknown piece kind '{kind}'", _vspan(piece, "kind", span),
                            did_you_mean(kind, rules.kinds))
-                continue
             self._zone(rules, str(piece.get("zone")), count, _vspan(piece, "zone", span))
+            if kind not in rules.kinds:
+                continue
             props = piece.get("props", {}) or {}
             pspans = getattr(props, "key_spans", {})
             for prop in props:
@@ -199,7 +214,7 @@ class ScenarioChecker:
             if key not in declared:
                 self.error(f"'{name}' has no parameter '{key}'", where, did_you_mean(str(key), declared))
             elif declared[key] == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-                self.error(f"parameter '{key}' of '{name}' is a number, not {value!r}", where)
+                self.error(f"parameter '{key}' of '{name}' is a number, not {shown(value)}", where)
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))
@@ -226,21 +241,6 @@ class ScenarioChecker:
         if text not in known:
             self.error(f"the answer '{text}' is no option, symbol or player the modules know", span,
                        did_you_mean(text, known | self.labels))
-
-
-def _keys(doc: dict, schema: dict, diags: Diagnostics, file: str) -> None:
-    """Unknown keys at the top of a scenario and in its steps (E201), with the closest known key."""
-    defs = schema["$defs"]
-    known_steps = {k for d in ("action_step", "end_turn_step", "end_round_step") for k in defs[d]["properties"]}
-    places: list[tuple[Any, set[str]]] = [(doc, set(schema["properties"]))]
-    steps = doc.get("steps")
-    places += [(step, known_steps) for step in (steps if isinstance(steps, list) else []) if isinstance(step, dict)]
-    for node, known in places:
-        kspans = getattr(node, "key_spans", {})
-        for key in node:
-            if key not in known:
-                diags.error("E201", f"unknown key '{key}'", kspans.get(key, Span(file, 1, 1)),
-                            did_you_mean(str(key), known))
 
 
 def _option_labels(modules: dict[str, Module]) -> set[str]:

@@ -9,7 +9,7 @@ from .budget import Budget
 from .decisions import Decider, Decision, WrongChooser
 from .interpreter import Frame
 from .runtime import runtime_type_error
-from .values import Player, plain
+from .values import Player, plain, shown
 
 if TYPE_CHECKING:
     from .state import State
@@ -45,7 +45,7 @@ class Choices:
             if p == want or (isinstance(p, str) and p.lower() == want) or str(p) == str(want):
                 return option
         raise BoardrulesError(
-            "E505", f"answer {plain(answer)!r} is not among the options {decision.plain_options()} "
+            "E505", f"answer {shown(answer)} is not among the options {shown(decision.plain_options())} "
             f"for '{decision.prompt}'", decision.rule,
         )
 
@@ -57,7 +57,7 @@ class Choices:
             decision = Decision("chance", prompt, tuple(options), kind, sizes, optional, span)
             return self._chance_pick(decision)
         if type(who) is not Player:
-            raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
+            raise runtime_type_error(f"a decision needs a player or chance to decide, got {shown(who)}",
                                      Frame(self, None))
         decision = Decision(who.id, prompt, tuple(options), kind, sizes, optional, span)
         if subset:
@@ -74,7 +74,7 @@ class Choices:
             for a in items:
                 opt = self._match(decision, a)
                 if opt in chosen:
-                    raise BoardrulesError("E505", f"{plain(a)!r} is chosen twice for '{prompt}'", span)
+                    raise BoardrulesError("E505", f"{shown(a)} is chosen twice for '{prompt}'", span)
                 chosen.append(opt)
             if len(chosen) not in possible:
                 raise BoardrulesError("E505", f"choose {possible} item(s) for '{prompt}', not {len(chosen)}", span)
@@ -95,13 +95,13 @@ class Choices:
         if who == "chance":
             return self._chance_pick(Decision("chance", prompt, (True, False), "yesno", rule=span))
         if type(who) is not Player:
-            raise runtime_type_error(f"a decision needs a player or chance to decide, got {who!r}",
+            raise runtime_type_error(f"a decision needs a player or chance to decide, got {shown(who)}",
                                      Frame(self, None))
         answer = self._ask(Decision(who.id, prompt, (True, False), "yesno", rule=span))
         if isinstance(answer, str):
             answer = {"yes": True, "no": False, "true": True, "false": False}.get(answer.lower(), answer)
         if answer not in (True, False):
-            raise BoardrulesError("E505", f"answer {answer!r} should be yes or no for '{prompt}'", span)
+            raise BoardrulesError("E505", f"answer {shown(answer)} should be yes or no for '{prompt}'", span)
         return bool(answer)
 
     def _chance_pick(self, decision: Decision) -> Any:
@@ -128,7 +128,7 @@ class Choices:
         scripted = self.decider.chance(decision)
         if scripted is not None:
             if type(scripted) is not int or not 1 <= scripted <= sides:
-                raise BoardrulesError("E505", f"scripted roll {scripted!r} is not a result of {die} (1..{sides})",
+                raise BoardrulesError("E505", f"scripted roll {shown(scripted)} is not a result of {die} (1..{sides})",
                                       self.state.cause)
             return scripted
         return self.state.random_below(sides) + 1

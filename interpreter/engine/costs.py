@@ -10,7 +10,8 @@ from . import substitution
 from .effects import CostC, CostTermC
 from .interpreter import Frame
 from .runtime import check_known, runtime_type_error
-from .values import Player, plain
+from .substitution import Due, Way
+from .values import Player, plain, shown
 
 if TYPE_CHECKING:
     from .rules import Rules
@@ -18,7 +19,10 @@ if TYPE_CHECKING:
 
 
 class Payments:
-    """Mixed into Game: costs with fixed amounts, [any] and [different] keys, and `or` alternatives."""
+    """Mixed into Game: costs with fixed amounts, [any] and [different] keys, and `or` alternatives.
+
+    Every amount and key of a cost (its alternatives and the ways substitutions add) is worked out once, in the
+    state before anything is paid, so `(me.a) a + (me.a) b` pays me.a of each, not me.a and then what is left."""
 
     rules: Rules
     state: State
@@ -28,12 +32,12 @@ class Payments:
     choose: Callable[..., Any]
     set_counter: Callable[..., None]
 
-    def _term_needs(self, term: CostTermC, f: Frame) -> tuple[int, str, Any]:
+    def due(self, term: CostTermC, f: Frame) -> Due:
         amount = check_known(term.amount(f), f)
         if type(amount) is not int or amount < 0:
-            raise runtime_type_error(f"a cost amount must be a number >= 0, got {amount!r}", f)
+            raise runtime_type_error(f"a cost amount must be a number >= 0, got {shown(amount)}", f)
         owner = "" if term.per == "game" else f"{self._payer(f).id}."
-        return amount, f"{owner}{term.counter}", term.key_fn(f) if term.key_fn else term.key
+        return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn(f) if term.key_fn else term.key)
 
     def _payer(self, f: Frame) -> Player:
         if f.me is None:
@@ -51,26 +55,25 @@ class Payments:
         check_known(v, f)
         return 0
 
-    def _alternative_payable(self, alt: tuple[CostTermC, ...], f: Frame) -> bool:
+    def _way_payable(self, way: Way, f: Frame) -> bool:
         fixed: dict[str, int] = {}
         flexible = []
-        for term in alt:
-            amount, base, key = self._term_needs(term, f)
-            if key is None:
-                fixed[base] = fixed.get(base, 0) + amount
-            elif key in ("any", "different"):
-                flexible.append((term, amount, base, key))
+        for d in way.dues:
+            if d.key is None:
+                fixed[d.base] = fixed.get(d.base, 0) + d.amount
+            elif d.key in ("any", "different"):
+                flexible.append(d)
             else:
-                k = f"{base}[{plain(key)}]"
-                fixed[k] = fixed.get(k, 0) + amount
+                k = f"{d.base}[{plain(d.key)}]"
+                fixed[k] = fixed.get(k, 0) + d.amount
         low = {k: self._floor(k) for k in fixed}
         if any(self._have(k, f) - n < low[k] for k, n in fixed.items()):
             return False
-        for term, amount, base, key in flexible:
-            rest = [self._have(cell, f) - fixed.get(cell, 0) - low for _, cell, low in self._cells(base, term.counter)]
-            if key == "any" and not any(r >= amount for r in rest):
+        for d in flexible:
+            rest = [self._have(cell, f) - fixed.get(cell, 0) - low for _, cell, low in self._cells(d.base, d.counter)]
+            if d.key == "any" and not any(r >= d.amount for r in rest):
                 return False
-            if key == "different" and sum(1 for r in rest if r >= 1) < amount:
+            if d.key == "different" and sum(1 for r in rest if r >= 1) < d.amount:
                 return False
         return True
 
@@ -92,53 +95,45 @@ class Payments:
         return low
 
     def _payable(self, cost: CostC, f: Frame) -> bool:
-        return any(self._alternative_payable(alt, f) for alt in substitution.alternatives(self, cost, f))
-
-    def _label(self, alt: tuple[CostTermC, ...], f: Frame) -> str:
-        parts = []
-        for term in alt:
-            amount, _, key = self._term_needs(term, f)
-            parts.append(f"{amount} {term.counter}" + (f"[{plain(key)}]" if key is not None else ""))
-        return " + ".join(parts) or "nothing"
+        return any(self._way_payable(way, f) for way in substitution.ways(self, cost, f))
 
     def pay(self, cost: CostC, f: Frame) -> None:
-        payable = [alt for alt in substitution.alternatives(self, cost, f) if self._alternative_payable(alt, f)]
+        payable = [way for way in substitution.ways(self, cost, f) if self._way_payable(way, f)]
         if not payable:
             raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
                                   f"{self._payer(f).id} has " + self._holdings(cost, f))
-        alt = payable[0]
+        way = payable[0]
         if len(payable) > 1:
-            ways: dict[str, tuple[CostTermC, ...]] = {}
-            for way in payable:  # one option per label (substitutions can reach one sum two ways)
-                ways.setdefault(self._label(way, f), way)
+            ways: dict[str, Way] = {}
+            for w in payable:  # one option per label (substitutions can reach one sum two ways)
+                ways.setdefault(w.label(), w)
             if len(ways) > 1:
                 chosen = self.choose(self._payer(f), f"pay {cost.text}", list(ways), (), False, False)
-                alt = ways[chosen]
+                way = ways[chosen]
         if self.coverage is not None and len(cost.alternatives) > 1:
-            self.coverage.add((cost.span, cost.alternatives.index(alt)))
-        for term in alt:
-            amount, base, key = self._term_needs(term, f)
-            if key is None:
-                self.set_counter(base, term.counter, self.state.counters[base] - amount, "E502")
-            elif key == "any":
-                keys = [k for k, cell, low in self._cells(base, term.counter) if self._have(cell, f) - amount >= low]
-                k = self.choose(self._payer(f), f"pay {amount} {term.counter} of any kind", keys, (), False, False)
-                self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]", f) - amount, "E502")
-            elif key == "different":
-                keys = [k for k, cell, low in self._cells(base, term.counter) if self._have(cell, f) - 1 >= low]
-                chosen = self.choose(self._payer(f), f"pay {amount} different {term.counter}", keys, (amount,),
+            self.coverage.add((cost.span, way.alternative))
+        for d in way.dues:
+            if d.key is None:
+                self.set_counter(d.base, d.counter, self.state.counters[d.base] - d.amount, "E502")
+            elif d.key == "any":
+                keys = [k for k, cell, low in self._cells(d.base, d.counter) if self._have(cell, f) - d.amount >= low]
+                k = self.choose(self._payer(f), f"pay {d.amount} {d.counter} of any kind", keys, (), False, False)
+                self.set_counter(f"{d.base}[{k}]", d.counter, self._have(f"{d.base}[{k}]", f) - d.amount, "E502")
+            elif d.key == "different":
+                keys = [k for k, cell, low in self._cells(d.base, d.counter) if self._have(cell, f) - 1 >= low]
+                chosen = self.choose(self._payer(f), f"pay {d.amount} different {d.counter}", keys, (d.amount,),
                                      False, True)
                 for k in chosen:
-                    self.set_counter(f"{base}[{k}]", term.counter, self._have(f"{base}[{k}]", f) - 1, "E502")
+                    self.set_counter(f"{d.base}[{k}]", d.counter, self._have(f"{d.base}[{k}]", f) - 1, "E502")
             else:
-                k = f"{base}[{plain(key)}]"
-                self.set_counter(k, term.counter, self._have(k, f) - amount, "E502")
+                k = f"{d.base}[{plain(d.key)}]"
+                self.set_counter(k, d.counter, self._have(k, f) - d.amount, "E502")
 
     def _holdings(self, cost: CostC, f: Frame) -> str:
         shown = []
         for alt in cost.alternatives:
             for term in alt:
-                _, base, _ = self._term_needs(term, f)
+                base = term.counter if term.per == "game" else f"{self._payer(f).id}.{term.counter}"
                 keys = self._keys(term.counter)
                 if keys:
                     shown.append(f"{term.counter} " + ", ".join(f"{k}={self._have(f'{base}[{k}]', f)}" for k in keys))

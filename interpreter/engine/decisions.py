@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..diagnostics import Span
-from .values import plain
+from .values import plain, shown
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Decision:
     def describe(self) -> str:
         what = {"one": "one of", "subset": "a subset of", "yesno": "yes or no", "order": "one of"}[self.kind]
         where = f" ({self.rule})" if self.rule else ""
-        opts = "" if self.kind == "yesno" else f" {self.plain_options()}"
+        opts = "" if self.kind == "yesno" else f" {shown(self.plain_options())}"
         return f"{self.chooser} chooses {what}{opts} for '{self.prompt}'{where}"
 
 
@@ -36,6 +36,10 @@ class WhoAnswers:
 
     player: str
     value: object
+
+    def shown(self) -> str:
+        """As the scenario writes it: {p2: $q4}."""
+        return shown({self.player: self.value})
 
 
 class WrongChooser(Exception):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..diagnostics import BoardrulesError
 from .interpreter import Frame
 from .runtime import check_known
-from .values import Player
+from .values import Player, shown
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -120,7 +120,7 @@ def _flow(m: Machine) -> FlowDef:
 def _player_id(m: Machine, value: object, what: str) -> str:
     if type(value) is not Player:
         check_known(value, Frame(m, None))
-        raise BoardrulesError("E510", f"{what} should be a player, got {value!r}", m.state.cause)
+        raise BoardrulesError("E510", f"{what} should be a player, got {shown(value)}", m.state.cause)
     return value.id
 
 

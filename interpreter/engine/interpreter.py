@@ -9,7 +9,7 @@ from ..diagnostics import BoardrulesError
 from . import effects as e
 from . import overflow
 from .runtime import as_list, check_known, runtime_type_error
-from .values import Piece, Player, Ref, Zone, encode, plain
+from .values import Piece, Player, Ref, Zone, encode, plain, shown
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -72,7 +72,7 @@ def _pieces(value: Any, f: Frame) -> list[Piece]:
     items = [value] if type(value) is Piece else as_list(value, f)
     for p in items:
         if type(p) is not Piece:
-            raise runtime_type_error(f"expected pieces, got {p!r}", f)
+            raise runtime_type_error(f"expected pieces, got {shown(p)}", f)
         if p.id not in f.g.state.pieces:
             raise runtime_type_error(f"the piece {p} is no longer in the game", f)
     return items
@@ -81,14 +81,14 @@ def _pieces(value: Any, f: Frame) -> list[Piece]:
 def _zone(value: Any, f: Frame) -> Zone:
     if type(value) is not Zone:
         check_known(value, f)
-        raise runtime_type_error(f"expected a zone, got {value!r}", f)
+        raise runtime_type_error(f"expected a zone, got {shown(value)}", f)
     return value
 
 
 def _int(value: Any, f: Frame, what: str) -> int:
     check_known(value, f)
     if type(value) is not int:
-        raise runtime_type_error(f"{what} should be a number, got {value!r}", f)
+        raise runtime_type_error(f"{what} should be a number, got {shown(value)}", f)
     return value
 
 
@@ -135,7 +135,7 @@ def run_pay(n: e.PayE, f: Frame) -> None:
         return
     payer = n.by(f)
     if type(payer) is not Player:
-        raise runtime_type_error(f"a cost is paid by a player, got {payer!r}", f)
+        raise runtime_type_error(f"a cost is paid by a player, got {shown(payer)}", f)
     # The cost's own names (me.x in an amount) then mean the payer, as they would in the payer's action.
     f.g.pay(n.cost, Frame(f.g, payer, f.vars))
 
@@ -239,7 +239,7 @@ def run_refill(n: e.RefillE, f: Frame) -> None:
 def _marker(value: Any, f: Frame) -> str:
     if type(value) is not Ref or value.kind != "marker":
         check_known(value, f)
-        raise runtime_type_error(f"expected a track marker, got {value!r}", f)
+        raise runtime_type_error(f"expected a track marker, got {shown(value)}", f)
     return value.name
 
 
@@ -269,7 +269,7 @@ def run_defer(n: e.DeferE, f: Frame) -> None:
 def _acting(who: Any, f: Frame) -> Player:
     if type(who) is not Player:
         check_known(who, f)
-        raise runtime_type_error(f"a block runs for a player, got {who!r}", f)
+        raise runtime_type_error(f"a block runs for a player, got {shown(who)}", f)
     return who
 
 

@@ -20,7 +20,7 @@ from .interpreter import Frame, run_body
 from .rules import Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
-from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain
+from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain, shown
 
 STEP_BUDGET = 10_000
 MAX_DEPTH = 64
@@ -200,8 +200,8 @@ class Machine(Choices, Payments):
         for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
             allowed = as_list(domain(f), f)
             if variables[pname] not in allowed:
-                raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {plain(variables[pname])!r}, "
-                                      f"not one of {plain(allowed)}", a.span)
+                raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {shown(variables[pname])}, "
+                                      f"not one of {shown(allowed)}", a.span)
         if a.guard is not None and not check_known(a.guard(f), f):
             raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.span)
         if a.cost is not None:
@@ -242,7 +242,7 @@ class Machine(Choices, Payments):
             value = self.from_plain(given[pname], ptype)
             want = PARAM_CHECKS.get(ptype)
             if want is not None and not (isinstance(value, want) and (want is bool or not isinstance(value, bool))):
-                raise BoardrulesError("E509", f"parameter '{pname}' should be {ptype}, got {given[pname]!r}", span)
+                raise BoardrulesError("E509", f"parameter '{pname}' should be {ptype}, got {shown(given[pname])}", span)
             out[pname] = value
         return out
 
@@ -339,7 +339,7 @@ class Machine(Choices, Payments):
 
     def family_key(self, family: Any, key: Any) -> str:
         if type(family) is not Ref or family.kind != "family":
-            raise BoardrulesError("E510", f"expected a keyed counter, got {family!r}", self.state.cause)
+            raise BoardrulesError("E510", f"expected a keyed counter, got {shown(family)}", self.state.cause)
         name = family.name.rsplit(".", 1)[-1]
         keys = self.rules.counters[name].keys or ()
         k = str(plain(key))
@@ -352,14 +352,14 @@ class Machine(Choices, Payments):
 
     def zone_owner(self, zone: Any) -> Player | None:
         if type(zone) is not Zone:
-            raise BoardrulesError("E510", f"expected a zone, got {zone!r}", self.state.cause)
+            raise BoardrulesError("E510", f"expected a zone, got {shown(zone)}", self.state.cause)
         return self.player(self.state.zones[zone.key].owner)
 
     def piece_builtin(self, piece: Any, name: str) -> Any:
         if type(piece) is not Piece:
             if piece is None:
                 return None
-            raise BoardrulesError("E510", f"'.{name}' needs a piece, got {piece!r}", self.state.cause)
+            raise BoardrulesError("E510", f"'.{name}' needs a piece, got {shown(piece)}", self.state.cause)
         rec = self.state.pieces.get(piece.id)
         if rec is None:
             raise BoardrulesError("E510", f"the piece {piece} is no longer in the game", self.state.cause)
@@ -399,7 +399,7 @@ class Machine(Choices, Payments):
         if type(obj) is Ref and obj.kind == "marker" and name == "position":
             return self.state.markers[obj.name].pos
         check_known(obj, Frame(self, None))
-        raise BoardrulesError("E510", f"{plain(obj)!r} has no attribute '{name}'", self.state.cause)
+        raise BoardrulesError("E510", f"{shown(obj)} has no attribute '{name}'", self.state.cause)
 
     def unlink(self, pid: str) -> None:
         state = self.state

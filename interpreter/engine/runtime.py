@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
-from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone
+from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, shown
 
 if TYPE_CHECKING:
     from .interpreter import Frame
@@ -46,7 +46,7 @@ def as_list(value: Any, f: Frame) -> list[Any]:
         return list(value)
     if type(value) is Unknown:
         raise unknown_error(value, f)
-    raise runtime_type_error(f"expected a list or a zone, got {value!r}", f)
+    raise runtime_type_error(f"expected a list or a zone, got {shown(value)}", f)
 
 
 def charge(f: Frame, n: int) -> None:
@@ -65,20 +65,20 @@ def player_id(p: Any, f: Frame) -> str:
     if type(p) is Player:
         return p.id
     check_known(p, f)
-    raise runtime_type_error(f"expected a player, got {p!r}", f)
+    raise runtime_type_error(f"expected a player, got {shown(p)}", f)
 
 
 def seat(p: Any, f: Frame) -> int:
     if type(p) is Player:
         return p.seat
     check_known(p, f)
-    raise runtime_type_error(f"expected a player, got {p!r}", f)
+    raise runtime_type_error(f"expected a player, got {shown(p)}", f)
 
 
 def prop(f: Frame, p: Any, name: str) -> Any:
     if type(p) is not Piece:
         check_known(p, f)
-        raise runtime_type_error(f"'.{name}' needs a piece, got {p!r}", f)
+        raise runtime_type_error(f"'.{name}' needs a piece, got {shown(p)}", f)
     rec = f.g.state.pieces.get(p.id)
     if rec is None:
         raise runtime_type_error(f"the piece {p} is no longer in the game", f)
@@ -114,7 +114,7 @@ def key_of(f: Frame, k: Any, keys: frozenset[str], counter: str) -> str:
     if isinstance(k, str) and k in keys:
         return str(k)
     check_known(k, f)
-    raise runtime_type_error(f"{k!r} is not a key of '{counter}' ({', '.join(sorted(keys))})", f)
+    raise runtime_type_error(f"{shown(k)} is not a key of '{counter}' ({', '.join(sorted(keys))})", f)
 
 
 def arith(f: Frame, op: str, a: Any, b: Any) -> int:
@@ -130,7 +130,7 @@ def arith(f: Frame, op: str, a: Any, b: Any) -> int:
         return a // b if op == "/" else a % b
     check_known(a, f)
     check_known(b, f)
-    raise runtime_type_error(f"'{op}' needs two numbers, got {a!r} and {b!r}", f)
+    raise runtime_type_error(f"'{op}' needs two numbers, got {shown(a)} and {shown(b)}", f)
 
 
 def order(f: Frame, op: str, a: Any, b: Any) -> bool:
@@ -138,7 +138,7 @@ def order(f: Frame, op: str, a: Any, b: Any) -> bool:
         return a < b if op == "<" else a <= b if op == "<=" else a > b if op == ">" else a >= b
     check_known(a, f)
     check_known(b, f)
-    raise runtime_type_error(f"cannot compare {a!r} {op} {b!r}", f)
+    raise runtime_type_error(f"cannot compare {shown(a)} {op} {shown(b)}", f)
 
 
 def contains(f: Frame, a: Any, items: Any) -> bool:
@@ -149,7 +149,7 @@ def negate(f: Frame, v: Any) -> int:
     if type(v) is int:
         return -v
     check_known(v, f)
-    raise runtime_type_error(f"'-' needs a number, got {v!r}", f)
+    raise runtime_type_error(f"'-' needs a number, got {shown(v)}", f)
 
 
 def int_range(f: Frame, low: Any, high: Any) -> list[int]:
@@ -158,7 +158,7 @@ def int_range(f: Frame, low: Any, high: Any) -> list[int]:
         return list(range(low, high + 1))
     check_known(low, f)
     check_known(high, f)
-    raise runtime_type_error(f"a range needs two numbers, got {low!r}..{high!r}", f)
+    raise runtime_type_error(f"a range needs two numbers, got {shown(low)}..{shown(high)}", f)
 
 
 def sort_pairs(f: Frame, pairs: list[tuple[Any, Any]], descending: bool) -> list[Any]:
@@ -181,14 +181,14 @@ def known_truth(f: Frame, v: Any) -> bool:
 def can_pay(f: Frame, cost: Any, payer: Any) -> bool:
     if type(payer) is not Player:
         check_known(payer, f)
-        raise runtime_type_error(f"a cost is paid by a player, got {payer!r}", f)
+        raise runtime_type_error(f"a cost is paid by a player, got {shown(payer)}", f)
     return f.g._payable(cost, type(f)(f.g, payer, f.vars))
 
 
 def can_take(f: Frame, action: str, args: tuple[tuple[str, Any], ...], who: Any) -> bool:
     if type(who) is not Player:
         check_known(who, f)
-        raise runtime_type_error(f"an action is taken by a player, got {who!r}", f)
+        raise runtime_type_error(f"an action is taken by a player, got {shown(who)}", f)
     return f.g.can_take(action, dict(args), who)
 
 
@@ -201,7 +201,7 @@ def family_item(f: Frame, container: Any, k: Any) -> Any:
         return f.g.family_get(container, k)
     items = as_list(container, f)
     if type(k) is not int or not 1 <= k <= len(items):
-        raise runtime_type_error(f"index {k!r} is outside 1..{len(items)}", f)
+        raise runtime_type_error(f"index {shown(k)} is outside 1..{len(items)}", f)
     return items[k - 1]
 
 

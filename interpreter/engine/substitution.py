@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..diagnostics import Span
 from .effects import CostC, CostTermC
 from .runtime import check_known
+from .values import plain
 
 if TYPE_CHECKING:
     from .interpreter import Frame
@@ -34,66 +35,79 @@ class SubstituteDef:
     span: Span
 
 
-def _fixed(term: CostTermC, amount: int, key: Any) -> CostTermC:
-    return CostTermC(lambda f, n=amount: n, term.counter, term.per, key, None)
+class Due(NamedTuple):
+    """One term of a way to pay, worked out before anything is paid: its amount and key are values, not rules."""
+
+    counter: str
+    base: str  # the counter's state key: "p1.coins", or "market" for a game counter
+    amount: int
+    key: Any  # None, "any", "different", or a key
 
 
-def _matches(sub: SubstituteDef, term: CostTermC, key: Any) -> bool:
-    if sub.counter != term.counter:
+@dataclass(frozen=True, slots=True)
+class Way:
+    """One way to pay a cost: one of its alternatives (`alternative` is its index), maybe with substitutions."""
+
+    alternative: int
+    dues: tuple[Due, ...]
+
+    def label(self) -> str:
+        return " + ".join(f"{d.amount} {d.counter}" + (f"[{plain(d.key)}]" if d.key is not None else "")
+                          for d in self.dues) or "nothing"
+
+
+def _matches(sub: SubstituteDef, due: Due) -> bool:
+    if sub.counter != due.counter:
         return False
-    return sub.key in (None, "any") or (key not in ("any", "different") and str(key) == sub.key)
+    return sub.key in (None, "any") or (due.key not in ("any", "different") and str(due.key) == sub.key)
 
 
-def _merge(terms: list[tuple[CostTermC, int, Any]]) -> tuple[CostTermC, ...]:
-    """One way to pay, with terms of the same counter and fixed key added together (2 coins + 1 coins)."""
+def _merge(dues: list[Due]) -> tuple[Due, ...]:
+    """One way to pay, with dues of the same counter and fixed key added together (2 coins + 1 coins)."""
     totals: dict[tuple[str, str | None], int] = {}
-    order: list[tuple[CostTermC, Any, tuple[str, str | None] | None]] = []
-    for term, amount, key in terms:
-        if key in ("any", "different"):
-            order.append((term, (amount, key), None))
+    first: dict[tuple[str, str | None], Due] = {}
+    order: list[Due | tuple[str, str | None]] = []
+    for d in dues:
+        if d.key in ("any", "different"):
+            order.append(d)
             continue
-        slot = (term.counter, None if key is None else str(key))
+        slot = (d.base, None if d.key is None else str(d.key))
         if slot not in totals:
-            order.append((term, key, slot))
-        totals[slot] = totals.get(slot, 0) + amount
+            order.append(slot)
+            totals[slot] = 0
+            first[slot] = d
+        totals[slot] += d.amount
     out = []
-    for term, key, slot in order:
-        if slot is None:
-            amount, key = key
-        else:
-            amount = totals[slot]
-        if amount:
-            out.append(_fixed(term, amount, key))
+    for item in order:
+        d = item if isinstance(item, Due) else first[item]._replace(amount=totals[item])
+        if d.amount:
+            out.append(d)
     return tuple(out)
 
 
-def alternatives(g: Any, cost: CostC, f: Frame) -> list[tuple[CostTermC, ...]]:
-    """The cost's alternatives, then every way substitutions add to them."""
+def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
+    """The cost's alternatives, then every way substitutions add to them, all worked out in the state as it is
+    now: paying one term never changes what another asks for."""
+    own = [Way(i, tuple(g.due(term, f) for term in alt)) for i, alt in enumerate(cost.alternatives)]
     subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard(f), f)]
     if not subs:
-        return list(cost.alternatives)
-    out: list[tuple[CostTermC, ...]] = list(cost.alternatives)
-    for alt in cost.alternatives:
-        per_term: list[list[list[tuple[CostTermC, int, Any]]]] = []
-        for term in alt:
-            amount = check_known(term.amount(f), f)
-            key = term.key_fn(f) if term.key_fn else term.key
-            if type(amount) is not int:
-                return out  # the payment itself reports the bad amount
-            ways = [[(term, amount, key)]]
+        return own
+    out = list(own)
+    for way in own:
+        per_due: list[list[list[Due]]] = []
+        for d in way.dues:
+            options = [[d]]
             for sub in subs:
-                if not _matches(sub, term, key):
+                if not _matches(sub, d):
                     continue
-                for k in range(1, amount // sub.unit + 1):
-                    rest = amount - k * sub.unit
-                    way = [(term, rest, key)] if rest else []
-                    for w in sub.instead:
-                        w_amount = check_known(w.amount(f), f)
-                        way.append((w, w_amount * k, w.key_fn(f) if w.key_fn else w.key))
-                    ways.append(way)
-            per_term.append(ways)
-        for combo in itertools.islice(itertools.product(*per_term), 1, None):  # the first is the cost itself
+                instead = [g.due(w, f) for w in sub.instead]
+                for k in range(1, d.amount // sub.unit + 1):
+                    rest = d.amount - k * sub.unit
+                    options.append(([d._replace(amount=rest)] if rest else [])
+                                   + [w._replace(amount=w.amount * k) for w in instead])
+            per_due.append(options)
+        for combo in itertools.islice(itertools.product(*per_due), 1, None):  # the first is the way itself
             if len(out) >= MAX_WAYS:
                 return out
-            out.append(_merge([t for part in combo for t in part]))
+            out.append(Way(way.alternative, _merge([d for part in combo for d in part])))
     return out

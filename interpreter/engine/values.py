@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 
@@ -107,6 +108,45 @@ def plain(value: object) -> object:
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
+
+
+def shown(value: object) -> str:
+    """A value as a designer writes it, in YAML flow style (`{p2: $q4}`, `[1, red]`, `true`, `none`), for
+    messages: never a Python repr. A string YAML would read as something else, or an empty one, is quoted; a
+    value type of our own may say how it is written with a `shown()` method (a scripted answer for a player)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "none"  # as the rules write it
+    if isinstance(value, str):
+        return value if _bare(value) else json.dumps(value, ensure_ascii=False)  # a JSON string is YAML too
+    if isinstance(value, Player | Piece | Zone | Ref | Unknown):
+        return str(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{shown(k)}: {shown(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return "[" + ", ".join(shown(v) for v in items) + "]"
+    if isinstance(value, int | float):
+        return str(value)
+    shown_as = getattr(value, "shown", None)
+    return shown_as() if callable(shown_as) else str(value)
+
+
+_YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "~"}
+
+
+def _bare(text: str) -> bool:
+    """Whether a string reads back as itself unquoted in a YAML flow collection."""
+    if not text or text != text.strip() or text.lower() in _YAML_WORDS:
+        return False
+    if text[0] in "-?:,[]{}#&*!|>'\"%@`" or any(c in text for c in ",[]{}#\n\t") or ": " in text:
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
 
 
 def encode(value: object) -> object:

@@ -10,7 +10,8 @@ and test packs both ways and compares the results.
 
 Each function is named after its rule's file and line (`rule_produce_yaml_27`), and its source is registered
 with `linecache`, so a traceback or a profile shows the rule and the generated line; `source_of` gives the
-source to `boardrules explain --python`.
+source to `boardrules explain --python`. The registration lasts as long as some linked rules that made it live:
+a process that loads many packs (a server, a test suite) does not keep the sources of the dead ones.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import dataclasses
 import linecache
 import os
 import re
+import weakref
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +48,8 @@ class BodyCompiler:
         self.rules = rules
         self.exprs = exprs
         self.sources: dict[int, tuple[e.Body, str]] = {}  # id(body) -> (the body, kept alive; its source)
+        self.registered: set[str] = set()  # the linecache names this rule set registered
+        weakref.finalize(rules, _unregister, self.registered)
 
     def __call__(self, body: e.Body) -> Compiled:
         fn, src = self.build(body)
@@ -89,7 +94,7 @@ class BodyCompiler:
         prologue += [f"    {local} = {value}" for local, value in _PROLOGUE if local in used]
         w.lines = [*prologue, *w.lines]
         src = "\n".join(w.lines) + "\n"
-        filename = f"<rule {span.file}:{span.line}>" if span is not None else "<rule>"
+        filename = f"<rule {_escaped(str(span.file))}:{span.line}>" if span is not None else "<rule>"
         namespace = ExprCompiler.namespace(w.gen)
         # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
         namespace.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type,
@@ -97,14 +102,36 @@ class BodyCompiler:
                          _SAVABLE_MAX=_SAVABLE - 1, _min=min)
         exec(compile(src, filename, "exec"), namespace)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        if filename not in self.registered:
+            self.registered.add(filename)
+            _REGISTERED[filename] += 1
         return namespace[name], src
+
+
+# How many live rule sets registered each linecache name (two loads of one pack register the same names).
+_REGISTERED: Counter[str] = Counter()
+
+
+def _unregister(names: set[str]) -> None:
+    for name in names:
+        _REGISTERED[name] -= 1
+        if _REGISTERED[name] <= 0:
+            del _REGISTERED[name]
+            linecache.cache.pop(name, None)
 
 
 def _where(span: Span) -> str:
     """file:line and the rule's own text, for a reader of the generated source (never code: a comment)."""
     text = (source_line(str(span.file), span.line) or "").strip()
     text = text if len(text) <= 80 else text[:77] + "..."
-    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]", " ", f"{os.path.basename(str(span.file))}:{span.line}: {text}")
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]", " ",
+                  f"{_escaped(os.path.basename(str(span.file)))}:{span.line}: {text}")
+
+
+def _escaped(name: str) -> str:
+    """A file name as Python source can hold it: a name that is not UTF-8 reaches us with lone surrogates
+    (os.fsdecode), which compile() refuses; each becomes the `\\xNN` of its byte."""
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\x{ord(m.group()) & 0xFF:02x}", name)
 
 
 # The locals a compiled body may read, set once at its start (only those it reads).
@@ -261,7 +288,7 @@ class _Writer:
         turn of the loop looks its v up. The budget is charged as the filter would be; a value that is not plain
         data (or an unknown) takes the filter as written."""
         grp, zone, prop, rest, item, scope = self.grouped[id(n)]
-        inner = scope.inner(True, it=PIECE)
+        inner = scope.inner(True, {"it": PIECE})
         self.line(depth, f"if {grp} is None:")
         used, self.gen.depth, self.gen.used = self.gen.used, 1, set()  # invariants become locals set before it
         zsrc = self.exprs._src(zone, scope, self.gen)[0]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError
 from ..engine.runtime import as_list, check_known, number, runtime_type_error
 from ..engine.state import UNKNOWN_SIZE
-from ..engine.values import Piece, Player, Ref, Unknown, Zone
+from ..engine.values import Piece, Player, Ref, Unknown, Zone, shown
 from .types import ANY, BOOL, INT, PIECE, PLAYER, SYMBOL, Type, list_of
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def _numbers(f: Frame, args: tuple[Any, ...]) -> list[int]:
     for v in items:
         check_known(v, f)
         if type(v) is not int:
-            raise runtime_type_error(f"expected numbers, got {v!r}", f)
+            raise runtime_type_error(f"expected numbers, got {shown(v)}", f)
     return items
 
 
@@ -104,7 +104,7 @@ def _all(f: Frame, items: Any) -> bool:
 
 def _player(f: Frame, p: Any) -> Player:
     if type(p) is not Player:
-        raise runtime_type_error(f"expected a player, got {p!r}", f)
+        raise runtime_type_error(f"expected a player, got {shown(p)}", f)
     return p
 
 
@@ -136,7 +136,7 @@ def _has_passed(f: Frame, p: Any) -> bool:
 
 def _zone(f: Frame, z: Any) -> str:
     if type(z) is not Zone:
-        raise runtime_type_error(f"expected a zone, got {z!r}", f)
+        raise runtime_type_error(f"expected a zone, got {shown(z)}", f)
     rec = f.g.state.zones[z.key]
     if UNKNOWN_SIZE in (rec.slots, rec.capacity):
         raise BoardrulesError("E601", f"the size of zone '{z.key}' is unknown", f.g.state.cause)
@@ -184,7 +184,7 @@ def _capacity(f: Frame, z: Any) -> int | None:
 
 def _marker(f: Frame, m: Any) -> str:
     if type(m) is not Ref or m.kind != "marker":
-        raise runtime_type_error(f"expected a track marker, got {m!r}", f)
+        raise runtime_type_error(f"expected a track marker, got {shown(m)}", f)
     return m.name
 
 
@@ -200,7 +200,7 @@ def _passed(f: Frame, m: Any) -> list[str]:
 
 def _icons(f: Frame, track: Any, n: Any) -> list[str]:
     if type(track) is not Ref or track.kind != "track":
-        raise runtime_type_error(f"expected a track, got {track!r}", f)
+        raise runtime_type_error(f"expected a track, got {shown(track)}", f)
     return list(f.g.rules.tracks[track.name].icons.get(n, ()))
 
 
@@ -222,7 +222,7 @@ def _owner(f: Frame, z: Any) -> Player | None:
 
 def _keys(f: Frame, family: Any) -> list[str]:
     if type(family) is not Ref or family.kind != "family":
-        raise runtime_type_error(f"expected a keyed counter, got {family!r}", f)
+        raise runtime_type_error(f"expected a keyed counter, got {shown(family)}", f)
     name = family.name.rsplit(".", 1)[-1]
     return list(f.g.rules.counters[name].keys or ())
 

@@ -12,7 +12,7 @@ known until run time).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -107,12 +107,15 @@ class Scope:
         """A copy that later bindings in the rule (which add to `names`) do not change."""
         return Scope(dict(self.names), self.has_me, self.py_locals, self.live_pieces, self.outer)
 
-    def child(self, **extra: Type) -> Scope:
-        """The scope of a nested block: it sees every name bound so far, and what it binds stays inside it."""
+    def child(self, extra: Mapping[str, Type] | None = None) -> Scope:
+        """The scope of a nested block: it sees every name bound so far, and what it binds stays inside it.
+
+        Bound names come as a mapping, never as keyword arguments: a rule may name its variable `self`."""
+        extra = extra or {}
         return Scope({**self.names, **extra}, self.has_me, self.py_locals - set(extra), self.live_pieces - set(extra),
                      frozenset(self.names))
 
-    def inner(self, from_zone: bool = False, **extra: Type) -> Scope:
+    def inner(self, from_zone: bool, extra: Mapping[str, Type]) -> Scope:
         """A scope for an expression's own bound names (where's `it`, a comprehension's variable)."""
         live = self.live_pieces | set(extra) if from_zone else self.live_pieces - set(extra)
         return Scope({**self.names, **extra}, self.has_me, self.py_locals | set(extra), live, self.outer)
@@ -506,7 +509,7 @@ class ExprCompiler:
 
     def _comprehension(self, node: s.Comprehension, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._iterable(node.iterable, scope, gen)
-        inner = scope.inner(it == ZONE, **{node.var: it.element()})
+        inner = scope.inner(it == ZONE, {node.var: it.element()})
         outer_used = gen.enter()
         element, et = self._src(node.element, inner, gen)
         cond = None
@@ -544,14 +547,14 @@ class ExprCompiler:
     def _where(self, node: s.Where, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._iterable(node.items, scope, gen)
         outer_used = gen.enter()
-        cond = self._truthy(node.cond, scope.inner(it == ZONE, it=it.element()), gen)
+        cond = self._truthy(node.cond, scope.inner(it == ZONE, {"it": it.element()}), gen)
         src = self._loop("it", items, it, None, cond, gen)
         return gen.leave(src, "it", outer_used), list_of(it.element())
 
     def _sorted_by(self, node: s.SortedBy, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         items, it = self._iterable(node.items, scope, gen)
         outer_used = gen.enter()
-        key = self._src(node.key, scope.inner(it == ZONE, it=it.element()), gen)[0]
+        key = self._src(node.key, scope.inner(it == ZONE, {"it": it.element()}), gen)[0]
         gen.used.add("it")  # the pair holds the piece itself
         pairs = self._loop("it", items, it, f"({key}, {_local('it')})", None, gen)
         return f"_sort(f, {gen.leave(pairs, 'it', outer_used)}, {node.descending!r})", list_of(it.element())

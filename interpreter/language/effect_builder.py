@@ -232,7 +232,7 @@ class Builder:
             except _Reported as rep:
                 self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
                 return None
-            body = sub("do", scope.child(**{head.var: t.element()}))
+            body = sub("do", scope.child({head.var: t.element()}))
             return e.ForE(span, head.var, items, body)
         if kind == "while":
             cond = self.expression(block["while"], here, scope)

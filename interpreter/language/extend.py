@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.values import shown
 from .loader import YList, YMap
 
 EXTENDABLE = ("sets", "counters", "pieces", "zones")
@@ -83,7 +84,7 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
             def conflict(what: str, old: Any, new: Any, _t: tuple = (section, name, target, span, d, m)) -> None:
                 sec, nm, tgt, sp, decl, mod = _t
                 by = origin.get((sec, nm, what), decl.module)
-                diags.error("E407", f"{tgt} already has {what} {old!r} (from {by}); {mod.id} gives {new!r}",
+                diags.error("E407", f"{tgt} already has {what} {shown(old)} (from {by}); {mod.id} gives {shown(new)}",
                             sp, "extend only adds; to change a value, replace the rule that uses it")
 
             if section == "sets":

@@ -28,10 +28,10 @@ from ..engine.rules import (
     ValueDecl,
     ZoneDecl,
 )
-from ..engine.values import Unknown
+from ..engine.values import Unknown, shown
 from . import extend, hooks, substitutes, watch
 from .body_compiler import BodyCompiler
-from .compiler import Scope
+from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
@@ -41,6 +41,10 @@ DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", 
 READABLE = {"sets": "set", "values": "value", "counters": "counter", "pieces": "piece kind", "zones": "zone",
             "tracks": "track", "dice": "die"}
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
+def _unbuilt(frame: Any) -> Any:
+    raise AssertionError("a focused link checks rules; it never runs them")
+
+
 PARAM_TYPES = {
     "int": "int", "bool": "bool", "symbol": "symbol", "player": "player", "piece": "piece", "list": "list"
 }
@@ -96,6 +100,11 @@ def _bare(value: Any) -> Any:
 
 def _source(node: Any) -> str | None:
     return str(node["source"]) if isinstance(node, dict) and "source" in node else None
+
+
+# What each built-in piece field reads, for E409 (compiler.PIECE_BUILTINS gives their types).
+_PIECE_FIELDS = {"id": "the piece's id", "kind": "its kind", "zone": "the zone it is in",
+                 "slot": "its slot or place in its zone", "linked": "the pieces linked to it"}
 
 
 def _vspan(node: Any, key: str, fallback: Span) -> Span:
@@ -160,7 +169,10 @@ class Linker:
 
     # ---------------------------------------------------------------- linking
     def link(self, modules: dict[str, Module], roots: list[str],
-             options: dict[str, tuple[Any, Span]] | None = None) -> Rules:
+             options: dict[str, tuple[Any, Span]] | None = None, focus: set[str] | None = None) -> Rules:
+        """The rules of `roots` and what they require. With `focus` (module ids), only the rule bodies those
+        modules declare, replace or hook into are built: every declaration is still known, so the focused
+        modules are checked in full at a fraction of the cost (an editor re-checking the module being typed)."""
         ordered = self.order(modules, roots)
         closure = self._closures(ordered)
         decls: dict[tuple[str, str], Decl] = {}
@@ -217,7 +229,7 @@ class Linker:
         self._declare(rules, decls)
         if options:
             set_options(rules, options, self.diags)
-        self._build(rules, decls, hooks.collect(ordered, closure, decls, self.diags))
+        self._build(rules, decls, hooks.collect(ordered, closure, decls, self.diags), focus)
         if options:
             rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
         self._flow(rules, ordered, closure)
@@ -297,6 +309,12 @@ class Linker:
             props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
             kind: dict[str, str] = {}
             for prop, spec in (props.items() if isinstance(props, dict) else []):
+                if prop in PIECE_BUILTINS:  # `$x.zone` reads the built-in field: the property could never be read
+                    self.diags.error("E409", f"'{name}' cannot have a property '{prop}': every piece has a built-in "
+                                     f"'{prop}' ({_PIECE_FIELDS[prop]}), and `.{prop}` always reads that",
+                                     _kspan(props, prop, d.span), f"give the property another name, such as "
+                                     f"'{name}_{prop}'")
+                    continue
                 ptype = PARAM_TYPES.get(str(spec.get("type")) if isinstance(spec, dict) else "", "any")
                 kind[prop] = ptype
                 if prop in rules.properties and rules.properties[prop] != ptype:
@@ -305,7 +323,7 @@ class Linker:
                     rules.properties[prop] = ptype
                 default = spec.get("default") if isinstance(spec, dict) else None
                 if not _fits(default, ptype):
-                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {default!r}",
+                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {shown(default)}",
                                      _vspan(spec, "default", d.span))
                     default = None
                 elif isinstance(default, dict) and "unknown" in default:
@@ -377,9 +395,18 @@ class Linker:
                      for k, v in params.items())
 
     # ---------------------------------------------------------------- rules
-    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl], wraps: dict[str, list] | None = None) -> None:
+    def _build(self, rules: Rules, decls: dict[tuple[str, str], Decl], wraps: dict[str, list] | None = None,
+               focus: set[str] | None = None) -> None:
         b = Builder(rules, self.diags)
         b.hooks = wraps or {}
+        hooked = {".".join(t.split(".")[:2]) for t in b.hooks}
+
+        def wanted(section: str) -> list[tuple[str, Decl]]:
+            """The entries whose bodies are built: all, or those of the focused modules and what they hook."""
+            return [(name, d) for name, d in self._section(decls, section)
+                    if focus is None or d.module in focus or d.replaced_by in focus
+                    or f"{section}.{name}" in hooked]
+
         if os.environ.get("BOARDRULES_INTERPRET") != "1":  # the interpreter alone, to compare the two ways
             rules.compile_body = BodyCompiler(rules, b.exprs)
         for name, v in rules.values.items():
@@ -412,17 +439,24 @@ class Linker:
         procs = self._section(decls, "procedures")
         for name, d in procs:
             rules.procedures[name] = ProcDef(name, self._params(d.node), (), d.span, _source(d.node))
-        for name, d in procs:
+        for name, d in wanted("procedures"):
             params = rules.procedures[name].params
             scope = Scope.of(params)
             rules.procedures[name].body = self._rule_body(b, f"procedures.{name}", self._do(d), d, scope)
-        for name, d in self._section(decls, "setup"):
+        for name, d in wanted("setup"):
             body = self._rule_body(b, f"setup.{name}", self._do(d), d, Scope({}, False))
             rules.setup.append(StepDef(name, body, d.span, _source(d.node)))
-        for name, d in self._section(decls, "actions"):
+        built = wanted("actions")
+        for name, d in built:
             b.rule = f"actions.{name}"
             rules.actions[name] = self._action(b, name, d)
-        for name, d in self._section(decls, "triggers"):
+        for name, d in self._section(decls, "actions") if focus is not None else ():
+            # An action left unbuilt still says which parameters have a domain (the flow asks); never run.
+            raw = d.node.get("params") if isinstance(d.node, dict) else None
+            if (name, d) not in built and isinstance(raw, dict):
+                rules.actions[name].domains = {str(p): _unbuilt for p, spec in raw.items()
+                                               if isinstance(spec, dict) and "in" in spec}
+        for name, d in wanted("triggers"):
             n = d.node if isinstance(d.node, dict) else {}
             if isinstance(n.get("on"), dict):  # {change: counter}: runs when the counter changes
                 watch.build(b, rules, name, d, n, self._rule_body)
@@ -437,10 +471,11 @@ class Linker:
             body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
             rules.triggers.setdefault(event, []).append(
                 TriggerDef(name, event, guard, body, d.span, str(n["if"]) if "if" in n else None, _source(n)))
-        for name, d in self._section(decls, "scoring"):
+        for name, d in wanted("scoring"):
             rules.scoring.append(StepDef(name, self._rule_body(b, f"scoring.{name}", self._do(d), d, Scope({}, True)),
                                          d.span, _source(d.node)))
-        hooks.report_unused(b, self.diags)
+        if focus is None:  # a hook's step lives in a body that focusing may have left unbuilt
+            hooks.report_unused(b, self.diags)
         self._check_counts(rules)
 
     @staticmethod

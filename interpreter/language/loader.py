@@ -7,8 +7,11 @@ as soon as it is crossed. Problems become diagnostics; nothing here raises.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,7 +36,7 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
-from . import yaml_cache
+from . import yaml_cache, yaml_slips
 
 # A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
 # per 100 KB of dense formulas, so this bounds `check` to seconds.
@@ -108,9 +111,18 @@ def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> obj
     return None if data is None else load_yaml_bytes(data, name, diags)
 
 
+# The files read, while a command whose result is cached records them (tools/check_cache.py).
+reads: set[Path] | None = None
+
+
 def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
     """The bytes of one rule file, refusing what is not a regular file or is too large (with a diagnostic)."""
+    if reads is not None:
+        reads.add(path)
     try:
+        edited = _buffer(path)
+        if edited is not None:
+            return _within_limit(edited, diags, name)
         if path.is_dir():
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
             return None
@@ -131,6 +143,33 @@ def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
         return None
     if len(data) > MAX_BYTES:
         diags.error("E104", f"file is too large (more than {MAX_BYTES} bytes)", Span(name, 1, 1))
+        return None
+    return data
+
+
+# An editor's unsaved buffers (real path -> text) that stand in for the files on disk (the language server).
+_BUFFERS: ContextVar[Mapping[str, bytes] | None] = ContextVar("buffers", default=None)
+
+
+@contextmanager
+def buffers(texts: Mapping[Path, bytes]) -> Iterator[None]:
+    """Inside the block, every rule or scenario file read gets these texts instead of what is on disk, so the
+    whole `check` pipeline sees an editor's unsaved buffers."""
+    token = _BUFFERS.set({os.path.realpath(path): data for path, data in texts.items()})
+    try:
+        yield
+    finally:
+        _BUFFERS.reset(token)
+
+
+def _buffer(path: Path) -> bytes | None:
+    edited = _BUFFERS.get()
+    return edited.get(os.path.realpath(path)) if edited else None
+
+
+def _within_limit(data: bytes, diags: Diagnostics, name: str) -> bytes | None:
+    if len(data) > MAX_BYTES:
+        diags.error("E104", f"file is too large ({len(data)} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
         return None
     return data
 
@@ -540,6 +579,11 @@ class _Builder:
                 frame.key = None
             else:
                 frame.key = value if isinstance(value, str) else None
+                if frame.key is not None:
+                    said = yaml_slips.glued_key(frame.key, self.text, span.line, span.col)
+                    if said is not None:  # the entry is unreadable as meant: dropped, as a syntax error would
+                        self.diags.error("E101", said.message, span, said.hint)
+                        frame.key = None
             return
         frame.has_key = False
         key, key_span = frame.key, frame.key_span
@@ -556,6 +600,10 @@ class _Builder:
         container.value_spans[key] = span
 
     def _syntax_error(self, exc: MarkedYAMLError) -> None:
+        said = yaml_slips.explain(exc, self.text)
+        if said is not None:  # a common slip, in a designer's words at the offending line
+            self.diags.error("E101", said.message, Span(self.display, said.line, said.col), said.hint)
+            return
         mark = exc.problem_mark or exc.context_mark
         span = self._span(mark) if mark is not None else Span(self.display, 1, 1)
         message = exc.problem or exc.context or "YAML syntax error"

@@ -13,9 +13,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import Rules, ValueDecl
+from .option_values import TYPE_WORDS, Refused, plain_value, show, shown_name, type_of
 
 OPTION_SPAN = Span("<options>", 1, 1)
-_TYPES = {"int": "a whole number", "bool": "true or false", "symbol": "a symbol", "list": "a list"}
 
 
 def fingerprint(doc: Any) -> str:
@@ -34,18 +34,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _type_of(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, str):
-        return "symbol"
-    if isinstance(value, list) and all(_type_of(v) in ("int", "bool", "symbol") for v in value):
-        return "list"
-    return None
-
-
 def _sample_type(rules: Rules, name: str) -> str | None:
     v = rules.values[name]
     if v.kind == "unknown":
@@ -60,59 +48,113 @@ def candidates(rules: Rules) -> list[str]:
 
 
 def set_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagnostics) -> None:
-    """Apply options to declarations, before the rules that read them are compiled."""
-    for name, (value, span) in options.items():
-        value = _plain(value)
-        if name in rules.values:
-            _set_value(rules, name, value, span, diags)
-        elif name in rules.counters:
-            _set_counter(rules, name, value, span, diags)
-        elif "." in name and tuple(name.split(".", 1)) in rules.prop_defaults:
-            kind, prop = name.split(".", 1)
-            want = rules.kinds[kind][prop]
-            if want in _TYPES and _type_of(value) != want and not (want == "list" and _type_of(value) == "list"):
-                diags.error("E402", f"option '{name}' should be {_TYPES[want]}, got {value!r}", span)
-                continue
-            rules.prop_defaults[(kind, prop)] = value
-        else:
-            diags.error("E408", f"there is no value, counter or property default '{name}' to set", span,
-                        did_you_mean(name, candidates(rules) + [f"{k}.{p}" for k, p in rules.prop_defaults]))
+    """Apply options to declarations, before the rules that read them are compiled.
+
+    This is the one checker of options, however they came (`--set`, an options file, a scenario's `options:`,
+    `Game.new(options=...)`): each value is first made plain data within the loader's limits, then checked
+    against its declaration."""
+    for name, (raw, span) in options.items():
+        if not isinstance(name, str):
+            diags.error("E408", f"an option name is a string, got {show(name)}", span)
             continue
-        rules.options[name] = value
+        plain = plain_value(raw)
+        if isinstance(plain, Refused):
+            diags.error(plain.code, f"option '{shown_name(name)}': {plain.why}", span, plain.hint)
+            continue
+        value = plain.value
+        if name in rules.values:
+            ok = _set_value(rules, name, value, span, diags)
+        elif name in rules.counters:
+            ok = _set_counter(rules, name, value, span, diags)
+        elif "." in name and tuple(name.split(".", 1)) in rules.prop_defaults:
+            ok = _set_default(rules, name, value, span, diags)
+        else:
+            short = len(name) <= 100  # a suggestion for a name of any length would cost quadratic time
+            diags.error("E408", f"there is no value, counter or property default '{shown_name(name)}' to set", span,
+                        did_you_mean(name, candidates(rules) + [f"{k}.{p}" for k, p in rules.prop_defaults])
+                        if short else None)
+            continue
+        if ok:
+            rules.options[name] = value
 
 
-def _set_value(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> None:
+def _wrong(name: str, wanted: str, value: Any, span: Span, diags: Diagnostics) -> bool:
+    diags.error("E402", f"option '{name}' should be {wanted}, got {show(value)}", span)
+    return False
+
+
+def _set_value(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> bool:
     v = rules.values[name]
     if v.kind == "expr":
         diags.error("E402", f"'{name}' is a formula; an option can only set a value fixed before play", span)
-        return
-    got, want = _type_of(value), _sample_type(rules, name)
-    if got is None or (want is not None and got != want):
-        wanted = _TYPES.get(want or "", "a number, true/false, a symbol or a list of them")
-        diags.error("E402", f"option '{name}' should be {wanted}, got {value!r}", span)
-        return
+        return False
+    got, want = type_of(value), _sample_type(rules, name)
+    if got is None or (want is not None and want != "any" and got != want):
+        return _wrong(name, TYPE_WORDS.get(want or "", "a number, true/false, a symbol or a list of them"), value,
+                      span, diags)
     if got == "symbol" and value not in rules.symbols:
-        diags.error("E401", f"option '{name}': '{value}' is not a declared symbol", span,
-                    did_you_mean(value, rules.symbols))
-        return
+        diags.error("E401", f"option '{name}': {show(value)} is not a declared symbol", span,
+                    did_you_mean(value, rules.symbols) if len(value) <= 100 else None)
+        return False
     rules.values[name] = ValueDecl(name, "const", value, v.span, v.source)
+    return True
 
 
-def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> None:
+def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> bool:
     c = rules.counters[name]
     if isinstance(value, dict) and c.keys is not None:
         bad = [k for k in value if k not in c.keys]
         if bad:
-            diags.error("E401", f"option '{name}': {bad[0]!r} is not a key of '{name}'", span,
-                        did_you_mean(bad[0], c.keys))
-            return
-        if any(_type_of(v) != "int" for v in value.values()):
+            diags.error("E401", f"option '{name}': {show(bad[0])} is not a key of '{name}'", span,
+                        did_you_mean(bad[0], c.keys) if len(bad[0]) <= 100 else None)
+            return False
+        if any(type_of(v) != "int" for v in value.values()):
             diags.error("E402", f"option '{name}' gives each key a whole number", span)
-            return
-        c.initial = {k: value.get(k, 0) for k in c.keys}
-        return
-    if _type_of(value) != "int":
+            return False
+        if not all(_in_bounds(rules, name, f"{name}.{k}", n, span, diags) for k, n in value.items()):
+            return False
+        declared = c.initial
+        # A key the option leaves out keeps the starting value the rules give it.
+        c.initial = {k: value[k] if k in value else declared.get(k, 0) if isinstance(declared, dict) else declared
+                     for k in c.keys}
+        return True
+    if type_of(value) != "int":
         form = " (one for every key, or a mapping of key to number)" if c.keys is not None else ""
-        diags.error("E402", f"option '{name}' is the counter's starting value: a whole number{form}", span)
-        return
+        diags.error("E402", f"option '{name}' is the counter's starting value: a whole number{form}, got "
+                    f"{show(value)}", span)
+        return False
+    if not _in_bounds(rules, name, name, value, span, diags):
+        return False
     c.initial = value
+    return True
+
+
+def _in_bounds(rules: Rules, name: str, shown: str, value: int, span: Span, diags: Diagnostics) -> bool:
+    """A counter's starting value within the counter's own `min` and `max`, as the rules' own would have to be."""
+    c = rules.counters[name]
+    high = c.max
+    if isinstance(high, str):
+        v = rules.values.get(high)
+        high = v.data if v is not None and v.kind == "const" and type_of(v.data) == "int" else None
+    if c.min is not None and value < c.min:
+        diags.error("E402", f"option '{shown}' is {value}, below the counter's minimum {c.min}", span)
+        return False
+    if high is not None and value > high:
+        diags.error("E402", f"option '{shown}' is {value}, above the counter's maximum {high}", span)
+        return False
+    return True
+
+
+def _set_default(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> bool:
+    kind, prop = name.split(".", 1)
+    want = rules.kinds[kind][prop]
+    # As in a rule file (linker._fits), none suits every property. A player or piece exists only once a game
+    # runs, and a default is fixed before it, so none is the only default such a property can have.
+    if value is None:
+        pass
+    elif want in ("player", "piece"):
+        return _wrong(name, f"none (a {want} exists only once the game starts)", value, span, diags)
+    elif want in TYPE_WORDS and type_of(value) != want:
+        return _wrong(name, TYPE_WORDS[want], value, span, diags)
+    rules.prop_defaults[(kind, prop)] = value
+    return True

@@ -30,7 +30,10 @@ def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, fil
         return True
     from .validate import load_schema, validate
 
-    ok = validate(doc, load_schema(schema), diags, file)
+    if schema == "module" and isinstance(doc, dict):
+        ok = _validate_sections(doc, diags, file)
+    else:
+        ok = validate(doc, load_schema(schema), diags, file)
     if ok and key is not None:
         cache_files.write(CACHE, key, key.encode(), keep=None if _pruned else KEEP)
         _pruned = True
@@ -55,3 +58,55 @@ def _schema_bytes(schema: str) -> bytes | None:
     except OSError:
         return None
 
+
+# Top-level sections of modules that validated without a problem in this process, by content (not place).
+_VALID_SECTIONS: set[bytes] = set()
+_MAX_SECTIONS = 65_536
+
+
+def _validate_sections(doc: dict, diags: Diagnostics, file: str) -> bool:
+    """A module's top-level keys are checked independently of each other (the schema gives each key its own
+    schema; `required` and unknown keys look at the keys alone), so a section seen valid before with the same
+    content is not validated again: an editor re-checking a file as it is typed validates the section being
+    edited, not the whole file. The places of any problem come from the document itself, so they stay right
+    however the lines moved."""
+    from .loader import YMap
+    from .validate import load_schema, validate
+
+    schema = load_schema("module")
+    known = schema.get("properties", {})
+    part = YMap(getattr(doc, "span", None))
+    fresh: list[bytes] = []
+    for key, value in doc.items():
+        digest = _section_digest(key, value)
+        if key in known and key not in schema.get("required", ()) and digest in _VALID_SECTIONS:
+            continue
+        part[key] = value
+        for spans in ("key_spans", "value_spans"):
+            if key in getattr(doc, spans, {}):
+                getattr(part, spans)[key] = getattr(doc, spans)[key]
+        fresh.append(digest)
+    ok = validate(part, schema, diags, file)
+    if ok:
+        if len(_VALID_SECTIONS) > _MAX_SECTIONS:
+            _VALID_SECTIONS.clear()
+        _VALID_SECTIONS.update(fresh)
+    return ok
+
+
+def _section_digest(key: object, value: object) -> bytes:
+    h = hashlib.sha256(repr(key).encode())
+    stack = [value]
+    while stack:  # the content with the type of every node: 1 and "1" validate differently
+        node = stack.pop()
+        if isinstance(node, dict):
+            h.update(b"{%d" % len(node))
+            for k, v in node.items():
+                h.update(repr(k).encode())
+                stack.append(v)
+        elif isinstance(node, list):
+            h.update(b"[%d" % len(node))
+            stack.extend(reversed(node))
+        else:
+            h.update(f"{type(node).__name__}:{node!r};".encode())
+    return h.digest()

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import CounterDecl, Rules, WatchDef, ZoneDecl
+from ..engine.values import shown
 from .compiler import CompileError, Scope
 from .effect_builder import Builder, Text
 from .types import ANY, INT, NONE, SYMBOL
@@ -43,7 +44,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     direction = str(on.get("direction", "up"))
     if direction not in ("up", "down"):
-        b.error("E201", f"direction is up or down, not {direction!r}", here)
+        b.error("E201", f"direction is up or down, not {shown(direction)}", here)
     elif direction == "down" and watched != counter:
         b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
     rules.watchers.setdefault(watched, []).append(
@@ -69,7 +70,7 @@ def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
 
 def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics) -> None:
     if c.overflow not in OVERFLOWS:
-        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {c.overflow!r}", span)
+        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {shown(c.overflow)}", span)
         return
     if c.overflow != "carry":
         if c.carry_to is not None:
@@ -90,7 +91,7 @@ def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics)
 
 def check_zone_overflow(rules: Rules, z: ZoneDecl, span: Span, diags: Diagnostics) -> None:
     if z.overflow not in OVERFLOWS:
-        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {z.overflow!r}", span)
+        diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {shown(z.overflow)}", span)
         return
     if z.overflow == "refuse":
         if z.carry_to is not None:

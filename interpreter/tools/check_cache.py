@@ -17,6 +17,8 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +31,31 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 _LIBRARIES = ("yaml", "lark", "jsonschema", "referencing", "jsonschema_specifications")
 
 
-def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_dirs: list[Path]) -> str | None:
-    """The hash of a run's inputs, or None when they cannot be read cheaply and safely (then nothing is cached)."""
+class Key(str):
+    """A run's key, with the files it hashed: a result is stored only if the run read no other file."""
+
+    files: frozenset[Path]
+
+    def covers(self, read: set[Path]) -> bool:
+        return all(_absolute(f) in self.files for f in read)
+
+
+def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_dirs: list[Path]) -> Key | None:
+    """The hash of a run's inputs, or None when they cannot be read cheaply and safely (then nothing is cached).
+
+    A file given alone brings in the files of its pack: the modules beside it, or beside the `scenarios/` folder
+    it is in (a scenario runs on them), so a changed module is another key."""
     h = hashlib.sha256()
     h.update(json.dumps({"args": argv, "cwd": os.getcwd(), "python": sys.version, "libraries": _libraries()},
                         sort_keys=True, default=str).encode())
     files: list[Path] = []
     for root in [_PACKAGE, *data_dirs, *paths]:
         found = _regular_files(root)
+        if found is None:
+            return None
+        files += found
+    for root in sorted({_pack_root(p) for p in paths if p.is_file()}):
+        found = _pack_files(root)
         if found is None:
             return None
         files += found
@@ -51,10 +70,39 @@ def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_d
             info = f.stat()
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
                 return None
-            h.update(str(f).encode() + b"\0" + f.read_bytes() + b"\0")
+            h.update(os.fsencode(f) + b"\0" + f.read_bytes() + b"\0")  # a file name need not be UTF-8
         except OSError:
             return None
-    return h.hexdigest()
+    digest = Key(h.hexdigest())
+    digest.files = frozenset(map(_absolute, files))
+    return digest
+
+
+def _absolute(path: Path) -> Path:
+    return Path(os.path.abspath(path))
+
+
+def _pack_root(file: Path) -> Path:
+    """The pack a file belongs to, found as `discover` finds it: the folder above `scenarios/`, else its own."""
+    parents = file.parent.parts
+    if "scenarios" in parents:
+        return Path(*parents[: len(parents) - parents[::-1].index("scenarios") - 1])
+    return file.parent
+
+
+def _pack_files(root: Path) -> list[Path] | None:
+    """The module files of a pack (its top-level YAML files); None when there are too many to hash."""
+    try:
+        with os.scandir(root) as found:
+            out = []
+            for entry in found:
+                if entry.name.endswith((".yaml", ".yml")):
+                    out.append(Path(entry.path))
+                    if len(out) > MAX_FILES:
+                        return None
+    except OSError:
+        return None
+    return sorted(out)
 
 
 def _libraries() -> list[str]:
@@ -94,6 +142,21 @@ def _regular_files(root: Path) -> list[Path] | None:
     return out
 
 
+@contextmanager
+def recording() -> Iterator[set[Path]]:
+    """The files the rule loader reads inside the block."""
+    from ..language import loader
+
+    read: set[Path] = set()
+    outer, loader.reads = loader.reads, read
+    try:
+        yield read
+    finally:
+        loader.reads = outer
+        if outer is not None:
+            outer |= read
+
+
 def load(digest: str, cache: str = "check") -> tuple[str, int, str] | None:
     """A stored result: what was printed to stdout, the exit status, and what was printed to stderr."""
     raw = cache_files.read(cache, f"{digest}.json")
@@ -110,5 +173,6 @@ def load(digest: str, cache: str = "check") -> tuple[str, int, str] | None:
 
 
 def store(digest: str, output: str, status: int, cache: str = "check", errors: str = "") -> None:
+    """Keep a result; the caller checks first that its key covers every file the run read (`Key.covers`)."""
     data = json.dumps({"output": output, "status": status, "errors": errors}).encode("utf-8")
     cache_files.write(cache, f"{digest}.json", data, keep=KEEP)

@@ -25,6 +25,11 @@ CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed 
                          " was found (or a warning, with --strict), 2 on a usage error, 3 on an internal error.")
 
 
+EXIT_NO_SCENARIOS = 5  # as pytest's "no tests collected"
+TEST_EPILOG = EPILOG + (" Exit status: 0 when every scenario passed, 1 when one failed (or a pack has errors), 2 on a"
+                        " usage error, 3 on an internal error, 5 when no scenario was found.")
+
+
 def _paths(raw: list[str], changed: bool = False) -> list[Path]:
     from .pack_repo import default_paths, packs_of
 
@@ -57,9 +62,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         if hit is not None:
             print(hit[0], end="")
             return hit[1]
-    output, status = _check(args, paths)
+    with check_cache.recording() as read:
+        output, status = _check(args, paths)
     print(output, end="")
-    if digest is not None and status in (0, 1):
+    if digest is not None and status in (0, 1) and digest.covers(read):
         check_cache.store(digest, output, status)
     return status
 
@@ -117,8 +123,9 @@ def cmd_test(args: argparse.Namespace) -> int:
             sys.stderr.write(errors)
             return status
     printed = _Printed()
-    status = _test(args, paths, printed)
-    if digest is not None and status in (0, 1):
+    with check_cache.recording() as read:
+        status = _test(args, paths, printed)
+    if digest is not None and status in (0, 1) and digest.covers(read):
         check_cache.store(digest, printed.out.getvalue(), status, "test", printed.err.getvalue())
     return status
 
@@ -158,9 +165,8 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
     for pack in packs:
         if not pack.scenario_files or run.stopped():
             continue
-        module_files = pack.module_files or sorted(p for p in pack.root.glob("*.yaml"))
         loaded = Diagnostics()
-        modules = load_modules(module_files, loaded)
+        modules = load_modules(pack.module_files, loaded)
         if loaded.has_errors:
             # Scenarios of rules that are not valid prove nothing: report the rules, run none of them.
             errors = [d for d in loaded.sorted() if d.severity == "error"]
@@ -198,6 +204,11 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
         if run.lcov:
             lcov_tables[display(pack.root)] = coverage.measure(modules, runner.trace or set())
     run.finish(say, lcov_tables)
+    if passed + failed == 0:
+        # a CI step that names the wrong folder must not pass without running anything
+        say(f"no scenario found in {', '.join(display(p) for p in paths)} (scenarios are the .yaml files under a "
+            f"pack's scenarios/ directory)")
+        return EXIT_NO_SCENARIOS
     say(f"{passed} passed, {failed} failed")
     if args.coverage == "json":
         printed.print(coverage.dumps(covered))
@@ -207,9 +218,10 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
 def cmd_simulate(args: argparse.Namespace) -> int:
     from ..diagnostics import BoardrulesError, Diagnostics, render_text
     from ..language.pack import discover, game_modules, link, load_modules
+    from . import sim_exit
     from .bots import parse_bots
     from .options_arg import read_options
-    from .simulate import Setup, dumps, render, simulate
+    from .simulate import Setup
 
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
@@ -233,29 +245,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
                       tuple(sorted(bots.items())), args.max_steps,
                       None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
-        if args.until_ci is not None:
-            from .until_ci import simulate_until
-
-            report = simulate_until(setup, args.until_ci, args.games, args.seed, args.workers, args.backend,
-                                    args.address, args.max_games)
-        else:
-            report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
-        if args.out:
-            from .sim_rows import write
-
-            write(args.out, report["rows"])
-        if args.report:
-            from . import report_balance
-
-            said = f"{args.players} players, seed {args.seed}, bots {args.bots or 'random'}"
-            report_balance.write(args.report, args.pack, list(roots), report, said)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
-    if args.json:
-        Path(args.json).write_text(dumps(report) + "\n", encoding="utf-8")
-    print(render(report))
-    return 1 if report["errors"] else 0
+    return sim_exit.run(setup, args)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -369,7 +362,29 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from ..lsp.server import main as serve
+    except ImportError as err:
+        print(f"boardrules: the language server needs pygls ({err}): pip install 'boardrules[lsp]'", file=sys.stderr)
+        return 2
+    return serve()
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
+    if args.write:
+        from .schema_files import schema_line, write_schemas
+
+        try:
+            written = write_schemas(Path(args.write))
+        except OSError as err:
+            print(f"boardrules: cannot write the schemas into {args.write}: {err.strerror or err}", file=sys.stderr)
+            return 1
+        for path in written:
+            print(f"wrote {path}")
+        example = Path(args.write) / "module.yaml"
+        print(f"first line of a module file in {args.write}: {schema_line(example, written[0])}")
+        return 0
     schema = json.loads((grammar_dir() / f"{args.kind}.schema.json").read_text(encoding="utf-8"))
     print(json.dumps(schema, indent=2, ensure_ascii=False))
     return 0
@@ -412,14 +427,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_options(check)
     check.set_defaults(run=cmd_check)
     test = sub.add_parser("test", help="run scenario files",
-                          description="Run scenarios (files under a pack's scenarios/ directory).", epilog=EPILOG)
+                          description="Run scenarios (files under a pack's scenarios/ directory).",
+                          epilog=TEST_EPILOG)
     test.add_argument("paths", nargs="*", metavar="PATH", help="packs, scenario directories or scenario files")
     test.add_argument("-v", "--verbose", action="store_true", help="also list the scenarios that pass")
     test.add_argument("--no-cache", action="store_true",
                       help="run every scenario afresh; by default an unchanged run is answered from a per-user cache")
-    test.add_argument("--coverage", nargs="?", const="text", choices=["text", "json"],
+    # A flag, never an option that takes the next word: `test --coverage PACK` must read PACK as a path.
+    test.add_argument("--coverage", action="store_const", const="text",
                       help="report the rules, effect lines and branches (if sides, match cases, options, cost "
-                           "alternatives) the scenarios ran, per module and rule; --coverage=json for tools")
+                           "alternatives) the scenarios ran, per module and rule")
+    test.add_argument("--coverage-format", choices=["text", "json"], dest="coverage",
+                      help="the same report as text or as JSON for tools (implies --coverage); "
+                           "--coverage=json is short for it")
     test.add_argument("--changed", action="store_true",
                       help="the paths are changed files (as pre-commit passes them): test the packs holding them")
     test.add_argument("-k", dest="keyword", metavar="EXPR",
@@ -501,10 +521,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--load", metavar="FILE", help="resume a game saved with s FILE")
     _add_options(play)
     play.set_defaults(run=cmd_play)
+    lsp = sub.add_parser("lsp", help="a language server for editors (Language Server Protocol over stdio)",
+                         description="Serve diagnostics, completion, definitions, references, hover and outlines "
+                                     "of rule packs to an editor over stdio (needs: pip install 'boardrules[lsp]'; "
+                                     "see docs/editors.md).")
+    lsp.set_defaults(run=cmd_lsp)
     schema = sub.add_parser("schema", help="print the JSON Schema of rule files",
-                            description="Print the JSON Schema (Draft 2020-12) of module or scenario files.")
-    schema.add_argument("kind", nargs="?", choices=["module", "scenario"], default="module",
+                            description="Print the JSON Schema (Draft 2020-12) of module or scenario files, of "
+                                        "saved games or of the failure files of simulate.")
+    schema.add_argument("kind", nargs="?", choices=["module", "scenario", "save", "failure"], default="module",
                         help="which schema (default module)")
+    schema.add_argument("--write", metavar="DIR",
+                        help="write module.schema.json and scenario.schema.json into DIR (beside a pack), so the "
+                             "files' `$schema` lines work outside this repository")
     schema.set_defaults(run=cmd_schema)
     from .lab_cli import add_commands
 
@@ -512,12 +541,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _with_formats(argv: list[str]) -> list[str]:
+    """`--coverage=json` is `--coverage-format=json`: the `=` form carries the format, so the bare flag never
+    needs a value and never swallows the path after it (argparse cannot give one option both forms)."""
+    return ["--coverage-format" + a.removeprefix("--coverage") if a.startswith("--coverage=") else a for a in argv]
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_with_formats(sys.argv[1:] if argv is None else argv))
     try:
         return args.run(args)
     except KeyboardInterrupt:

@@ -55,6 +55,8 @@ def _value_words(v: ValueDecl, sp: Speaker) -> str:
         return sp.text(v.data)
     if isinstance(v.data, list):
         return ", ".join(words(str(x)) for x in v.data)
+    if isinstance(v.data, bool) or v.data is None:  # said as the rules' own words, never Python's True
+        return {True: "yes", False: "no", None: "none"}[v.data]
     return words(str(v.data)) if isinstance(v.data, str) else str(v.data)
 
 

@@ -16,6 +16,7 @@ from ..diagnostics import BoardrulesError, Span, source_line
 from ..engine.values import plain
 from ..game import CHANCE, Game, Pending
 from .bots import choose
+from .game_files import save_text
 
 HELP = "a number chooses; u undoes your last decision; v shows the whole state; s FILE saves; q quits"
 _FLOW_VARS = {"round": "round", "phase": "phase", "turn_player": "turn"}
@@ -66,15 +67,20 @@ class Session:
             self.write("quit")
             return 0
         word, _, rest = line.strip().partition(" ")
-        if word.isdigit() and 1 <= int(word) <= len(pending.options):
+        # ASCII digits only, and few of them: int() refuses "²" and 5,000 digits with an exception.
+        if word.isascii() and word.isdigit() and len(word) <= 9 and 1 <= int(word) <= len(pending.options):
             self._step(pending, pending.options[int(word) - 1].id)
         elif word == "u":
             self._undo()
         elif word == "v":
             self._show_state()
         elif word == "s" and rest.strip():
-            Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
-            self.write(f"saved to {rest.strip()}")
+            try:
+                Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
+            except OSError as exc:
+                self.write(f"cannot save to {rest.strip()}: {exc.strerror or type(exc).__name__}")
+            else:
+                self.write(f"saved to {rest.strip()}")
         else:
             self.write(f"? {HELP} (1-{len(pending.options)})")
         return None
@@ -227,8 +233,6 @@ def start(pack: str, players: int, seed: int, options: dict[str, Any], modules: 
           load: str | None) -> Game:
     """A new game of the pack, or the saved game in `load` resumed."""
     if load:  # a save, or a simulate failure log (the save it carries)
-        from .saves import save_text
-
         return Game.deserialize(save_text(load), pack)
     return Game.new(pack, players, seed, options, modules=modules, chance="step", undo_depth=None)
 

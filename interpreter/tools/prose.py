@@ -102,7 +102,7 @@ class Speaker:
             return "your"
         if isinstance(node, s.Name) and node.id == "it":
             return "its"
-        return f"{self.expr(node)}'s"
+        return f"{operand(self, node, _ATOM)}'s"
 
 
 def _literal(sp: Speaker, n: s.Literal) -> str:
@@ -118,7 +118,7 @@ def _attr(sp: Speaker, n: s.Attr) -> str:
 
 
 def _index(sp: Speaker, n: s.Index) -> str:
-    return f"{sp.expr(n.obj)} of {sp.expr(n.key)}"
+    return f"{operand(sp, n.obj, _ATOM)} of {operand(sp, n.key, _ATOM)}"
 
 
 _CALLS: dict[str, Callable[[list[str]], str]] = {
@@ -171,9 +171,41 @@ _OPS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by", "%": "modulo
 _COMPARE = {"==": "is", "!=": "is not", "<": "is less than", "<=": "is at most", ">": "is more than",
             ">=": "is at least", "in": "is one of", "notin": "is not one of"}
 
+# How tightly each kind of expression binds, as in grammar/rules.lark (pipe < ternary < or < and < not <
+# comparison < range < sum < term < unary < postfix). Words have no precedence of their own, so an operand that
+# binds more loosely than its place in the grammar needs is said in brackets: "5 plus (g minus 2) times 4".
+_PIPE, _TERNARY, _OR, _AND, _NOT, _COMPARISON, _RANGE, _SUM, _TERM, _UNARY, _ATOM = range(11)
+
+
+def binding(node: s.Node) -> int:
+    if isinstance(node, s.Where | s.SortedBy):
+        return _PIPE
+    if isinstance(node, s.Conditional):
+        return _TERNARY
+    if isinstance(node, s.BoolOp):
+        return _OR if node.op == "or" else _AND
+    if isinstance(node, s.Not):
+        return _NOT
+    if isinstance(node, s.Compare):
+        return _COMPARISON
+    if isinstance(node, s.Range):
+        return _RANGE
+    if isinstance(node, s.BinOp):
+        return _SUM if node.op in ("+", "-") else _TERM
+    if isinstance(node, s.Neg):
+        return _UNARY
+    return _ATOM
+
+
+def operand(sp: Speaker, node: s.Node, needs: int) -> str:
+    """An operand said in words, in brackets when it binds more loosely than its place needs."""
+    said = sp.expr(node)
+    return f"({said})" if binding(node) < needs else said
+
 
 def _binop(sp: Speaker, n: s.BinOp) -> str:
-    return f"{sp.expr(n.left)} {_OPS.get(n.op, n.op)} {sp.expr(n.right)}"
+    level = binding(n)  # left-associative: the left operand may bind as tightly as the operator, the right not
+    return f"{operand(sp, n.left, level)} {_OPS.get(n.op, n.op)} {operand(sp, n.right, level + 1)}"
 
 
 def _compare(sp: Speaker, n: s.Compare) -> str:
@@ -182,36 +214,39 @@ def _compare(sp: Speaker, n: s.Compare) -> str:
             and n.op in ("==", "!=", ">")):
         return f"{sp.expr(n.left.args[0])} {'is empty' if n.op == '==' else 'is not empty'}"
     if n.op in ("==", "!=") and isinstance(right, s.Literal) and right.value is None:
-        return f"{sp.expr(n.left)} {'exists' if n.op == '!=' else 'does not exist'}"
-    return f"{sp.expr(n.left)} {_COMPARE.get(n.op, n.op)} {sp.expr(right)}"
+        return f"{operand(sp, n.left, _RANGE)} {'exists' if n.op == '!=' else 'does not exist'}"
+    return f"{operand(sp, n.left, _RANGE)} {_COMPARE.get(n.op, n.op)} {operand(sp, right, _RANGE)}"
 
 
 def _boolop(sp: Speaker, n: s.BoolOp) -> str:
-    return f"{sp.expr(n.left)} {n.op} {sp.expr(n.right)}"
+    level = binding(n)
+    return f"{operand(sp, n.left, level)} {n.op} {operand(sp, n.right, level + 1)}"
 
 
 def _not(sp: Speaker, n: s.Not) -> str:
-    return f"not {sp.expr(n.operand)}"
+    return f"not {operand(sp, n.operand, _NOT)}"
 
 
 def _neg(sp: Speaker, n: s.Neg) -> str:
-    return f"minus {sp.expr(n.operand)}"
+    return f"minus {operand(sp, n.operand, _UNARY)}"
 
 
 def _conditional(sp: Speaker, n: s.Conditional) -> str:
-    return f"{sp.expr(n.then)} if {sp.expr(n.test)}, otherwise {sp.expr(n.other)}"
+    return (f"{operand(sp, n.then, _OR)} if {operand(sp, n.test, _OR)}, "
+            f"otherwise {operand(sp, n.other, _TERNARY)}")
 
 
 def _range(sp: Speaker, n: s.Range) -> str:
-    return f"{sp.expr(n.low)} to {sp.expr(n.high)}"
+    return f"{operand(sp, n.low, _SUM)} to {operand(sp, n.high, _SUM)}"
 
 
 def _where(sp: Speaker, n: s.Where) -> str:
-    return f"{sp.expr(n.items)} where {sp.expr(n.cond)}"
+    return f"{operand(sp, n.items, _PIPE)} where {operand(sp, n.cond, _TERNARY)}"
 
 
 def _sorted_by(sp: Speaker, n: s.SortedBy) -> str:
-    return f"{sp.expr(n.items)} in {'descending' if n.descending else 'ascending'} order of {sp.expr(n.key)}"
+    order = "descending" if n.descending else "ascending"
+    return f"{operand(sp, n.items, _PIPE)} in {order} order of {operand(sp, n.key, _TERNARY)}"
 
 
 def _can_pay(sp: Speaker, n: s.CanPay) -> str:

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..analysis.scenarios import ScenarioChecker
 from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
 from ..engine.decisions import ScriptedDecider, WhoAnswers
 from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
-from ..engine.values import Piece, Player, UnknownCompared, plain
+from ..engine.values import Piece, Player, UnknownCompared, plain, shown
 from ..game import Game
 from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
@@ -50,6 +51,7 @@ class ScenarioRunner:
         self.trace: set[Any] | None = None  # when a set: every effect and branch the scenarios ran (see coverage)
         self._rules: dict[tuple[str, ...], tuple[Rules, list[Diagnostic]]] = {}
         self._set_up = SetUpGames()
+        self._scenario_checker: ScenarioChecker | None = None
 
     def rules_for(self, roots: list[str], options: dict[str, tuple[Any, Span]] | None = None
                   ) -> tuple[Rules, list[Diagnostic]]:
@@ -69,13 +71,29 @@ class ScenarioRunner:
         if data is not None and isinstance(doc, dict):
             validate_file(doc, data, "scenario", diags, name)
             result.title = str(doc.get("scenario", name))
+        if not diags.has_errors and isinstance(doc, dict):
+            # What the scenario names is checked as `boardrules check` checks it: one code, one place.
+            self._checker(diags).check_doc(doc, name)
         if diags.has_errors or not isinstance(doc, dict):
             result.failures.append(render_text(diags.sorted()) or "not a scenario file")
+            result.diagnostics += [d for d in diags.sorted() if d.severity == "error"]
             return result
         game = self._run(doc, result, name)
         if game is not None:
             self.covered |= game.covered
         return result
+
+    def _checker(self, diags: Diagnostics) -> ScenarioChecker:
+        """The runner's scenario checker (made once: it gathers the modules' option names), reporting to diags."""
+        if self._scenario_checker is None:
+            def linked(modules: dict[str, Module], roots: list[str], found: Diagnostics, options: Any) -> Rules:
+                rules, errors = self.rules_for(roots, options)
+                found.extend(errors)
+                return rules
+
+            self._scenario_checker = ScenarioChecker(self.modules, diags, linker=linked)
+        self._scenario_checker.diags = diags
+        return self._scenario_checker
 
     def uncovered(self) -> list[str]:
         """Rules of the pack (all its modules together) that no scenario run so far has reached."""
@@ -161,13 +179,13 @@ class ScenarioRunner:
                 result.failures.append(f"{where}: failed with {err.code} but changed the state")
                 return False
             return True
-        left = [plain(a) for a in decider.answers] + [plain(r) for r in decider.rolls]
+        left = shown([*decider.answers, *decider.rolls])  # as the scenario writes them: [{p2: $q4}, 3]
         if expected_error is not None:
             # Answers left over usually say why the error never came: the rule that should fail never asked.
-            unused = f"; answers or rolls never asked for: {left}" if left else ""
+            unused = f"; answers or rolls never asked for: {left}" if left != "[]" else ""
             result.fail("E702", span, f"step {i} ({what}): expected error {expected_error}, but it succeeded{unused}")
             return False
-        if left:
+        if left != "[]":
             result.failures.append(f"{where}: answers or rolls never asked for: {left}")
             return False
         return True
@@ -194,7 +212,7 @@ class ScenarioRunner:
             ids = [str(p).removeprefix("$") for p in pair]
             missing = [p for p in ids if p not in st.pieces]
             if missing:
-                raise BoardrulesError("E401", f"cannot link unknown piece(s) {missing}", lspan)
+                raise BoardrulesError("E401", f"cannot link unknown piece(s) {shown(missing)}", lspan)
             group = st.pieces[ids[0]].group or st.new_group()
             for pid in ids:
                 st.set_group(pid, group)
@@ -261,7 +279,7 @@ class ScenarioRunner:
         if got != want:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
-            result.fail("E701", span, f"expect {key}", f"\n    expected: {want!r}\n    actual:   {got!r}{by}")
+            result.fail("E701", span, f"expect {key}", f"\n    expected: {shown(want)}\n    actual:   {shown(got)}{by}")
 
 
 def _placed(d: Diagnostic, span: Span) -> Diagnostic:

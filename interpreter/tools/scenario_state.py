@@ -4,7 +4,9 @@ The schema checks their shape; this checks what only the rules know, as strictly
 counter keys are counter references (a name, `p1.name`, `name[key]` or `p1.name[key]`, never an effect that
 would be run), property values have their property's type, pieces go to zones and slots that exist, markers sit
 on their track, links name pieces, and the turn goes to a seat the game has. Every problem is a diagnostic at
-its place in the scenario file, and all of them are reported together.
+its place in the scenario file, and all of them are reported together. A name the modules do not have is E841,
+the code `boardrules check` gives it (analysis/scenarios.py runs first, in `check` and in `test`; this adds what
+only a game in its starting state can tell: pieces setup made, slots, tracks, the values' types).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from ..engine.values import shown
 from ..language import syntax as s
 from ..language.parser import ParseError, parse
 
@@ -74,7 +77,7 @@ class _Checker:
         for key, value in table.items():
             kspan = _key_span(table, key, span)
             if self.counter_key(str(key), kspan) and not (type(value) is int or type(value) is bool):
-                self.diags.error("E402", f"counter '{key}' holds a number, not {value!r}",
+                self.diags.error("E402", f"counter '{key}' holds a number, not {shown(value)}",
                                  _value_span(table, key, kspan))
 
     def counter_key(self, key: str, span: Span) -> bool:
@@ -82,7 +85,7 @@ class _Checker:
         try:
             node = parse(key, "expr")
         except ParseError as err:
-            self.diags.error("E401", f"'{_short(key)}' is not a counter: {err.message}", span,
+            self.diags.error("E841", f"'{_short(key)}' is not a counter: {err.message}", span,
                              "write a counter as name, p1.name, name[key] or p1.name[key]")
             return False
         key_node = None
@@ -94,28 +97,28 @@ class _Checker:
         elif isinstance(node, s.Name):
             name = node.id
         else:
-            self.diags.error("E401", f"'{_short(key)}' is not a counter", span,
+            self.diags.error("E841", f"'{_short(key)}' is not a counter", span,
                              "write a counter as name, p1.name, name[key] or p1.name[key]")
             return False
         counter = self.rules.counters.get(name)
         if counter is None:
-            self.diags.error("E401", f"unknown counter '{name}'", span, did_you_mean(name, self.rules.counters))
+            self.diags.error("E841", f"unknown counter '{name}'", span, did_you_mean(name, self.rules.counters))
             return False
         if owner is not None and not self.is_seat(owner):
-            self.diags.error("E401", f"'{owner}' is not a player of this {len(self.game.players)}-player game",
+            self.diags.error("E841", f"'{owner}' is not a player of this {len(self.game.players)}-player game",
                              span)
             return False
         if (owner is None) != (counter.per == "game"):
             want = "without a player (name)" if counter.per == "game" else "with a player (p1.name)"
-            self.diags.error("E401", f"counter '{name}' is per {counter.per}: write it {want}", span)
+            self.diags.error("E841", f"counter '{name}' is per {counter.per}: write it {want}", span)
             return False
         if (key_node is None) != (counter.keys is None):
-            self.diags.error("E401", f"counter '{name}' {'has' if counter.keys else 'has no'} keys", span)
+            self.diags.error("E841", f"counter '{name}' {'has' if counter.keys else 'has no'} keys", span)
             return False
         if key_node is not None:
             k = key_node.id if isinstance(key_node, s.Name) else None
             if k not in (counter.keys or ()):
-                self.diags.error("E401", f"'{_short(key)}' names no key of '{name}' ({', '.join(counter.keys)})",
+                self.diags.error("E841", f"'{_short(key)}' names no key of '{name}' ({', '.join(counter.keys)})",
                                  span)
                 return False
         return True
@@ -135,11 +138,11 @@ class _Checker:
         self.new_ids.add(pid)
         declared = self.rules.kinds.get(kind)
         if declared is None:
-            self.diags.error("E401", f"unknown piece kind '{kind}'", _value_span(spec, "kind", span),
+            self.diags.error("E841", f"unknown piece kind '{kind}'", _value_span(spec, "kind", span),
                              did_you_mean(kind, self.rules.kinds))
         rec = self.state.zones.get(zone)
         if rec is None:
-            self.diags.error("E401", f"unknown zone '{zone}'", _value_span(spec, "zone", span),
+            self.diags.error("E841", f"unknown zone '{zone}'", _value_span(spec, "zone", span),
                              did_you_mean(zone, self.state.zones))
         elif "slot" in spec:
             slot = spec["slot"]
@@ -148,7 +151,7 @@ class _Checker:
                 self.diags.error("E402", f"zone '{zone}' has no slots or order, so a piece there has no slot",
                                  _value_span(spec, "slot", span))
             elif type(top) is int and not (type(slot) is int and 1 <= slot <= top):
-                self.diags.error("E402", f"slot {slot!r} is not a slot of zone '{zone}' (1..{top})",
+                self.diags.error("E402", f"slot {shown(slot)} is not a slot of zone '{zone}' (1..{top})",
                                  _value_span(spec, "slot", span))
         props = spec.get("props")
         if declared is None or not isinstance(props, dict):
@@ -156,11 +159,11 @@ class _Checker:
         for name, value in props.items():
             pspan = _value_span(props, name, span)
             if name not in declared:
-                self.diags.error("E401", f"'{kind}' has no property '{name}'", _key_span(props, name, span),
+                self.diags.error("E841", f"'{kind}' has no property '{name}'", _key_span(props, name, span),
                                  did_you_mean(str(name), declared))
             elif not self.fits(value, declared[name]):
                 self.diags.error("E402", f"property '{name}' is {_TYPES.get(declared[name], declared[name])}, "
-                                 f"not {value!r}", pspan)
+                                 f"not {shown(value)}", pspan)
 
     def fits(self, value: Any, ptype: str) -> bool:
         if ptype == "int":
@@ -187,7 +190,7 @@ class _Checker:
             for j, pid in enumerate(group):
                 name = str(pid).removeprefix("$")
                 if not self.exists(name) and name not in self.new_ids:
-                    self.diags.error("E401", f"cannot link unknown piece '{name}'", _item_span(group, j, gspan))
+                    self.diags.error("E841", f"cannot link unknown piece '{name}'", _item_span(group, j, gspan))
 
     def markers(self, table: Any, span: Span) -> None:
         if not isinstance(table, dict):
@@ -195,18 +198,18 @@ class _Checker:
         for marker, pos in table.items():
             kspan = _key_span(table, marker, span)
             if marker not in self.state.markers:
-                self.diags.error("E401", f"unknown marker '{marker}'", kspan, did_you_mean(str(marker),
+                self.diags.error("E841", f"unknown marker '{marker}'", kspan, did_you_mean(str(marker),
                                                                                           self.state.markers))
                 continue
             track = self.rules.tracks[self.state.markers[marker].track]
             spaces = self.rules.resolve_int(track.spaces, len(self.game.players))
             if type(spaces) is int and not (type(pos) is int and 1 <= pos <= spaces):
-                self.diags.error("E402", f"space {pos!r} is not on track '{track.name}' (1..{spaces})",
+                self.diags.error("E402", f"space {shown(pos)} is not on track '{track.name}' (1..{spaces})",
                                  _value_span(table, marker, kspan))
 
     def seat(self, value: Any, span: Span) -> None:
         if not (isinstance(value, str) and self.is_seat(value)):
-            self.diags.error("E401", f"'{value}' is not a player of this {len(self.game.players)}-player game", span)
+            self.diags.error("E841", f"'{value}' is not a player of this {len(self.game.players)}-player game", span)
 
     def exists(self, pid: str) -> bool:
         return pid in self.state.pieces and pid not in self.gone

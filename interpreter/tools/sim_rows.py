@@ -176,13 +176,21 @@ def read(path: str | Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def _write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
+def require_parquet(path: str | Path) -> Any:
+    """pyarrow, or E760 saying how to get it."""
     try:
-        import pyarrow as pa  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+        import pyarrow  # type: ignore[import-untyped]
+        import pyarrow.parquet  # type: ignore[import-untyped]
     except ImportError:
         raise BoardrulesError("E760", f"cannot write {path}: Parquet needs pyarrow", None,
                               "pip install 'boardrules[report]', or write JSON Lines (any other file name)") from None
+    return pyarrow
+
+
+def _write_parquet(path: Path, rows: list[dict[str, Any]]) -> None:
+    require_parquet(path)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     # Parquet columns have one type: the count tables become maps (a rule missing from a game is absent, not
     # a column of nulls); a score that is not a number is null, and the ranking keys, which a pack may make
     # numbers or text, are kept as JSON text.

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import saves
 from ..diagnostics import BoardrulesError
 from ..engine.rules import Rules
 from ..game import Game
@@ -23,8 +24,11 @@ from .bots import choose
 from .invariants import Checker, Violation
 from .metrics import balance
 from .metrics import render as render_balance
-from .saves import FAILURE_FORMAT
+from .sim_outputs import UNWRITABLE, reason, write_atomic
+from .sim_pool import Interrupted, run_pool
 from .sim_rows import Tally, row
+
+FAILURE_FORMAT = saves.FAILURE_FORMAT
 
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
 
@@ -49,10 +53,13 @@ class Setup:
         key = (self.pack, self.modules, json.dumps(self.options, sort_keys=True, default=str))
         if key not in _RULES:
             _RULES[key] = load_rules(self.pack, list(self.modules) if self.modules else None, dict(self.options))
+            if len(_RULES) > MAX_LOADED:  # a program that simulates many setups keeps only the latest
+                del _RULES[next(iter(_RULES))]
         return _RULES[key]
 
 
-_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process
+_RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process, oldest first
+MAX_LOADED = 8
 
 
 @dataclass
@@ -142,24 +149,28 @@ def _failed(out: Outcome, setup: Setup, game: Game | None, kind: str, v: Violati
         "pack": setup.pack, "modules": game.rules.modules, "options": game.rules.options,
         "players": setup.players, "seed": out.seed, "bots": dict(setup.bots), "steps": out.steps,
         "pending": pending.to_json() if pending is not None else None, "log": game.log,
-        "save": game.serialize(),  # what `play --load` and `view` open (saves.py)
+        "save": game.serialize(),  # what `play --load` and `view` open (game_files.py)
     }
     folder = Path(setup.failures)
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{Path(setup.pack).name}-seed{out.seed}-{kind}.json"
-    path.write_text(json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    except OSError as exc:  # a full disk loses the log, never the game's result
+        out.failure["save_error"] = f"{UNWRITABLE}: the log could not be saved in {folder}: {reason(exc)}"
+        return out
     out.failure["file"] = str(path)
     return out
 
 
 def replay_failure(path: str | Path, rules: Rules | None = None) -> Game:
     """The game of a saved failure, played back through its log (to the last completed step)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if rules is None:
-        from ..language.pack import load_rules
-
-        rules = load_rules(data["pack"], data["modules"], data["options"])
-    return Game.replay(rules, int(data["players"]), int(data["seed"]), data["log"])
+    data = saves.parse(saves.read_file(path), "failure")
+    rules = saves.rules_for(data, rules)
+    if list(data["modules"]) != list(rules.modules):
+        raise saves.refuse(f"the failure is of modules {', '.join(data['modules'])}, not {', '.join(rules.modules)}")
+    with saves.replaying():
+        return Game.replay(rules, data["players"], data["seed"], data["log"])
 
 
 def run_batch(setup: Setup, seeds: list[int]) -> list[Outcome]:
@@ -177,25 +188,22 @@ def batches(seeds: list[int], workers: int, size: int | None = None) -> list[lis
 def _local(setup: Setup, work: list[list[int]], workers: int, done: Callable[[int], None]) -> list[Outcome]:
     if workers <= 1:
         rules = setup.load()
-        out = []
-        for batch in work:
-            out += [play_one(setup, s, rules) for s in batch]
-            done(len(batch))
+        out: list[Outcome] = []
+        try:
+            for batch in work:
+                for s in batch:
+                    out.append(play_one(setup, s, rules))
+                done(len(batch))
+        except KeyboardInterrupt:
+            raise Interrupted(out) from None
         return out
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     setup.load()  # linked once here; forked workers inherit it
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    results: list[Outcome] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(run_batch, setup, batch) for batch in work]
-        for fut in as_completed(futures):
-            part = fut.result()
-            results += part
-            done(len(part))
-    return results
+    return run_pool(run_batch, _lost, setup, work, workers, done)
+
+
+def _lost(seed: int, why: str) -> Outcome:
+    return Outcome(seed, error=f"lost: {why}",
+                   failure={"kind": "lost", "rule": None, "where": None, "message": why, "file": None})
 
 
 def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str = "process",
@@ -204,12 +212,16 @@ def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str
     started = time.perf_counter()
     seeds = list(range(seed, seed + games))
     bar = Progress(games, sys.stderr.isatty() if progress is None else progress)
-    if backend == "ray":
-        from ..adapters.ray_backend import run_on_ray
+    interrupted = False
+    try:
+        if backend == "ray":
+            from ..adapters.ray_backend import run_on_ray
 
-        outcomes = run_on_ray(setup, batches(seeds, max(workers, 1)), address, bar.advance)
-    else:
-        outcomes = _local(setup, batches(seeds, workers), workers, bar.advance)
+            outcomes = run_on_ray(setup, batches(seeds, max(workers, 1)), address, bar.advance)
+        else:
+            outcomes = _local(setup, batches(seeds, workers), workers, bar.advance)
+    except Interrupted as stop:  # Ctrl-C: the report of the games that finished
+        outcomes, interrupted = stop.outcomes, True
     bar.close()
     outcomes = sorted(outcomes, key=lambda o: o.seed)
     report = summarise(setup.load(), setup.players, outcomes)
@@ -217,6 +229,8 @@ def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str
     report["balance"] = balance(report["rows"])
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["run"] = {"backend": backend, "workers": workers}
+    if interrupted:
+        report["interrupted"] = {"requested": games, "played": len(outcomes)}
     return report
 
 
@@ -289,7 +303,7 @@ def render(report: dict[str, Any]) -> str:
         lines += render_balance(report["balance"])
     lines.append(f"{report['seconds']} s")
     for e in report["errors"]:
-        saved = f" (log: {e['file']})" if e.get("file") else ""
+        saved = f" (log: {e['file']})" if e.get("file") else f" ({e['save_error']})" if e.get("save_error") else ""
         lines.append(f"seed {e['seed']}: {e['error']}{saved}")
     return "\n".join(lines)
 

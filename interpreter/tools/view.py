@@ -19,8 +19,9 @@ from markupsafe import Markup
 
 from ..diagnostics import BoardrulesError
 from ..engine.rules import Rules
-from ..game import CHANCE, SAVE_FORMAT, Game, Option, Pending
-from .saves import FAILURE_FORMAT, save_text
+from ..game import CHANCE, Game, Option, Pending
+from ..saves import FAILURE_FORMAT, SAVE_FORMAT
+from .game_files import save_text
 
 _FLOW_VARS = ("round", "phase", "turn_player", "start_player", "game_over")
 
