@@ -121,8 +121,8 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "Every piece has the built-in fields `id`, `kind`, `zone`, `slot` and `linked`, and `$x.zone` always reads "
        "the built-in one, so a property of that name could never be read. Declared in `pieces:` or added by "
        "`extend:`, it is refused; rename it.",
-       "pieces:\n  ship: {properties: {zone: {type: symbol}}}",
-       "pieces:\n  ship: {properties: {home: {type: symbol}}}"),
+       "pieces:\n  boat: {properties: {zone: {type: symbol}}}",
+       "pieces:\n  boat: {properties: {home: {type: symbol}}}"),
     _c("E501", "error", "run", "guard or `require` failed: illegal action",
        "The action's `allowed_if` or a `require` does not hold in this state; the state is left unchanged.",
        "steps: [{action: hire, player: p1}]   # p1 has no workers", "steps: [{action: hire, player: p2}]"),

@@ -111,3 +111,39 @@ def test_the_terminal_menu_takes_any_typed_number(tmp_path: Path) -> None:
     assert Session(game, {}, random.Random(1), lambda _: next(typed), shown.append).run() == 0
     assert sum(1 for line in shown if line.startswith("? ")) == 5  # each number refused with the help line
     assert any(line.startswith(f"cannot save to {tmp_path / 'a-file' / 'under'}: Not a directory") for line in shown)
+
+
+@pytest.mark.parametrize(("players", "seed", "words"), [
+    (10**5000, 1, "this game is for 2 to 4 players, not a number of 16610 bits"),
+    ("2", 1, "the player count is a whole number, got a str"),
+    (2.0, 1, "the player count is a whole number, got a float"),
+    (2, 1.5, "the seed is a whole number, got a float"),
+    (2, "x", "the seed is a whole number, got a str"),
+], ids=["huge", "str", "float", "float-seed", "str-seed"])
+def test_the_api_refuses_a_player_count_or_seed_that_is_not_a_whole_number(players: object, seed: object,
+                                                                           words: str) -> None:
+    from boardrules.diagnostics import BoardrulesError
+    from boardrules.game import Game
+
+    with pytest.raises(BoardrulesError) as err:
+        Game.new(Path(__file__).parent / "packs" / "relay", players, seed, options={"prize": 4})  # type: ignore[arg-type]
+    assert err.value.diagnostic.code == "E509" and err.value.diagnostic.message == words
+
+
+def test_a_huge_seed_is_a_seed() -> None:
+    from boardrules.game import Game
+
+    game = Game.new(Path(__file__).parent / "packs" / "relay", 2, 10**5000, options={"prize": 4})
+    assert game.pending() is not None
+
+
+def test_a_huge_option_id_is_refused_with_a_short_message() -> None:
+    from boardrules.diagnostics import BoardrulesError
+    from boardrules.game import Game
+
+    game = Game.new(Path(__file__).parent / "packs" / "relay", 2, 1, options={"prize": 4}, chance="auto")
+    for value, shown in [(10**5000, "~10^5000"), ((10**5000,), "[~10^5000]")]:
+        with pytest.raises(BoardrulesError) as err:
+            game.apply(value)
+        assert err.value.diagnostic.code == "E505"
+        assert err.value.diagnostic.message.startswith(f"{shown} is not an option of")

@@ -140,7 +140,7 @@ def test_game_new_refuses_what_no_yaml_could_say(pack: Path) -> None:
     ("prize=" + "[" * 3_000 + "]" * 3_000, "E104", "nesting is too deep"),
     ("card.holder=p9", "E402", "should be none (a player exists only once the game starts)"),
     ("card.pair={a: [1, 2]}", "E402", "should be none (a piece exists only once the game starts)"),
-    ("card.worth=lots", "E402", "should be a whole number, got 'lots'"),
+    ("card.worth=lots", "E402", "should be a whole number, got lots"),
 ])
 def test_set_is_checked_like_an_options_file(capsys: pytest.CaptureFixture[str], pack: Path, tmp_path: Path,
                                              given: str, code: str, words: str) -> None:

@@ -143,6 +143,14 @@ def test_an_interrupt_in_one_process_reports_the_games_before_it(
     assert report["games"] == 3 and report["interrupted"] == {"requested": 10, "played": 3}
 
 
+def test_a_ray_address_where_nothing_answers_is_refused_at_once(capsys: pytest.CaptureFixture[str]) -> None:
+    # Ray itself would retry such an address for many minutes.
+    code = main(["simulate", RELAY, "--set", "prize=4", "--backend", "ray", "--address", "127.0.0.1:1"])
+    out = capsys.readouterr().out
+    assert code == 4
+    assert "error E119: Ray could not start at 127.0.0.1:1: nothing answers there (Connection refused)" in out
+
+
 def _group(pgid: int) -> list[int]:
     """The processes still alive in a process group."""
     alive = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,29 @@ from ..internal import describe
 NO_RAY = "E119"
 
 
+PROBE_SECONDS = 5.0
+
+
+def _answers(address: str) -> None:
+    """Refuse (E119) an address where nothing answers: Ray itself retries such an address for many minutes."""
+    if address in ("auto", "local"):
+        return
+    rest = address.removeprefix("ray://")
+    host, _, port = rest.rpartition(":")
+    if not host or not (port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) < 65536):
+        return  # a form Ray knows and we do not: let Ray judge it
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_SECONDS):
+            pass
+    except OSError as exc:
+        raise BoardrulesError(NO_RAY, f"Ray could not start at {address}: nothing answers there "
+                              f"({exc.strerror or type(exc).__name__})", None,
+                              "check the address and that the cluster is up, or use --backend process") from None
+
+
 def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
+    if address:
+        _answers(address)
     try:
         import ray
     except ImportError:

@@ -30,15 +30,24 @@ FLOW_VARS = {"round": 1, "start_player": "p1", "phase": -1, "passed": [], "turns
              "turn_over": False, "game_over": False, "phase_live": False}
 
 
+def _check_whole(what: str, value: object) -> None:
+    """An embedding program's player count or seed is a whole number (a bool counts: True is 1)."""
+    if not isinstance(value, int):
+        raise BoardrulesError("E509", f"the {what} is a whole number, got a {type(value).__name__}")
+
+
 class Machine(Choices, Payments):
     # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
     coverage: set[Any] | None = None
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:
+        _check_whole("player count", players)
+        _check_whole("seed", seed)
         if not rules.players_min <= players <= rules.players_max:
+            shown = players if abs(players) < 10**9 else f"a number of {players.bit_length()} bits"
             raise BoardrulesError(
-                "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {players}"
+                "E509", f"this game is for {rules.players_min} to {rules.players_max} players, not {shown}"
             )
         self.rules = rules
         self.players = [Player(f"p{i}", i) for i in range(1, players + 1)]

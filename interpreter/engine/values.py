@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from ..diagnostics import bare as _bare
+
 
 class Player:
     """A seat in the game. There is one object per (id, seat) in a process, so equality is identity: players are
@@ -127,26 +129,14 @@ def shown(value: object) -> str:
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
         return "[" + ", ".join(shown(v) for v in items) + "]"
+    if isinstance(value, int) and value.bit_length() >= 200:
+        # str() of a number past Python's digit limit raises, and would take quadratic time before it.
+        return f"~10^{int(value.bit_length() * 0.30103)}"
     if isinstance(value, int | float):
         return str(value)
     shown_as = getattr(value, "shown", None)
     return shown_as() if callable(shown_as) else str(value)
 
-
-_YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "~"}
-
-
-def _bare(text: str) -> bool:
-    """Whether a string reads back as itself unquoted in a YAML flow collection."""
-    if not text or text != text.strip() or text.lower() in _YAML_WORDS:
-        return False
-    if text[0] in "-?:,[]{}#&*!|>'\"%@`" or any(c in text for c in ",[]{}#\n\t") or ": " in text:
-        return False
-    try:
-        float(text)
-    except ValueError:
-        return True
-    return False
 
 
 def encode(value: object) -> object:

@@ -14,10 +14,11 @@ from typing import Any
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from ..diagnostics import magnitude, show
 from .loader import MAX_DEPTH, MAX_INT, MAX_NODES, YStr
 
 TYPE_WORDS = {"int": "a whole number", "bool": "true or false", "symbol": "a symbol", "list": "a list"}
-_SHOWN = 60  # characters of a value shown in a message
+_SHOWN = 60  # characters of a name shown in a message
 _INT_TAG = "tag:yaml.org,2002:int"
 _LIMIT_HINT = "numbers are bounded so no option can make a game slow or unsavable"
 
@@ -51,7 +52,7 @@ def plain_value(raw: Any) -> Plain | Refused:
             into[at] = value
         elif isinstance(value, int):
             if value.bit_length() > MAX_INT.bit_length() or not -MAX_INT <= value <= MAX_INT:
-                return Refused("E104", f"the number {_magnitude(value)} is too large (at most 10^18 in size)",
+                return Refused("E104", f"the number {magnitude(value)} is too large (at most 10^18 in size)",
                                _LIMIT_HINT)
             into[at] = int(value)
         elif isinstance(value, str):
@@ -90,11 +91,6 @@ def _unconverted_number(value: str) -> bool:
     return Resolver().resolve(ScalarNode, str(value), (True, False)) == _INT_TAG
 
 
-def _magnitude(value: int) -> str:
-    # str() of a number past Python's digit limit raises, and would take quadratic time before it.
-    return str(value) if value.bit_length() < 200 else f"of about 10^{int(value.bit_length() * 0.30103)}"
-
-
 def type_of(value: Any) -> str | None:
     """The declaration word of a plain value: int, bool, symbol, or list (of scalars); None for anything else."""
     if isinstance(value, bool):
@@ -106,36 +102,6 @@ def type_of(value: Any) -> str | None:
     if isinstance(value, list) and all(isinstance(v, int | str) for v in value):
         return "list"
     return None
-
-
-def show(value: Any) -> str:
-    """A value as a message shows it: its repr, cut to a few dozen characters."""
-    if not isinstance(value, bool | int | float | str | list | dict) and value is not None:
-        return f"a {type(value).__name__}"
-    text = _repr(value, _SHOWN + 1)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
-
-
-def _repr(value: Any, budget: int) -> str:
-    """repr() that stops once `budget` characters are written (a plain value may hold 10,000 items)."""
-    if isinstance(value, list | dict):
-        opening, closing = ("[", "]") if isinstance(value, list) else ("{", "}")
-        pairs = (("", v) for v in value) if isinstance(value, list) else \
-            ((f"{k[:budget]!r}: ", v) for k, v in value.items())
-        parts: list[str] = []
-        used = 1
-        for prefix, item in pairs:
-            text = prefix + _repr(item, budget - used)
-            parts.append(text)
-            used += len(text) + 2
-            if used >= budget:
-                return opening + ", ".join(parts)
-        return opening + ", ".join(parts) + closing
-    if isinstance(value, int) and not isinstance(value, bool):
-        return _magnitude(value)
-    if isinstance(value, str):
-        return repr(value[:budget])
-    return repr(value)[:budget]
 
 
 def shown_name(name: str) -> str:
