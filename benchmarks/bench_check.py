@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from boardrules.analysis import analyse
+from boardrules.analysis import analyse, check_pack
 from boardrules.analysis import scenarios as scenario_checks
 from boardrules.diagnostics import Diagnostics
-from boardrules.language.pack import check_pack, discover, link, load_modules
+from boardrules.language.pack import discover, link, load_modules
 from boardrules.resources import rules_dir
 
 RUNS = 7

@@ -68,7 +68,7 @@ def ray(name: str, games: int, players: int) -> str:
     import ray as ray_module
 
     from boardrules.adapters.ray_backend import run_on_ray
-    from boardrules.tools.simulate import batches
+    from boardrules.tools.simulate import _lost, batches, run_batch
 
     s = setup_of(name, players)
     procs = simulate(s, games, 1, workers=2, progress=False)["seconds"]
@@ -77,7 +77,7 @@ def ray(name: str, games: int, players: int) -> str:
     started = time.perf_counter() - t0
     try:
         warm = time.perf_counter()
-        run_on_ray(s, batches(list(range(1, games + 1)), 2), None, lambda n: None)
+        run_on_ray(run_batch, _lost, s, batches(list(range(1, games + 1)), 2), None, lambda n: None)
         on_ray = time.perf_counter() - warm
     finally:
         ray_module.shutdown()

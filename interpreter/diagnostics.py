@@ -90,8 +90,7 @@ class Diagnostics:
             s = d.span
             return (s.file, s.line, s.col, d.code) if s else ("", 0, 0, d.code)
 
-        seen: set[Diagnostic] = set()
-        unique = [d for d in self.items if not (d in seen or seen.add(d))]
+        unique = list(dict.fromkeys(self.items))
         return _capped(sorted(unique, key=key))
 
 

@@ -173,6 +173,21 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "over it stops the action, names the rule and the limit, and leaves the state as it was. `check` reports "
        "a constant that is already over a limit (a repeat count, a literal range, `create N`, a die's sides).",
        "do: [{repeat: 1000000000000, do: []}]", "do: [{repeat: 6, do: ['me.coins += 1']}]"),
+    _c("W520", "warning", "run", "a move or option dropped by the legal-move search because of a rule bug",
+       "The legal-move search tries each candidate move and option in a dry run. A refusal (a guard, `require`, "
+       "a cost, a limit, a full zone, a counter's range) makes it illegal; any other failure (a loop, a work "
+       "limit, an unknown value, a type error) is a bug in the rules that would otherwise silently remove the "
+       "move from play. `simulate` reports each at its rule with how often it happened (an error with "
+       "`--strict`); programs read `Game.problems`.",
+       "do: ['me.coins += bonus']   # bonus is unknown: the move vanishes from every game",
+       "values: {bonus: 3}"),
+    _c("W521", "warning", "check", "an action whose moves and choices are too many to search",
+       "A move is listed only when a dry run proves it can finish, so the search tries every value of the "
+       "action's parameters and every answer of the choices inside it. When the product of their sizes is "
+       "beyond the search's work budget, listing the legal moves stops with E513: narrow the domains or the "
+       "choices.",
+       "params: {n: {type: int, in: \"1..9999\"}}\ndo: ['choose x from 1..2000']",
+       "params: {n: {type: int, in: \"1..9\"}}\ndo: ['choose x from 1..20']"),
     _c("W601", "warning", "check", "a value the source leaves unknown",
        "The pack says `unknown` where the source text leaves a number open. The game stops with E601 if it ever "
        "needs the value. These are the documented unknowns of a pack.",
@@ -264,6 +279,81 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "heuristic: read the source again.",
        "dice:\n  d4: {sides: 6, source: 'rules.txt, \"roll the four-sided die\"'}",
        "dice:\n  d4: {sides: 4, source: 'rules.txt, \"roll the four-sided die\"'}"),
+    _c("E850", "error", "check", "a counter trigger that changes its own counter without end",
+       "A trigger on every change of a counter (`on: {change: c}` without `if:`), or on each multiple of `every:`, "
+       "changes the same counter the way it watches: each run starts the next, and the action stops with E507.",
+       "triggers:\n  heat_up: {on: {change: heat}, do: ['heat += 1']}",
+       "triggers:\n  heat_up: {on: {change: heat}, if: new < 5, do: ['heat += 1']}"),
+    _c("E851", "error", "link", "an option outside the range it feeds",
+       "An option (`--set`, `--options`, a scenario's `options:`) sets a value that a counter starts at (its "
+       "`initial`) to a number outside the counter's `min`/`max`, or a value that a zone's capacity or slots or a "
+       "track's spaces is given by to a negative number (no spaces). An option on the counter itself is E402.",
+       "values: {start: 1}\ncounters: {season: {per: game, initial: start, min: 1, max: 4}}\n"
+       "# boardrules check --set start=7",
+       "# boardrules check --set start=3"),
+    _c("W852", "warning", "check", "an action no phase offers and no rule takes",
+       "With a `flow`, players act only with the actions of the current phase. An action (by a player) that no "
+       "phase lists and no rule takes with `take` can never be taken in a game.",
+       "actions: {rest: {do: []}}\nflow:\n  phases: {play: {turns: {}, actions: [buy]}}",
+       "flow:\n  phases: {play: {turns: {}, actions: [buy, rest]}}"),
+    _c("W853", "warning", "check", "a phase that never runs",
+       "The phase's `if:` holds in no round the game reaches: the end condition always comes first (`round_number "
+       "> 4` ends the game before round 9), or the counters it reads never get there.",
+       "phases:\n  harvest: {if: round_number > 8, do: [...]}\nend: {when: round_number > 4}",
+       "phases:\n  harvest: {if: round_number > 2, do: [...]}"),
+    _c("W854", "warning", "check", "an action guard that contradicts its phase's condition",
+       "Every phase that offers the action runs only when its `if:` holds, and the action's `allowed_if` can "
+       "never hold at the same time, so the action is never legal where it is offered.",
+       "phases: {late: {if: round_number > 3, turns: {}, actions: [buy]}}\nactions:\n  buy: {allowed_if: "
+       "round_number < 2, do: []}",
+       "actions:\n  buy: {allowed_if: round_number < 5, do: []}"),
+    _c("W855", "warning", "check", "an end condition that can never hold, or that holds at once",
+       "The flow's `end.when` reads counters that the rules never move toward it (a market that only fills, "
+       "asked to be empty), or it already holds in round 1, so no phase runs.",
+       "counters: {market: {per: game, initial: 5}}   # only ever increased\nend: {when: market == 0}",
+       "end: {when: market >= 20}"),
+    _c("W856", "warning", "check", "a ranking key nothing writes",
+       "A key of the flow's `ranking` reads only counters that no rule ever changes: every player ties on it.",
+       "ranking: [me.points, me.fame]   # nothing changes fame", "ranking: [me.points, me.coins]"),
+    _c("W857", "warning", "check", "a threshold beyond the counter's range or the track",
+       "A trigger's `crosses:` mark is above the counter's max, at or below its min (going up it never comes from "
+       "below), or outside the marker's track, so the trigger never runs.",
+       "counters: {points: {per: player, max: 20}}\non: {change: points, crosses: 25}",
+       "on: {change: points, crosses: 15}"),
+    _c("W858", "warning", "check", "a threshold trigger on a counter no rule moves its way",
+       "A `crosses:` or `every:` trigger counts going up (or down, with `direction: down`), but no rule, cost or "
+       "overflow ever moves the counter that way, so it never runs.",
+       "on: {change: coins, crosses: 0, direction: down}   # coins are only ever gained",
+       "on: {change: coins, crosses: 10}"),
+    _c("W859", "warning", "check", "an instead hook that drops what others rely on",
+       "An `instead` hook never runs `proceed`, and the rule it replaces changes counters other rules read or "
+       "emits events triggers wait for: those rules silently lose their input.",
+       "wrap:\n  procedures.spend: {instead: ['me.points += 2']}   # spend emitted paid()",
+       "wrap:\n  procedures.spend: {instead: ['proceed', 'me.points += 2']}"),
+    _c("W860", "warning", "check", "a substitute that pays nothing, or pays a thing with itself",
+       "A substitute's `with:` costs nothing (every cost in its counter becomes free), or pays the counter with the "
+       "same counter, which offers no new way to pay.",
+       "substitutes:\n  gift: {pay: 1 coins, with: 0 gems}", "substitutes:\n  gift: {pay: 1 coins, with: 1 gems}"),
+    _c("W861", "warning", "check", "a while loop whose condition its body never changes",
+       "Nothing in the loop's body, nor the procedures, actions and triggers it runs, changes what the condition "
+       "reads, so the loop runs forever (stopped by the step budget, E507) or never.",
+       "- let n = 3\n- while: n > 0\n  do: ['me.points += 1']",
+       "- let n = 3\n- while: n > 0\n  do: ['me.points += 1', 'n -= 1']"),
+    _c("W862", "warning", "check", "a write overwritten before anything reads it",
+       "A line sets a counter or a local name with `=`, and the very next line sets it again with `=` without "
+       "reading it (and no trigger watches the counter): the first write does nothing.",
+       "do: ['me.coins = 2', 'me.coins = 5']", "do: ['me.coins = 2', 'me.coins += 5']"),
+    _c("W863", "warning", "check", "a scenario whose expectations already hold before its steps",
+       "Every `expect` entry is a counter that already has the expected value before the steps (from `state:` or "
+       "its declaration, untouched by setup), and no step's action can change it: the scenario would pass without "
+       "its steps, so it proves nothing about them.",
+       "steps: [{action: plant, player: p1}]\nexpect: {p1.points: 0}   # plant never scores",
+       "steps: [{action: plant, player: p1}]\nexpect: {p1.coins: 1}   # plant costs 2 of 3 coins"),
+    _c("W864", "warning", "check", "a symbol or key an extension adds that nothing uses",
+       "`extend:` adds a symbol to a set or a key to a counter, but no rule names it, iterates the set, or reaches "
+       "the counter's cells by `[any]`, `[different]` or a key held in a name: the addition changes nothing.",
+       "extend:\n  sets.moods: [sulky]   # no rule says sulky, none goes through moods",
+       "extend:\n  sets.moods: [sulky]\nactions:\n  sulk: {do: [{match: me.mood, cases: {sulky: [...]}}]}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,41 +43,148 @@ class Option:
     probability: float | None = None  # for chance: the chance of this outcome
 
 
-@dataclass(frozen=True)
-class Pending:
-    """The one decision the game waits for: a move, a player's choice, or a chance outcome."""
+class _Options(Sequence[Option]):
+    """A decision's candidate options, each made when first read: a turn offers dozens of moves, a shuffle step
+    or a large die many outcomes, and a sample reads one."""
 
-    player: str  # a player id (p1, p2, ...) or "chance"
-    kind: str  # move | one | subset | yesno | chance
-    prompt: str
-    options: tuple[Option, ...]
-    rule: str | None  # file:line:col of the rule that asks
-    source: str | None  # that line of the rule file
+    __slots__ = ("_answers", "_made", "_make")
+
+    def __init__(self, answers: Sequence[Any], make: Callable[[int, Any], Option]) -> None:
+        self._answers = answers
+        self._made: dict[int, Option] = {}
+        self._make = make
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(self)[i]
+        i = range(len(self._answers))[i]
+        o = self._made.get(i)
+        if o is None:
+            o = self._made[i] = self._make(i, self._answers[i])
+        return o
+
+
+def _move_option(i: int, move: Move) -> Option:
+    return Option(i, move.plain(), move.label())
+
+
+def _answer_option(i: int, answer: Any) -> Option:
+    return Option(i, plain(answer), _label(answer))
+
+
+class Pending:
+    """The one decision the game waits for: a move, a player's choice, or a chance outcome.
+
+    A player's options are proven lazily: `options` proves every candidate (once, cached for this decision),
+    while `sample`, `option` and `apply` prove only the candidates they touch."""
+
+    __slots__ = ("_candidates", "_options", "_prove", "_proven", "kind", "player", "prompt", "rule", "source")
+
+    def __init__(self, player: str, kind: str, prompt: str, options: Sequence[Option], rule: str | None,
+                 source: str | None, prove: Callable[[Pending, int], bool] | None = None) -> None:
+        self.player = player  # a player id (p1, p2, ...) or "chance"
+        self.kind = kind  # move | one | subset | yesno | chance
+        self.prompt = prompt
+        self.rule = rule  # file:line:col of the rule that asks
+        self.source = source  # that line of the rule file
+        self._candidates = options  # with `prove`, only those it accepts are options
+        self._prove = prove
+        self._proven: dict[int, bool] = {}
+        self._options: tuple[Option, ...] | None = options if prove is None and type(options) is tuple else None
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.player, self.kind, self.prompt, self.rule, self.source, self.options)
+
+    def __eq__(self, other: object) -> bool:  # the same decision with the same options (proves them)
+        return isinstance(other, Pending) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Pending(player={self.player!r}, kind={self.kind!r}, prompt={self.prompt!r}, rule={self.rule!r})"
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """Every option that can be carried out to the end, in id order (proven on first read, then cached)."""
+        if self._options is None:
+            self._options = tuple(o for o in self._candidates if self._legal(o))
+        return self._options
+
+    def _legal(self, o: Option) -> bool:
+        if self._prove is None:
+            return True
+        ok = self._proven.get(o.id)
+        if ok is None:
+            ok = self._proven[o.id] = self._prove(self, o.id)
+        return ok
+
+    @property
+    def id_bound(self) -> int:
+        """Every option id is below this (ids are positions among the candidates), without proving any."""
+        return len(self._candidates)
+
+    def any_legal(self) -> bool:
+        """Whether at least one option can be carried out (proving candidates in id order until one can)."""
+        return any(self._legal(o) for o in self._candidates)
+
+    def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
+        """The same decision for a copy of the game in the same state: what is proven stays proven."""
+        other = Pending(self.player, self.kind, self.prompt, self._candidates, self.rule, self.source, prove)
+        other._proven = dict(self._proven)
+        other._options = self._options
+        return other
 
     def option(self, id_or_value: Any) -> Option:
         """The option with this id, or whose plain value or label equals the argument (or the option itself)."""
         if isinstance(id_or_value, Option):
             id_or_value = id_or_value.id
-        for o in self.options:
-            if o.id == id_or_value and type(id_or_value) is int:
+        if type(id_or_value) is int and 0 <= id_or_value < len(self._candidates):  # ids are positions
+            o = self._candidates[id_or_value]
+            if self._legal(o):
                 return o
         want = plain(id_or_value)
-        for o in self.options:
-            if o.value == want or o.label == want:
+        for o in self._candidates:
+            if (o.value == want or o.label == want) and self._legal(o):
                 return o
         raise BoardrulesError("E505", f"{shown(id_or_value)} is not an option of '{self.prompt}'; the options are "
                               f"{shown({o.id: o.label for o in self.options})}")
 
     def sample(self, rng: random.Random) -> Option:
-        """A random option: chance outcomes by their probabilities, a player's options uniformly."""
+        """A random option: chance outcomes by their probabilities, a player's options uniformly.
+
+        A player's candidates are drawn in random order and proven one at a time until one can be carried out,
+        so a sample costs about one proof, not the whole list; the first legal candidate of a uniformly random
+        order is uniform over the legal options. The draws depend only on `rng` and the legal set, never on
+        what was proven before, so a seeded run picks the same whether or not `options` was read."""
         if self.player == CHANCE:
-            return rng.choices(self.options, [o.probability or 0.0 for o in self.options])[0]
-        return rng.choice(self.options)
+            if type(self._candidates) is _Options:  # equally likely outcomes: read only the one drawn
+                return self._candidates[rng.randrange(len(self._candidates))]
+            return rng.choices(self._candidates, [o.probability or 0.0 for o in self._candidates])[0]
+        candidates = self._candidates
+        order = list(range(len(candidates)))
+        while order:
+            i = rng.randrange(len(order))
+            o = candidates[order[i]]
+            if self._legal(o):
+                return o
+            order[i] = order[-1]
+            order.pop()
+        raise BoardrulesError("E509", f"no option of '{self.prompt}' can be carried out", None,
+                              "the rules ask a decision none of whose answers can finish the move")
 
     def to_json(self) -> dict[str, Any]:
+        """Plain data; a decision no longer pending (or whose search stopped) shows the options proven so far."""
+        try:
+            options = self.options
+        except BoardrulesError:
+            options = tuple(o for o in self._candidates if self._proven.get(o.id))
         return {"player": self.player, "kind": self.kind, "prompt": self.prompt, "rule": self.rule,
                 "options": [{"id": o.id, "value": o.value, "label": o.label, "probability": o.probability}
-                            for o in self.options]}
+                            for o in options]}
 
 
 class Game:
@@ -108,6 +216,8 @@ class Game:
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
+        self._search = self._new_search()  # proves the pending decision's options, within one work budget
+        self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -189,15 +299,20 @@ class Game:
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
             player = self._m.state.vars["turn_player"]
-            moves = self.legal_moves(player)
+            moves = candidate_moves(self._m, player)
             if moves:
-                self._pending_answers = {i: m for m, i in moves}
-                options = tuple(Option(i, m.plain(), m.label()) for m, i in moves)
+                self._pending_answers = dict(enumerate(moves))
+                options = _Options(moves, _move_option)
                 phase = flow.current_phase(self._m)
                 span = phase.span if phase is not None else None
                 prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
-                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span))
-                break
+                self._search = self._new_search()
+                self._stops = {}
+                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
+                                        self._prove)
+                if self._pending.any_legal():
+                    break
+                self._pending = None
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
         return self._pending
 
@@ -208,12 +323,44 @@ class Game:
         player = player or self._m.state.vars.get("turn_player")
         if player is None:
             return []
+        pending = self._pending
+        if pending is not None and pending.kind == "move" and pending.player == player:
+            return [(self._pending_answers[o.id], o.id) for o in pending.options]  # proven once for this state
+        search = self._new_search()
         out = []
         for i, move in enumerate(candidate_moves(self._m, player)):
             activity = Activity("move" if self._m.flow_on else "act", player, move.action, dict(move.params))
-            if Search(self._m, self.chance == "step", self.search_budget).can_finish(activity):
+            if search.can_finish(activity):
                 out.append((move, i))
         return out
+
+    def _new_search(self) -> Search:
+        return Search(self._m, self.chance == "step", self.search_budget)
+
+    def _prove(self, pending: Pending, option_id: int) -> bool:
+        """Whether the pending decision's candidate can be carried out to the end (one proof, on demand)."""
+        if pending is not self._pending:
+            raise BoardrulesError("E509", f"'{pending.prompt}' is no longer the pending decision", None,
+                                  "ask game.pending() again after every apply")
+        answer = self._pending_answers[option_id]
+        if pending.kind == "move":
+            activity = Activity("move" if self._m.flow_on else "act", pending.player, answer.action,
+                                dict(answer.params))
+        else:
+            assert self._open is not None
+            activity = _with(self._open, answer)
+        ok = self._search.can_finish(activity)
+        first = self._search.first
+        if ok and first is not None and first.stop_at is not None:
+            self._stops[option_id] = first.stop_at  # apply need not run it again to find where it stops
+        return ok
+
+    @property
+    def problems(self) -> list[dict[str, Any]]:
+        """Dry runs of the legal-move search that failed for a reason other than a refusal (a loop, a work limit,
+        an unknown value, a type error), by code and rule location, with how often: rule bugs that made a move or
+        option unavailable, which the search reports instead of hiding (see docs/embedding.md)."""
+        return [p.plain() for p in self._m.problems.values()]
 
     def legal_actions(self, player: str | None = None) -> list[dict[str, Any]]:
         """The legal moves as plain data: [{"action": name, "params": {...}}, ...]."""
@@ -228,28 +375,38 @@ class Game:
                                   "nothing is pending: take an action with act() or begin()")
         chosen = pending.option(option)
         answer = self._pending_answers[chosen.id]
+        # Where the activity stops next, when proving this option already ran it that far: the same run in the
+        # same state, so running it again would only find the same decision (a run that stops changes nothing).
+        stop = self._stops.get(chosen.id) if pending.player != CHANCE else None
         if pending.kind == "move":
-            self._start(Activity("move", pending.player, answer.action, dict(answer.params)))
+            activity = Activity("move", pending.player, answer.action, dict(answer.params))
+            if stop is None:
+                self._start(activity)
+            else:
+                self._open = activity
         else:
             assert self._open is not None
             self._open.answers.append(answer)
-            self._advance()
+            if stop is None:
+                self._advance()
+        if stop is not None:
+            self._pending, self._waiting = None, stop
         return self.pending()
 
     def _decision(self, d: Decision) -> Pending:
         answers = answers_for(d)
         chance = d.chooser == CHANCE
-        ids = range(len(answers))
-        if not chance:  # offer only what can still be finished
-            assert self._open is not None
-            search = Search(self._m, self.chance == "step", self.search_budget)
-            ids = [i for i in ids if search.can_finish(_with(self._open, answers[i]))]
-        self._pending_answers = {i: answers[i] for i in ids}
-        options = tuple(Option(i, plain(answers[i]), _label(answers[i]), 1 / len(answers) if chance else None)
-                        for i in ids)
+        self._pending_answers = dict(enumerate(answers))
         kind = CHANCE if chance else d.kind if d.kind != "order" else "one"
         rule = str(d.rule) if d.rule else None
-        return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule))
+        if chance:  # chance outcomes are never filtered, and are equally likely
+            p = 1 / len(answers) if answers else 0.0
+            outcomes = _Options(answers, lambda i, a: Option(i, plain(a), _label(a), p))
+            return Pending(d.chooser, kind, d.prompt, outcomes, rule, _line(d.rule))
+        options = _Options(answers, _answer_option)
+        self._search = self._new_search()  # offer only what can still be finished, proven when asked
+        self._stops = {}
+        return Pending(d.chooser, kind, d.prompt, options, rule, _line(d.rule), self._prove)
 
     def _start(self, activity: Activity) -> None:
         self._open = activity
@@ -398,8 +555,10 @@ class Game:
         other._log = list(self._log)
         other._history = []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
-        other._pending = self._pending
+        other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
+        other._search = other._new_search()
+        other._stops = dict(self._stops)
         return other
 
     def reseed(self, seed: int) -> None:
@@ -452,7 +611,7 @@ class Game:
         data = saves.parse(text)
         rules = saves.rules_for(data, pack)
         saves.check(data, rules)
-        opts = {"flow": data["flow"], "chance": data["chance"], "undo_depth": data.get("undo_depth")}
+        opts: dict[str, Any] = {"flow": data["flow"], "chance": data["chance"], "undo_depth": data.get("undo_depth")}
         with saves.replaying():
             if (data["open"] or {}).get("kind") == "setup":  # saved before setup finished: nothing to replay
                 game = cls(rules, data["players"], data["seed"], **opts)

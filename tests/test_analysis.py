@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import write_modules
 
-from boardrules.diagnostics import Diagnostic, Diagnostics
-from boardrules.language.pack import Pack, check_pack, load_modules
+from boardrules.analysis import check_pack
+from boardrules.diagnostics import Diagnostic, Diagnostics, Span
+from boardrules.language.pack import Pack, load_modules
 from boardrules.tools.scenario import ScenarioRunner
 
 
@@ -479,3 +480,306 @@ def test_a_cycle_through_an_action_taken_by_a_trigger(tmp_path: Path) -> None:
     (d,) = check(tmp_path / "bad", HEAD + body)
     assert (d.code, d.message) == ("E813", "these rules can run each other without bound: actions.go, triggers.t")
     assert check(tmp_path / "good", HEAD + body.replace("'take go()'", "{may: {do: ['take go()']}}")) == []
+
+
+# ---------------------------------------------------------------- no false alarms: reads outside rule bodies
+
+SIBLING_BASE = """
+module: b
+title: B
+players: {min: 1, max: 4}
+counters:
+  coins: {per: player, initial: 2}
+  points: {per: player, output: true}
+zones:
+  pile: {per: game}
+actions:
+  a: {cost: '1 coins', do: ['me.points += 1']}
+  c: {do: ['me.coins += 1', 'create token in pile']}
+pieces:
+  token: {}
+"""
+
+
+@pytest.mark.parametrize(("x", "y"), [
+    ("wrap:\n  actions.a: {after: ['me.points += 1']}\n", "wrap:\n  actions.c: {before: ['me.points += 1']}\n"),
+    ("wrap:\n  actions.a: {after: ['me.points += 1']}\n", "wrap:\n  actions.a: {before: ['me.points += 1']}\n"),
+    ("extend:\n  zones.pile: {capacity: 9}\n", "extend:\n  counters.coins: {max: 9}\n"),
+    ("invariants:\n  x_ok: 'count(pile) >= 0'\n", "invariants:\n  y_ok: {check: 'me.coins >= 0', per: player}\n"),
+    ("hidden:\n  pile: all\n", "hidden:\n  coins: others\n"),
+])
+def test_sibling_modules_may_each_add_hooks_extensions_invariants_and_hidden(tmp_path: Path, x: str, y: str) -> None:
+    mx = "module: x\ntitle: X\nrequires: [b]\n" + x
+    my = "module: y\ntitle: Y\nrequires: [b]\n" + y
+    assert found(tmp_path, SIBLING_BASE, mx, my) == []
+
+
+def test_reads_by_the_ranking_invariants_thresholds_overflow_and_extensions_count(tmp_path: Path) -> None:
+    base = HEAD + """
+values:
+  goal: 10
+  limit_value: 0
+  room: 5
+counters:
+  points: {per: player}
+  level: {per: player}
+  coins: {per: player, initial: 1, max: 5, overflow: carry, carry_to: fame}
+  fame: {per: player}
+  stock: {per: game, initial: 3}
+zones:
+  pile: {per: game}
+pieces:
+  token: {}
+triggers:
+  milestone:
+    on: {change: points, crosses: goal}
+    do: ['me.coins += 1']
+actions:
+  gain: {cost: '1 coins', do: ['me.points += 1', 'me.level += 1', 'stock -= 1', 'create token in pile']}
+flow:
+  phases:
+    play: {turns: {until: each_once}, actions: [gain]}
+  end: {when: round_number > 3}
+  ranking: [me.points, me.level, me.fame]
+invariants:
+  stock_ok: 'stock >= limit_value'
+"""
+    ext = "module: e\ntitle: E\nrequires: [t]\nextend:\n  zones.pile: {capacity: room}\n"
+    assert found(tmp_path / "ok", base, ext) == []
+    # The same pack without those reads: each one was what kept its name from a warning.
+    bare = (base.replace("  ranking: [me.points, me.level, me.fame]\n", "").replace("crosses: goal", "crosses: 10")
+            .replace("invariants:\n  stock_ok: 'stock >= limit_value'\n", "")
+            .replace(", max: 5, overflow: carry, carry_to: fame", ""))
+    got = {(c, m.split("'")[1]) for c, _, m in found(tmp_path / "bare", bare, ext.replace("room", "5"))}
+    assert got == {("W801", "goal"), ("W801", "limit_value"), ("W801", "room"), ("W802", "level"),
+                   ("W802", "stock"), ("W801", "fame")}
+
+
+def test_a_piece_property_named_like_a_counter_is_not_a_use_of_the_counter(tmp_path: Path) -> None:
+    body = """
+counters:
+  tally: {per: player}
+pieces:
+  token: {properties: {tally: {type: int, default: 0}}}
+zones:
+  pile: {per: game}
+actions:
+  a: {do: ['me.tally += 1', 'create token in pile']}
+  b: {do: [choose t from pile, '$t.tally += 1', 'require $t.tally < 9 else "full"']}
+"""
+    got = found(tmp_path, HEAD + body)
+    assert [(c, m) for c, _, m in got] == [("W802", "counter 'tally' is written but never read")]
+    both = body.replace("'me.tally += 1'", "'me.tally += 1', 'require me.tally < 9 else \"full\"'")
+    assert found(tmp_path / "read", HEAD + both) == []
+
+
+@pytest.mark.parametrize(("default", "words"), [("0", "0"), ("false", "false")])
+def test_a_property_with_a_default_is_not_said_to_have_none(tmp_path: Path, default: str, words: str) -> None:
+    kind = "int" if default == "0" else "bool"
+    body = f"""
+pieces:
+  token: {{properties: {{worn: {{type: {kind}, default: {default}}}}}}}
+zones:
+  pile: {{per: game}}
+actions:
+  a: {{do: ['create token in pile']}}
+  b: {{do: [choose t from pile, 'require $t.worn == $t.worn else "never"']}}
+"""
+    got = [(c, m) for c, _, m in found(tmp_path, HEAD + body)]
+    assert got == [("W803", f"property 'worn' is read, but no rule or setup ever sets it and it is always its "
+                            f"default ({words})")]
+
+
+# ---------------------------------------------------------------- the whole game: flow, triggers, loops, hooks
+
+FLOW_RULES = """
+counters:
+  points: {per: player, output: true}
+  market: {per: game, initial: 5, output: true}
+actions:
+  buy: {do: ['me.points += 1', 'market += 1']}
+  rest: {do: ['me.points += 1']}
+flow:
+  phases:
+    play:
+      turns: {until: each_once}
+      actions: [buy, rest]
+  end:
+    when: round_number > 4
+  ranking: [me.points]
+"""
+
+WHOLE_GAME_CASES = [
+    ("W852", FLOW_RULES.replace("actions: [buy, rest]", "actions: [buy]"),
+     "action 'rest' is in no phase of the flow, and no rule takes it, so no player can ever take it",
+     ("actions: [buy]", "actions: [buy, rest]")),
+    ("W853", FLOW_RULES.replace("  end:", "    bonus:\n      if: round_number > 6\n      do: ['market += 1']\n  end:"),
+     "phase 'bonus' never runs: its condition holds in no round the game reaches (the game ends by round 5)",
+     ("round_number > 6", "round_number > 3")),
+    ("W854", FLOW_RULES.replace("      actions: [buy, rest]", "      actions: [rest]\n    late:\n      if: "
+                                "round_number > 2\n      turns: {until: each_once}\n      actions: [buy]")
+     .replace("  buy: {do:", "  buy: {allowed_if: round_number == 1, do:"),
+     "action 'buy' can never be taken in phase 'late': its guard contradicts the phase's condition",
+     ("round_number == 1", "round_number == 3")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "market == 0"),
+     "the end condition can never hold, so the game never ends by it", ("market += 1", "market -= 1")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "round_number >= 1"),
+     "the game ends as soon as it starts: the end condition already holds in round 1, so no phase ever runs",
+     ("round_number >= 1", "round_number >= 2")),
+    ("W856", FLOW_RULES.replace("ranking: [me.points]", "ranking: [me.points, me.fame]")
+     .replace("  market: {", "  fame: {per: player, input: true}\n  market: {").replace("input: true", "input: false"),
+     "the ranking key 'me.fame' reads fame, but no rule changes it, so it ranks nobody",
+     ("  rest: {do: ['me.points += 1']}", "  rest: {do: ['me.points += 1', 'me.fame += 1']}")),
+    ("W857", "counters:\n  points: {per: player, max: 20}\n  fame: {per: player, output: true}\ntriggers:\n"
+     "  big: {on: {change: points, crosses: 25}, do: ['me.fame += 1']}\nactions:\n  a: {do: ['me.points += 2']}\n",
+     "triggers.big waits for 'points' to cross 25, but it never holds more than 20", ("crosses: 25", "crosses: 15")),
+    ("W857", "tracks:\n  road: {spaces: 10, markers: {runner: 1}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  far: {on: {change: runner, crosses: 12}, do: ['fame += 1']}\nactions:\n"
+     "  a: {do: ['advance runner by 1']}\n",
+     "triggers.far waits for 'runner' to reach space 12, but its track 'road' has spaces 1 to 10",
+     ("crosses: 12", "crosses: 9")),
+    ("W858", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\ntriggers:\n"
+     "  broke: {on: {change: coins, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
+     "  a: {allowed_if: me.coins < 9, do: ['me.coins += 1']}\n",
+     "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
+     ("do: ['me.coins += 1']", "do: ['me.coins += 1'], cost: '2 coins'")),
+    ("W858", "counters:\n  heat: {per: game, initial: 2}\n  fame: {per: game, output: true}\ntriggers:\n"
+     "  warm: {on: {change: heat}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: heat > 1, do: []}\n",
+     "triggers.warm runs when 'heat' changes, but no rule ever changes it, so it never runs",
+     ("do: []}", "do: ['heat -= 1']}")),
+    ("E850", "counters:\n  heat: {per: game, output: true}\ntriggers:\n"
+     "  loop: {on: {change: heat}, do: ['heat += 1']}\nactions:\n  a: {do: ['heat += 1']}\n",
+     "triggers.loop runs on every change of 'heat' and changes 'heat' itself, so each run starts the next",
+     ("{on: {change: heat}, do:", "{on: {change: heat}, if: new < 5, do:")),
+    ("W861", "counters:\n  points: {per: player, output: true}\nactions:\n  a:\n    do:\n      - let n = 3\n"
+     "      - while: n > 0\n        do: ['me.points += 1']\n",
+     "nothing in this loop's body (nor what it calls or starts) can change its condition, so it runs forever or never",
+     ("do: ['me.points += 1']", "do: ['me.points += 1', 'n -= 1']")),
+    ("W862", "counters:\n  coins: {per: player, initial: 5}\nactions:\n  a: {allowed_if: me.coins < 9, do: ["
+     "'me.coins = 2', 'me.coins = 5']}\n",
+     "'me.coins' is set here and set again by the next line before anything reads it, so this write does nothing",
+     ("'me.coins = 5'", "'me.coins += 5'")),
+    ("W860", "counters:\n  coins: {per: player, initial: 5}\n  gems: {per: player, initial: 1}\nsubstitutes:\n"
+     "  gift: {pay: 1 coins, with: 0 gems}\nactions:\n  a: {cost: '2 coins + 1 gems', do: []}\n",
+     "substitute 'gift' pays nothing for each 1 coins, so every cost in coins can be paid for free",
+     ("with: 0 gems", "with: 1 gems")),
+]
+
+
+@pytest.mark.parametrize(("code", "body", "message", "fix"), WHOLE_GAME_CASES)
+def test_whole_game_analyses(tmp_path: Path, code: str, body: str, message: str, fix: tuple[str, str]) -> None:
+    fires_then_silent(tmp_path, code, body, message, fix)
+
+
+def test_a_loop_that_calls_a_procedure_changing_its_condition_is_fine_until_a_hook_replaces_it(
+        tmp_path: Path) -> None:
+    base = HEAD + """
+counters:
+  coins: {per: player, initial: 5}
+  points: {per: player, output: true}
+events:
+  spent: {}
+procedures:
+  spend: {do: ['me.coins -= 1', 'emit spent()']}
+triggers:
+  t: {on: spent, do: ['me.points += 1']}
+actions:
+  a:
+    do:
+      - while: me.coins > 0
+        do: ['call spend()']
+"""
+    assert found(tmp_path / "alone", base) == []
+    hook = "module: h\ntitle: H\nrequires: [t]\nwrap:\n  procedures.spend:\n    instead: ['me.points += 2']\n"
+    got = {(c, line) for c, line, _ in found(tmp_path / "hooked", base, hook)}
+    assert got == {("W859", 5), ("W861", 18)}
+    kept = hook.replace("['me.points += 2']", "['proceed', 'me.points += 2']")
+    assert found(tmp_path / "kept", base, kept) == []
+
+
+def test_the_effect_tree_walk_knows_every_nested_body() -> None:
+    import dataclasses
+
+    from boardrules.analysis.tree import CHILDREN
+    from boardrules.engine import effects as e
+
+    nested = {cls for cls in vars(e).values() if isinstance(cls, type) and issubclass(cls, e.Effect)
+              and any("Body" in str(f.type) for f in dataclasses.fields(cls))}
+    assert nested <= set(CHILDREN), nested - set(CHILDREN)
+
+
+def test_a_scenario_whose_expectations_hold_before_its_steps(tmp_path: Path) -> None:
+    body = HEAD + """
+counters:
+  coins: {per: player, initial: 3}
+  points: {per: player, output: true}
+actions:
+  plant: {cost: '2 coins', do: []}
+  score: {do: ['me.points += 1']}
+"""
+    write_modules(tmp_path, body)
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "s.yaml").write_text("scenario: S\nmodules: [t]\nplayers: 2\nsteps:\n  - {action: plant, player: p1}\n"
+                                      "expect:\n  p1.points: 0\n", encoding="utf-8")
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
+    assert [(d.code, d.span.line if d.span else 0) for d in diags.items] == [("W863", 6)]
+    # Expecting what the step changes, or what a step could change and does not, proves something.
+    original = (scenarios / "s.yaml").read_text(encoding="utf-8")
+    for expect in ("p1.coins: 1", "p1.coins: 3"):
+        text = original.replace("p1.points: 0", expect)
+        (scenarios / "s.yaml").write_text(text, encoding="utf-8")
+        diags = Diagnostics()
+        check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
+        assert diags.items == [], expect
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (("start", 0), "option 'start' = 0 starts counter 'season' outside its range (from 1 to 4)"),
+    (("room", -1), "option 'room' = -1 gives zone 'pile' -1 capacity"),
+])
+def test_an_option_outside_the_range_it_feeds(tmp_path: Path, option: tuple[str, int], message: str) -> None:
+    body = HEAD + """
+values:
+  start: 1
+  room: 5
+counters:
+  season: {per: game, initial: start, min: 1, max: 4, output: true}
+zones:
+  pile: {per: game, capacity: room}
+pieces:
+  token: {}
+actions:
+  a: {do: ['season = 2', 'create token in pile']}
+"""
+    name, value = option
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, body)), diags, {name: (value, Span("--set", 1, 1))})
+    assert [(d.code, d.message) for d in diags.items] == [("E851", message)]
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, body)), diags, {name: (2, Span("--set", 1, 1))})
+    assert diags.items == []
+
+
+def test_what_an_extension_adds_and_nothing_uses(tmp_path: Path) -> None:
+    base = HEAD + """
+sets:
+  moods: [calm, cross]
+  colours: [red, blue]
+counters:
+  gems: {per: player, keys: colours, input: true}
+  dust: {per: player, keys: [grit, sand], input: true}
+  points: {per: player, output: true}
+actions:
+  a: {cost: '1 gems[red]', do: ['me.points += 1']}
+  b: {cost: '1 dust[grit]', do: ['me.points += 1']}
+  c: {do: [{match: calm, cases: {calm: ['me.points += 1'], cross: []}}]}
+"""
+    ext = "module: e\ntitle: E\nrequires: [t]\nextend:\n  sets.moods: [sulky]\n  counters.dust: {keys: [ash]}\n"
+    got = [(c, line, m) for c, line, m in found(tmp_path / "bad", base, ext)]
+    assert got == [("W864", 5, "'sulky' is added to sets.moods, but no rule names it or goes through sets.moods"),
+                   ("W864", 6, "'ash' is added to counters.dust, but no rule names it or goes through counters.dust")]
+    used = base.replace("'1 dust[grit]'", "'1 dust[any]'")
+    goes_through = ext + "actions:\n  d: {do: [{for: m in moods, do: ['me.points += 1']}]}\n"
+    assert found(tmp_path / "good", used, goes_through) == []

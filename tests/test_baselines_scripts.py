@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_expressions  # noqa: E402
+import bench_games  # noqa: E402
 import bench_interpreter  # noqa: E402
 import bench_processes  # noqa: E402
 from timing import interleaved, spread  # noqa: E402
@@ -54,3 +55,12 @@ def test_bench_processes_measures_check_against_bare_imports(capsys: pytest.Capt
     for name in ("bare imports", "check, cold", "check, repeated", "check, no cache"):
         assert name in out
     assert bench_processes.scenario_count() > 100
+
+
+def test_bench_games_prints_rates_against_tic_tac_toe(capsys: pytest.CaptureFixture[str]) -> None:
+    bench_games.main(["--repeats", "1", "--packs", "lisboa", "--players", "2", "--chance", "auto", "--skip", "mcts"])
+    out = capsys.readouterr().out
+    assert "python_tic_tac_toe:" in out and "random actions/CPU-s" in out
+    assert "lisboa 2p chance=auto:" in out and "decisions/CPU-s" in out and "games/CPU-s" in out
+    assert "tic-tac-toe actions / these decisions" in out
+    assert "listing a turn's legal moves / one run of the chosen move" in out

@@ -15,8 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardrules.analysis import check_pack
 from boardrules.diagnostics import Diagnostics
-from boardrules.language.pack import check_pack, discover
+from boardrules.language.pack import discover
 from boardrules.tools.cli import main
 
 PACKS = Path(__file__).parent / "broken_packs"

@@ -146,9 +146,10 @@ def test_generated_code_names_nothing_outside_its_namespace(monkeypatch: pytest.
     import types
     from pathlib import Path
 
+    from boardrules.analysis import check_pack
     from boardrules.diagnostics import Diagnostics
     from boardrules.language import compiler
-    from boardrules.language.pack import check_pack, discover
+    from boardrules.language.pack import discover
     from boardrules.tools.cli import main
 
     missing: set[str] = set()

@@ -167,6 +167,18 @@ def test_a_failed_expectation_names_the_rule_behind_any_value_it_reads(
     assert f"base.yaml:{line}:" in out
 
 
+def test_a_pack_after_modules_is_read_as_the_pack(capsys: pytest.CaptureFixture[str]) -> None:
+    harvest = str(ROOT / "tests" / "packs" / "harvest")
+    code, out = run(capsys, "explain", "--modules", "harvest.base", harvest)
+    assert code == 0 and "Modules: harvest.base\n" in out
+    code, out = run(capsys, "explain", "--modules", "harvest.base", "harvest.more", harvest)
+    assert code == 0 and "Harvest, the Market Town expansion" in out
+    with pytest.raises(SystemExit) as stop:
+        main(["explain", "--modules", "harvest.base"])
+    assert stop.value.code == 2
+    assert "explain needs a PACK (a pack directory)" in capsys.readouterr().err
+
+
 RELAY = ROOT / "tests" / "packs" / "relay"
 
 

@@ -80,4 +80,4 @@ def test_cli_coverage_never_takes_the_pack_for_its_format(argv: list[str],
     if "json" in argv or "--coverage=json" in argv:
         assert json.loads(out.out)[0]["pack"].endswith("payments")
     else:
-        assert "coverage tests/packs/payments: " in out.out and "4 passed, 0 failed" in out.out
+        assert "coverage tests/packs/payments: " in out.out and "5 passed, 0 failed" in out.out

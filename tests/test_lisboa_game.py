@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from boardrules.analysis import check_pack
 from boardrules.diagnostics import Diagnostics
 from boardrules.game import TERMINAL, Game
-from boardrules.language.pack import Pack, check_pack, load_rules
+from boardrules.language.pack import Pack, load_rules
 
 LISBOA = Path(__file__).resolve().parent.parent / "rules" / "lisboa"
 LAST_ROUND = 8  # game.yaml: values.last_round

@@ -127,10 +127,10 @@ def test_ray_that_cannot_start_is_a_plain_error(monkeypatch: pytest.MonkeyPatch,
 
 def test_an_interrupt_in_one_process_reports_the_games_before_it(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    def interrupted(setup: Setup, seed: int, rules: object = None) -> simulate.Outcome:
+    def interrupted(setup: Setup, seed: int, rules: object = None, step: object = None) -> simulate.Outcome:
         if seed == 4:
             raise KeyboardInterrupt
-        return real_play_one(setup, seed, rules)  # type: ignore[arg-type]
+        return real_play_one(setup, seed, rules, step)  # type: ignore[arg-type]
 
     monkeypatch.setattr(simulate, "play_one", interrupted)
     out_file = tmp_path / "r.json"

@@ -21,6 +21,7 @@ from urllib.parse import quote, unquote
 
 import numpy as np
 import pyspiel
+from open_spiel.python.algorithms import mcts
 
 from .. import saves
 from ..diagnostics import BoardrulesError
@@ -99,11 +100,11 @@ class _Box:
         return {"key": self.key, "save": self.game.serialize()}
 
     def __setstate__(self, data: dict[str, Any]) -> None:
-        self.key = tuple(data["key"])  # type: ignore[assignment]
+        self.key = tuple(data["key"])
         self.game = Game.deserialize(data["save"], _rules(*self.key))
 
 
-class BoardrulesGame(pyspiel.Game):
+class BoardrulesGame(pyspiel.Game):  # type: ignore[misc]  # pyspiel has no type stubs
     type_: Any = None
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -152,16 +153,14 @@ def _bounds(game: BoardrulesGame, p: dict[str, Any]) -> tuple[int, int, int]:
             g, rng, steps = game._proto.clone(), random.Random(s), 0
             while not g.is_terminal():
                 pending = g.pending()
-                if pending is None or not pending.options:
+                if pending is None:
                     break
-                top = max(o.id for o in pending.options) + 1
+                top = pending.id_bound  # a bound on the ids without proving every option
                 if pending.player == CHANCE:
                     outcomes = max(outcomes, top)
-                    option = rng.choices(pending.options, [o.probability or 0 for o in pending.options])[0]
                 else:
                     actions = max(actions, top)
-                    option = rng.choice(pending.options)
-                g.apply(option.id)
+                g.apply(pending.sample(rng).id)
                 steps += 1
             length = max(length, steps)
         _BOUNDS[key] = (2 * actions, 2 * outcomes, 4 * length)
@@ -170,7 +169,7 @@ def _bounds(game: BoardrulesGame, p: dict[str, Any]) -> tuple[int, int, int]:
             int(p["max_game_length"]) or measured[2])
 
 
-class BoardrulesState(pyspiel.State):
+class BoardrulesState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
     def __init__(self, game: BoardrulesGame) -> None:
         super().__init__(game)
         self._box = _Box(game.key, game._proto.clone())
@@ -231,6 +230,43 @@ class BoardrulesState(pyspiel.State):
 
     def __str__(self) -> str:
         return json.dumps(self._box.game.state.to_json(), sort_keys=True)
+
+
+class SampleRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
+    """OpenSpiel's random-rollout evaluator for MCTS, played on the boardrules game directly: each step of a
+    rollout samples one option with `Pending.sample` (about one proof) instead of listing every legal action.
+
+    The rollout's moves are uniform over the legal options, as with `RandomRolloutEvaluator`; `prior` is the
+    same uniform prior over the legal actions (listed, as MCTS expands a node)."""
+
+    def __init__(self, n_rollouts: int = 1, random_state: np.random.RandomState | None = None,
+                 max_length: int | None = None) -> None:
+        self.n_rollouts = n_rollouts
+        self.max_length = max_length
+        self._random_state = random_state or np.random.RandomState()
+
+    def evaluate(self, state: BoardrulesState) -> np.ndarray:
+        total = np.zeros(state.num_players())
+        for _ in range(self.n_rollouts):
+            game = state.inner.clone()
+            rng = random.Random(int(self._random_state.randint(2**31 - 1)))
+            length = 0
+            while not game.is_terminal():
+                pending = game.pending()
+                if pending is None:
+                    break
+                game.apply(pending.sample(rng).id)
+                length += 1
+                if self.max_length is not None and length >= self.max_length:
+                    break
+            total += np.array(game.returns())
+        return total / self.n_rollouts
+
+    def prior(self, state: BoardrulesState) -> list[tuple[int, float]]:
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        legal = state.legal_actions(state.current_player())
+        return [(action, 1.0 / len(legal)) for action in legal]
 
 
 class Layout:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError
 from ..internal import describe
+from ..tools.sim_pool import Interrupted
 
 NO_RAY = "E119"
 
@@ -40,7 +41,10 @@ def _answers(address: str) -> None:
                               "check the address and that the cluster is up, or use --backend process") from None
 
 
-def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
+def run_on_ray(run_batch: Callable[[Any, list[int]], list[Any]], lost: Callable[[int, str], Any], setup: Any,
+               work: list[list[int]], address: str | None, done: Callable[[int], None]) -> list[Any]:
+    """Run `run_batch(setup, batch)` for every batch of `work` as Ray tasks; `lost(seed, why)` stands for a game
+    whose task failed. The simulator passes both, so this adapter does not import the module that imports it."""
     if address:
         _answers(address)
     try:
@@ -48,9 +52,6 @@ def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Cal
     except ImportError:
         raise BoardrulesError("E509", "the Ray backend needs Ray", None,
                               "pip install 'boardrules[ray]'") from None
-    from ..tools.sim_pool import Interrupted
-    from ..tools.simulate import _lost, run_batch
-
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     started = False
     if not ray.is_initialized():
@@ -80,7 +81,7 @@ def run_on_ray(setup: Any, work: list[list[int]], address: str | None, done: Cal
                 try:
                     part = ray.get(ref)
                 except Exception as exc:  # a worker that died after Ray's own retries: its games are lost
-                    part = [_lost(seed, f"its Ray task failed: {describe(exc)}") for seed in batch_of[ref]]
+                    part = [lost(seed, f"its Ray task failed: {describe(exc)}") for seed in batch_of[ref]]
                 results += part
                 done(len(part))
         return results

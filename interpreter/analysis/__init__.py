@@ -9,13 +9,27 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
 from ..language.linker import Module
 from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
-from . import events, ranges, readwrite, scenarios, sources
+from . import (
+    events,
+    extensions,
+    gameflow,
+    hooks,
+    loops,
+    ranges,
+    readwrite,
+    scenarios,
+    search_size,
+    sources,
+    thresholds,
+    writes,
+)
 from . import modules as combos
 from .facts import gather
 from .refs import site_refs
 from .walk import walk_modules
 
-ANALYSES = (readwrite.check, events.check, ranges.check, sources.check)
+ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_size.check, gameflow.check,
+            thresholds.check, loops.check, hooks.check, writes.check, extensions.check)
 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
@@ -34,17 +48,17 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         # only the modules nothing requires are linked alone (the others are linked inside them).
         required = {r for m in modules.values() for r in m.requires}
         alone = [mid for mid in modules if mid not in required]
+    closure = combos.closures(modules)
+    whole: Rules | None = None  # a module that requires all the others links the same rules as all together
     for mid in alone:
         start = len(found.items)
         rules = linked[(mid,)] = link(modules, [mid], found)
+        if closure.get(mid) == set(modules):
+            whole = rules
         combos.not_required(found.items, start, modules, mid, declared)
-        for name, note, span in rules.unknowns:
-            if options and name in options:
-                continue  # the option gives the value the pack leaves open
-            found.warning("W601", f"'{name}' is unknown: {note}", span,
-                          "the game stops with E601 if it ever needs this value")
+        unknowns(rules, found, options)
     if len(modules) > 1:
-        rules = linked[tuple(modules)] = link(modules, list(modules), found)
+        rules = linked[tuple(modules)] = whole if whole is not None else link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:
         # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
         analyse(modules, rules, found)
@@ -57,6 +71,16 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
     used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)} if unknown else set()
     diags.extend(combos.one_error_per_mistake(found.items, declared, used))
     return modules
+
+
+def unknowns(rules: Rules, diags: Diagnostics, options: dict[str, Any] | None = None) -> None:
+    """W601 for each value the linked rules leave unknown (and no option gives), naming the option that would."""
+    for name, note, span in rules.unknowns:
+        if options and name in options:
+            continue  # the option gives the value the pack leaves open
+        diags.warning("W601", f"'{name}' is unknown: {note}", span,
+                      f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
+                      "(or a scenario's options:)")
 
 
 def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:

@@ -64,7 +64,7 @@ def _cycles(facts: Facts, diags: Diagnostics) -> None:
                 targets = on.get("turn_end", [])
             elif isinstance(n, s.CallProc):
                 targets = [f"procedures.{n.proc}"]
-            elif isinstance(n, getattr(s, "Take", ())):  # take ACTION(...) runs that action here
+            elif isinstance(n, s.Take):  # take ACTION(...) runs that action here
                 targets = [f"actions.{n.action}"]
             for t in targets:
                 edges[site.rule].append((t, None, site.span(n)))

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..diagnostics import Span
 from ..engine.rules import Rules
+from ..language import syntax as s
 from ..language.linker import Module
+from . import linked
 from .refs import Ref, site_refs
+from .tree import Linked
 from .walk import Site, walk_modules
 
 # Sections whose entries are names other rules refer to, and what a diagnostic calls them.
@@ -38,12 +42,30 @@ class Facts:
     outputs: set[str] = field(default_factory=set)
     triggers: list[tuple[str, str, Span]] = field(default_factory=list)  # (trigger rule, event, span of `on`)
 
+    @cached_property
+    def linked(self) -> Linked:
+        """The linked effect trees, with what each body changes (tree.py)."""
+        return Linked(self.rules)
+
+    def where(self, node: s.Node | None, fallback: Span, rule: str = "") -> Span:
+        """The place of a checked formula in the YAML: the site holding that very node (parsing is cached by
+        text, so the linker's tree is the walk's), preferring one whose rule starts with `rule`."""
+        if node is None:
+            return fallback
+        found = [site for site in self.sites if site.node is node]
+        best = next((site for site in found if site.rule.startswith(rule)), found[0] if found else None)
+        if best is None:
+            return fallback
+        return best.text.at((1, 1)) if best.node is node and best.text.text else best.span(node)
+
     def used_kind(self, kind: str) -> list[Ref]:
         return [r for table in self.refs.values() for r in table.get(kind, [])]
 
-    def used(self, name: str, *kinds: str) -> list[Ref]:
+    def used(self, name: str, *kinds: str, section: str | None = None) -> list[Ref]:
+        """The references to `name` of these kinds; with `section`, only those that may mean its declaration there
+        (a piece property named like a counter is not a use of the counter)."""
         table = self.refs.get(name, {})
-        return [r for k in kinds for r in table.get(k, [])]
+        return [r for k in kinds for r in table.get(k, []) if section is None or r.section in (None, section)]
 
 
 def _role(node: Any, facts: Facts, name: str) -> None:
@@ -56,10 +78,12 @@ def _role(node: Any, facts: Facts, name: str) -> None:
 
 def gather(modules: dict[str, Module], rules: Rules) -> Facts:
     facts = Facts(modules, rules)
-    facts.sites = walk_modules(modules)
+    facts.sites = walk_modules(modules) + linked.sites(rules)
     for site in facts.sites:
-        for ref in site_refs(site):
+        for ref in site_refs(site, rules.denotes):
             facts.refs[ref.name][ref.kind].append(ref)
+    for ref in linked.declaration_refs(rules):
+        facts.refs[ref.name][ref.kind].append(ref)
     for m in modules.values():
         for section in ("counters", "zones", "values", "events", "procedures", "costs", "triggers", "pieces"):
             table = m.doc.get(section)
@@ -79,27 +103,24 @@ def gather(modules: dict[str, Module], rules: Rules) -> Facts:
                     continue
                 if section == "triggers":
                     on = node.get("on") if isinstance(node, dict) else None
-                    if isinstance(on, dict):  # a trigger on a change of a counter or marker reads it
-                        watched = str(on.get("change", ""))
-                        facts.refs[watched]["read"].append(Ref("read", watched, None, None))
-                    elif on is not None:
+                    if on is not None and not isinstance(on, dict):  # a counter's watchers are linked.py's
                         on_span = getattr(node, "value_spans", {}).get("on", span)
                         facts.triggers.append((f"triggers.{name}", str(on), on_span))
                         facts.refs[str(on)]["on"].append(Ref("on", str(on), None, None))
                     continue
                 facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
                 _role(node, facts, name)
-        _declared_uses(m, facts)
+        _extended_properties(m, facts)
     return facts
 
 
-def _declared_uses(m: Module, facts: Facts) -> None:
-    """Names used by declarations rather than rules: a counter's starting value or keys, a zone's size."""
-    for section, keys in (("counters", ("initial", "max", "keys")), ("zones", ("capacity", "slots")),
-                          ("tracks", ("spaces",))):
-        table = m.doc.get(section)
-        for node in (table.values() if isinstance(table, dict) else []):
-            for key in keys:
-                raw = node.get(key) if isinstance(node, dict) else None
-                if isinstance(raw, str):
-                    facts.refs[str(raw)]["read"].append(Ref("read", str(raw), None, None))
+def _extended_properties(m: Module, facts: Facts) -> None:
+    """Properties an `extend:` adds to a piece kind are declared there."""
+    table = m.doc.get("extend")
+    for target, spec in (table.items() if isinstance(table, dict) else []):
+        props = spec.get("properties") if str(target).startswith("pieces.") and isinstance(spec, dict) else None
+        spans = getattr(props, "key_spans", {})
+        for prop, pspec in (props.items() if isinstance(props, dict) else []):
+            facts.decls["properties"].setdefault(str(prop), Decl("properties", str(prop), m.id,
+                                                                  spans.get(prop, m.span), pspec))
+            _role(pspec, facts, str(prop))

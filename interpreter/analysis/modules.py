@@ -13,13 +13,18 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
 from ..language.linker import DECLARING, Module
 
-# Top-level keys that are not settings: metadata, names declared, rule changes, the flow (the linker checks it).
-NOT_FACTS = frozenset({"module", "title", "requires", "source", "notes", "note", "replace", "flow", *DECLARING})
+# Top-level keys that are not settings: metadata, names declared, rule changes, the flow (the linker checks it),
+# and sections every module adds to (hooks, additions, invariants, hidden information): the linker checks their
+# entries against each other (E407), and sibling modules may each have one.
+ADDITIVE = ("wrap", "extend", "invariants", "hidden")
+NOT_FACTS = frozenset({"module", "title", "requires", "source", "notes", "note", "replace", "flow", *DECLARING,
+                       *ADDITIVE})
 _QUOTED = re.compile(r"'([^']+)'")
 
 
@@ -72,7 +77,7 @@ def declarations(modules: dict[str, Module]) -> dict[str, list[tuple[str, Span]]
     return out
 
 
-def _nested(node: object, section: str, mid: str, span: Span, add) -> None:
+def _nested(node: object, section: str, mid: str, span: Span, add: Callable[[object, str, Span], None]) -> None:
     items: list[tuple[object, Span]] = []
     if section == "sets" and isinstance(node, list):
         ispans = getattr(node, "item_spans", None) or []

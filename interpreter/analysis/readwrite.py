@@ -33,7 +33,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         for name, decl in facts.decls[section].items():
             if name in facts.inputs and name in facts.outputs:
                 continue
-            if not facts.used(name, *_ANY_USE):
+            if not facts.used(name, *_ANY_USE, section=section):
                 if name not in facts.inputs and name not in facts.outputs:
                     diags.warning("W801", f"{what} '{name}' is declared but never used", decl.span,
                                   "remove it, or mark it input: true if only scenarios or a program use it")
@@ -45,9 +45,24 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 diags.warning("W802", f"{what} '{name}' is {verb}", decl.span,
                               "mark it output: true if it exists to be scored or shown")
             elif (read and not written and name not in facts.inputs and name not in paid_unprovided
-                  and section in _START and not _starts_provided(decl)):
+                  and section in _START and not _starts_provided(decl)
+                  and not (section == "counters" and _only_ranked(facts, name))):
                 diags.warning("W803", f"{what} '{name}' is read, but no rule or setup ever sets it and it "
-                              f"{_START[section]}", decl.span, "mark it input: true if scenarios or a program set it")
+                              f"{_start(decl)}", decl.span, "mark it input: true if scenarios or a program set it")
+
+
+def _start(decl: Decl) -> str:
+    """How a declaration starts, in words: a property with a default of 0 or false has one."""
+    default = decl.node.get("default") if isinstance(decl.node, dict) else None
+    if decl.section == "properties" and default is not None:
+        return f"is always its default ({str(default).lower() if isinstance(default, bool) else default})"
+    return _START[decl.section]
+
+
+def _only_ranked(facts: Facts, name: str) -> bool:
+    """Whether only the ranking reads a counter: W856 reports that at the ranking key."""
+    reads = facts.used(name, "read", "pay", "call", "cost", section="counters")
+    return bool(reads) and all(r.site is not None and r.site.rule == "flow.ranking" for r in reads)
 
 
 def _written(facts: Facts, section: str, name: str) -> bool:
@@ -55,13 +70,13 @@ def _written(facts: Facts, section: str, name: str) -> bool:
         return bool(facts.used(name, "fill"))
     if section == "events":
         return bool(facts.used(name, "emit", "defer"))
-    return bool(facts.used(name, "write", "increase"))
+    return bool(facts.used(name, "write", "increase", section=section))
 
 
 def _read(facts: Facts, section: str, name: str) -> bool:
     if section == "events":
         return bool(facts.used(name, "on", "until"))
-    return bool(facts.used(name, "read", "pay", "call", "cost"))
+    return bool(facts.used(name, "read", "pay", "call", "cost", section=section))
 
 
 def _costs(facts: Facts, diags: Diagnostics) -> set[str]:

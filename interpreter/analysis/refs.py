@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..language import syntax as s
@@ -14,6 +15,7 @@ class Ref:
     name: str
     site: Site | None  # None for a use by a declaration (a zone's capacity names a value) or a trigger's `on`
     node: s.Node | None
+    section: str | None = None  # what the linker resolved the name to (counters, properties), when it said
 
 
 def _top_name(node: s.Node) -> str | None:
@@ -27,13 +29,15 @@ def _top_name(node: s.Node) -> str | None:
     return None
 
 
-def site_refs(site: Site) -> list[Ref]:
+def site_refs(site: Site, denotes: Callable[[s.Node], str | None] | None = None) -> list[Ref]:
+    """The references of one site; `denotes` (Rules.denotes) tells a piece property from a player's counter of the
+    same name."""
     out: list[Ref] = []
     skip: set[int] = set()  # ids of nodes already accounted for as written
 
-    def add(kind: str, name: str | None, node: s.Node) -> None:
+    def add(kind: str, name: str | None, node: s.Node, section: str | None = None) -> None:
         if name:
-            out.append(Ref(kind, name, site, node))
+            out.append(Ref(kind, name, site, node, section or (denotes(node) if denotes is not None else None)))
 
     for n in subnodes(site.node):
         if isinstance(n, s.Assign):
@@ -44,7 +48,7 @@ def site_refs(site: Site) -> list[Ref]:
                 add("increase", _top_name(n.target), n.target)
         elif isinstance(n, s.Create):
             for prop, value in n.props:
-                add("write", prop, value)
+                add("write", prop, value, "properties")
             add("fill", _top_name(n.zone), n.zone)
             skip.add(id(n.zone))
             add("read", n.kind, n)
@@ -66,7 +70,7 @@ def site_refs(site: Site) -> list[Ref]:
         elif isinstance(n, s.CallProc):
             add("call", n.proc, n)
         elif isinstance(n, s.Advance | s.Place):
-            add("read", n.marker, n)
+            add("read", _top_name(n.marker), n)
         elif isinstance(n, s.Roll):
             add("read", n.die, n)
         elif isinstance(n, s.Name) and id(n) not in skip:

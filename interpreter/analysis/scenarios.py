@@ -4,6 +4,8 @@ against the modules they load, with the place in the scenario file."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -13,13 +15,16 @@ from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..diagnostics_codes import CODES
 from ..engine.rules import Rules
 from ..engine.values import shown
+from ..language import syntax as s
 from ..language.compiler import CompileError, Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
 from ..language.loader import load_yaml_bytes, read_file
+from ..language.options import set_options
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
+from .tree import Linked
 
 _PLAYER = re.compile(r"^p([1-9])$")
 _WORDS = {"yes", "no", "true", "false", "none"}
@@ -49,6 +54,14 @@ class ScenarioChecker:
         self.labels = _option_labels(modules)
         # Links the module checks already made (roots -> rules), so each set of modules is linked once.
         self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
+        self._trees: dict[int, tuple[Rules, Linked]] = {}
+
+    def _tree(self, rules: Rules) -> Linked:
+        """The effect-tree view of a link, made once for all the scenarios that use it."""
+        hit = self._trees.get(id(rules))
+        if hit is None or hit[0] is not rules:
+            hit = self._trees[id(rules)] = (rules, Linked(rules))
+        return hit[1]
 
     def error(self, message: str, span: Span, hint: str | None = None) -> None:
         self.diags.error("E841", message, span, hint or "a scenario names what the modules it loads declare")
@@ -99,6 +112,10 @@ class ScenarioChecker:
         kspans = getattr(expect, "key_spans", {})
         for key in expect:
             self._compiles(builder, str(key), kspans.get(key, top))
+        if steps and isinstance(expect, dict) and expect and _holds_at_start(rules, self._tree(rules), doc, count):
+            self.diags.warning("W863", "every expectation of this scenario already holds before its steps, so it "
+                               "proves nothing about them", getattr(doc, "key_spans", {}).get("expect", top),
+                               "expect what the steps change (or add the step that should change it)")
 
     def _link(self, doc: dict, file: str) -> Rules | None:
         raw = doc.get("options", {}) or {}
@@ -108,7 +125,14 @@ class ScenarioChecker:
                                                                               options.items())))
         if key not in self._rules:
             found = Diagnostics()
-            rules = self.linker(self.modules, list(key[0]), found, options or None)
+            if options and self.linker is link:
+                # `check` only: options change starting values, not names, so the scenario is checked against
+                # the modules' own link with its options applied to a copy (set_options reports their mistakes).
+                # `test` passes its own linker: it plays the scenario on what it links, options compiled in.
+                plain = self._link({"modules": list(key[0])}, file)
+                rules = None if plain is None else _with_options(plain, options, found)
+            else:
+                rules = self.linker(self.modules, list(key[0]), found, options or None)
             # The modules' own errors are reported by checking the modules; an option is the scenario's.
             self.diags.extend(d for d in found.items if d.span is not None and d.span.file == file)
             self._rules[key] = None if found.has_errors else rules
@@ -268,3 +292,70 @@ def check(modules: dict[str, Module], files: list[Path], diags: Diagnostics,
     checker = ScenarioChecker(modules, diags, linked)
     for path in files:
         checker.check_file(path)
+
+
+def _with_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagnostics) -> Rules:
+    """A copy of linked rules with options set on it (the declarations options change are copied first)."""
+    out = copy.copy(rules)
+    out.values = dict(rules.values)
+    out.counters = {name: dataclasses.replace(c) for name, c in rules.counters.items()}
+    out.prop_defaults = dict(rules.prop_defaults)
+    out.options = dict(rules.options)
+    set_options(out, options, diags)
+    return out
+
+
+def _start_value(rules: Rules, key: str, count: int, state: dict[str, Any]) -> object:
+    """A counter cell's value before the steps, when the scenario's state or the counter's declaration fixes it
+    and no setup rule changes it; _UNSURE otherwise."""
+    if key in state:
+        return state[key]
+    try:
+        node = parse(key, "expr")
+    except ParseError:
+        return _UNSURE
+    cell = None
+    if isinstance(node, s.Index) and isinstance(node.key, s.Name | s.Literal):
+        cell = node.key.id if isinstance(node.key, s.Name) else node.key.value
+        node = node.obj
+    name = node.name if isinstance(node, s.Attr) and isinstance(node.obj, s.Name) else \
+        node.id if isinstance(node, s.Name) else None
+    c = rules.counters.get(name or "")
+    if c is None or (c.keys is None) != (cell is None) or name in rules.options:
+        return _UNSURE
+    initial = c.initial if c.initial is not None else 0
+    if isinstance(initial, dict):
+        initial = initial.get(str(cell), 0)
+    found = rules.resolve_int(initial, count) if isinstance(initial, str | int) else None
+    return _UNSURE if found is None or isinstance(found, bool) else found
+
+
+def _holds_at_start(rules: Rules, linked: Linked, doc: dict[str, Any], count: int) -> bool:
+    """Whether every expectation is a counter whose start (state, or declaration untouched by setup) is already
+    the expected value, and which no step's action can change: the steps could be left out and it would pass.
+    (A scenario whose steps could change what it expects, and do not, proves that they do not.)"""
+    steps = doc.get("steps") or []
+    if doc.get("flow") is True or any(not isinstance(st, dict) or "expect_error" in st or "action" not in st
+                                      for st in steps):
+        return False
+    state = doc.get("state", {}) or {}
+    counters = {str(k): v for k, v in (state.get("counters", {}) or {}).items()} if isinstance(state, dict) else {}
+    touched: set[str] = set()
+    bodies = [step.body for step in rules.setup] if doc.get("setup", True) is not False else []
+    for st in steps:
+        action = rules.actions.get(str(st["action"]))
+        if action is None:
+            return False
+        bodies.append(action.body)
+        paid = action.cost.alternatives if action.cost is not None else ()
+        touched.update(term.counter for alt in paid for term in alt)
+    touched.update(name for body in bodies for name in linked.changes(body).counters)
+    for key, want in doc["expect"].items():
+        start = _start_value(rules, str(key), count, counters)
+        name = str(key).split("[")[0].rsplit(".", 1)[-1]
+        if start is _UNSURE or name in touched or start != want or type(start) is not type(want):
+            return False
+    return True
+
+
+_UNSURE = object()

@@ -58,7 +58,7 @@ class Choices:
             return self._chance_pick(decision)
         if type(who) is not Player:
             raise runtime_type_error(f"a decision needs a player or chance to decide, got {shown(who)}",
-                                     Frame(self, None))
+                                     Frame(self, None))  # type: ignore[arg-type]  # always a Machine
         decision = Decision(who.id, prompt, tuple(options), kind, sizes, optional, span)
         if subset:
             possible = [k for k in sizes if 0 <= k <= len(options)]
@@ -96,7 +96,7 @@ class Choices:
             return self._chance_pick(Decision("chance", prompt, (True, False), "yesno", rule=span))
         if type(who) is not Player:
             raise runtime_type_error(f"a decision needs a player or chance to decide, got {shown(who)}",
-                                     Frame(self, None))
+                                     Frame(self, None))  # type: ignore[arg-type]  # always a Machine
         answer = self._ask(Decision(who.id, prompt, (True, False), "yesno", rule=span))
         if isinstance(answer, str):
             answer = {"yes": True, "no": False, "true": True, "false": False}.get(answer.lower(), answer)
@@ -124,7 +124,7 @@ class Choices:
 
     def roll(self, sides: int, die: str) -> int:
         self.budget.range(sides, f"the die {die}", self.state.cause)
-        decision = Decision("chance", f"roll {die}", tuple(range(1, sides + 1)), rule=self.state.cause)
+        decision = Decision("chance", f"roll {die}", range(1, sides + 1), rule=self.state.cause)
         scripted = self.decider.chance(decision)
         if scripted is not None:
             if type(scripted) is not int or not 1 <= scripted <= sides:
@@ -139,7 +139,7 @@ class Choices:
         self.budget.spend(len(contents), f"shuffling {zone}", self.state.cause)
         for i in range(len(contents) - 1, 0, -1):
             decision = Decision("chance", f"shuffle {zone}: which piece goes to position {i + 1}",
-                                tuple(range(i + 1)), "order", rule=self.state.cause)
+                                range(i + 1), "order", rule=self.state.cause)  # a range: O(1) to make
             scripted = self.decider.chance(decision)
             j = self._match(decision, scripted) if scripted is not None else self.state.random_below(i + 1)
             contents[i], contents[j] = contents[j], contents[i]

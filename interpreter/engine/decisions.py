@@ -14,7 +14,7 @@ from .values import plain, shown
 class Decision:
     chooser: str  # a player id, or "chance"
     prompt: str  # the rule text that asks
-    options: tuple[Any, ...]  # runtime values
+    options: Sequence[Any]  # runtime values: a tuple, or a range for a die or a shuffle step
     kind: str = "one"  # one | subset | yesno | order (a shuffle's pick of the piece for one position)
     sizes: tuple[int, ...] = ()  # allowed subset sizes
     optional: bool = False

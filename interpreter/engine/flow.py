@@ -102,7 +102,7 @@ def ranking(m: Machine) -> list[tuple[int, str, tuple[object, ...]]]:
         keys = tuple(check_known(fn(f), f) for fn, _ in flow.ranking)
         rows.append((keys, p))
     rows.sort(key=lambda kp: kp[0], reverse=True)
-    out = []
+    out: list[tuple[int, str, tuple[object, ...]]] = []
     for i, (keys, p) in enumerate(rows):
         rank = out[-1][0] if out and out[-1][2] == keys else i + 1
         out.append((rank, p.id, keys))

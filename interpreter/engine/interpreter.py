@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..diagnostics import BoardrulesError
 from . import effects as e
 from . import overflow
+from .frame import Frame
 from .runtime import as_list, check_known, runtime_type_error
 from .values import Piece, Player, Ref, Zone, encode, plain, shown
 
-if TYPE_CHECKING:
-    from .machine import Machine
-
-
-class Frame:
-    """What a running rule sees: the game, the acting player, and its local names."""
-
-    __slots__ = ("g", "me", "vars")
-
-    def __init__(self, g: Machine, me: Player | None, variables: dict[str, Any] | None = None) -> None:
-        self.g = g
-        self.me = me
-        self.vars = variables if variables is not None else {}
+__all__ = ["RUNNERS", "Frame", "run_body"]
 
 
 def run_body(body: e.Body, f: Frame) -> None:
@@ -115,7 +104,8 @@ def counter_change(f: Frame, old: Any, change: Any, op: str) -> Any:
 
 
 def run_set_prop(n: e.SetPropE, f: Frame) -> None:
-    (piece,) = _pieces(n.piece(f), f) or [None]
+    pieces: list[Any] = _pieces(n.piece(f), f) or [None]
+    (piece,) = pieces
     if piece is None:
         raise runtime_type_error(f"cannot set '{n.prop}' of nothing", f)
     value = n.value(f)
@@ -365,7 +355,7 @@ def run_repeat(n: e.RepeatE, f: Frame) -> None:
 def run_match(n: e.MatchE, f: Frame) -> None:
     subject = str(plain(check_known(n.subject(f), f))).lower()
     for case, body in n.cases:
-        if case.lower() == subject:
+        if str(case).lower() == subject:
             if f.g.coverage is not None:
                 f.g.coverage.add((n.span, case))
             run_body(body, f)
@@ -426,7 +416,7 @@ def run_wrap(n: e.WrapE, f: Frame) -> None:
 
 
 def run_proceed(n: e.ProceedE, f: Frame) -> None:
-    stack = f.vars.get(_PROCEED)
+    stack: list[e.Body] = f.vars[_PROCEED]
     inner = stack.pop()  # the linker allows proceed only inside an instead hook, so there is one
     try:
         run_body(inner, f)

@@ -39,6 +39,8 @@ def _check_whole(what: str, value: object) -> None:
 class Machine(Choices, Payments):
     # Node spans and (span, branch) pairs the rules ran, while a caller records coverage; None costs nothing.
     coverage: set[Any] | None = None
+    # While a scenario lays out its starting state, counter changes start no triggers (engine/watch.py).
+    quiet_counters: bool = False
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:
@@ -61,6 +63,9 @@ class Machine(Choices, Payments):
         self.budget = Budget(limits) if limits is not None else Budget()
         self.stack: list[tuple[str, Span | None]] = []
         self.covered: set[str] = set()  # rules that have started running, as section.name (for coverage)
+        # Dry runs of the legal-move search that failed for a reason other than a refusal (moves.REFUSALS), by
+        # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
+        self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
         self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
         n = len(self.players)
@@ -73,8 +78,8 @@ class Machine(Choices, Payments):
     def _lay_out(self) -> None:
         r, st, n = self.rules, self.state, len(self.players)
         for z in r.zones.values():
-            rec = dict(ordered=z.ordered, slots=self._size(z.slots, n), slot_capacity=z.slot_capacity,
-                       capacity=self._size(z.capacity, n))
+            rec: dict[str, Any] = dict(ordered=z.ordered, slots=self._size(z.slots, n),
+                                       slot_capacity=z.slot_capacity, capacity=self._size(z.capacity, n))
             if z.per == "player":
                 for p in self.players:
                     st.add_zone(f"{p.id}.{z.name}", ZoneRec(owner=p.id, **rec))
@@ -128,6 +133,7 @@ class Machine(Choices, Payments):
         other.budget = Budget(self.budget.limits)
         other.stack = []
         other.covered = set()
+        other.problems = {}
         other._works = {}  # their work belongs to this machine
         return other
 
@@ -231,10 +237,14 @@ class Machine(Choices, Payments):
         from .moves import Activity, Search
 
         steps, stack, cause = self.steps, list(self.stack), self.state.cause
+        budget = self.budget
+        work, pieces, rule = budget.work, budget.pieces, budget.rule  # the dry runs reset them; the action goes on
+        search = Search(self, chance_steps=False, work=max(budget.limits.work - work, 0))
         try:
-            return Search(self, chance_steps=False).can_finish(Activity("take", me.id, name, params))
+            return search.can_finish(Activity("take", me.id, name, params))
         finally:
             self.steps, self.stack, self.state.cause = steps, stack, cause
+            budget.work, budget.pieces, budget.rule = work + search.work_limit - search.work_left, pieces, rule
 
     def params(self, name: str, declared: tuple[tuple[str, str], ...], given: dict[str, Any],
                span: Span) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError
 from ..internal import INTERNAL
 from . import flow
+from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
 from .interpreter import Frame
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .machine import Machine
 
 SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
+SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
 MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
 
@@ -88,16 +90,28 @@ class PrefixDecider:
     """Answers from the activity's list, in order; stops the run at the first decision it has no answer for.
 
     With `chance_steps`, chance decisions (dice, draws, each step of a shuffle) are answered from the same list
-    and stop the run too; otherwise the game's seeded generator decides them."""
+    and stop the run too; otherwise the game's seeded generator decides them. With `witness`, a decision past
+    the list does not stop the run: it takes its first answer and records it in `extra`, so a proof walks
+    through a move's decisions, a round of draws or a shuffle in one run instead of one run per decision;
+    `stop_at` is the decision where a run without `witness` would have stopped."""
 
-    def __init__(self, answers: list[Any], chance_steps: bool) -> None:
+    def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False) -> None:
         self.answers = answers
         self.used = 0
         self.chance_steps = chance_steps
+        self.witness = witness
+        self.extra: list[Any] = []
+        self.stop_at: Decision | None = None
 
     def decide(self, decision: Decision) -> object:
         if self.used == len(self.answers):
-            raise StopForAnswer(decision)
+            if not self.witness:
+                raise StopForAnswer(decision)
+            answer = first_answer(decision)
+            if self.stop_at is None:
+                self.stop_at = decision
+            self.extra.append(answer)
+            return answer
         self.used += 1
         return self.answers[self.used - 1]
 
@@ -112,12 +126,14 @@ class Probe:
     outcome: str  # done | stop | fail
     decision: Decision | None = None
     error: BoardrulesError | None = None
+    extra: list[Any] = field(default_factory=list)  # answers taken past the activity's own (witness runs)
+    stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
 
 
-def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
+def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False) -> Probe:
     """Run the activity with its answers and take every change back: what would happen."""
     saved, covered, mark = m.decider, m.covered, m.state.mark()
-    m.decider = PrefixDecider(activity.answers, chance_steps)
+    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
     m.covered = set()  # a dry run is not play: it must not count for coverage
     traced, m.coverage = m.coverage, None
     try:
@@ -134,7 +150,22 @@ def probe(m: Machine, activity: Activity, chance_steps: bool) -> Probe:
     finally:
         m.decider, m.covered, m.coverage = saved, covered, traced
     m.state.rollback(mark)
+    result.extra = decider.extra
+    result.stop_at = result.decision if result.outcome == "stop" else decider.stop_at
     return result
+
+
+def first_answer(decision: Decision) -> Any:
+    """The first of `answers_for(decision)`, without listing the others (a subset's may be many)."""
+    if decision.kind == "yesno":
+        return False
+    options = list(decision.options)
+    if decision.kind == "subset":
+        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
+        return options[:sizes[0]]
+    if not options:
+        return None
+    return options[0]
 
 
 def answers_for(decision: Decision) -> list[Any]:
@@ -159,26 +190,111 @@ def answers_for(decision: Decision) -> list[Any]:
     return options
 
 
-class Search:
-    """Bounded depth-first search for one way to finish an activity; past the budget it assumes there is one."""
+# Why a dry run may fail and the move (or option) simply is not legal now: a guard or `require`, a cost, a limit,
+# a full zone, a counter's range, a wrong answer or parameter. Any other failure is a bug in the rules (a loop,
+# a work limit, an unknown value, a type error), and the search reports it instead of hiding it as illegality.
+REFUSALS = frozenset({"E501", "E502", "E503", "E504", "E505", "E508", "E509"})
 
-    def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET) -> None:
+
+@dataclass
+class Problem:
+    """A dry run that failed for a reason that is not a refusal: the rule's location, and how often."""
+
+    code: str
+    where: str  # file:line:col of the failing rule, or the move's label
+    message: str
+    count: int = 0
+
+    def plain(self) -> dict[str, Any]:
+        return {"code": self.code, "where": self.where, "message": self.message, "count": self.count}
+
+
+class Search:
+    """Bounded depth-first search for one way to finish an activity.
+
+    Two bounds: `budget` dry runs per proof, past which it assumes there is a way (optimistic, as documented),
+    and a budget of work shared by every proof made with this search (one pending decision's listing), in the
+    units of an action's work budget (SEARCH_WORK whole actions' worth): each dry run costs its effect lines,
+    its work units and the answers it enumerates. Past that the search stops with E513 at the rule being
+    searched, so no pack can make listing hang."""
+
+    def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None) -> None:
         self.m = m
         self.chance_steps = chance_steps
+        self.budget = budget
         self.left = budget
+        self.work_limit = SEARCH_WORK * m.budget.limits.work if work is None else work
+        self.work_left = self.work_limit
         self.exhausted = False
+        self.first: Probe | None = None
 
     def can_finish(self, activity: Activity) -> bool:
+        """Whether the activity has at least one complete legal way to be carried out. Afterwards `first` is
+        what the activity itself did with its answers (its first dry run), for a caller that will run it."""
+        self.left = self.budget
+        self.first = None
+        return self._finishes(activity)
+
+    def _finishes(self, activity: Activity) -> bool:
         if self.left <= 0:
             self.exhausted = True
             return True
         self.left -= 1
-        result = probe(self.m, activity, self.chance_steps)
+        # First walk through every decision with its first answer (and, with chance stepped, every chance event
+        # with its first outcome): one run, however many decisions, draws or shuffle steps. Only if that way
+        # fails, stop at the first decision and try each of its answers, depth first. Either way the move is
+        # proven by a complete way to play it, as before.
+        result = self._probe(activity, True)
+        if result.outcome == "fail" and result.extra:
+            result = self._probe(activity, False)
+        if self.first is None:
+            self.first = result
         if result.outcome != "stop":
+            if result.outcome == "fail":
+                self._note(result.error, activity)
             return result.outcome == "done"
         decision = result.decision
         assert decision is not None
-        return any(self.can_finish(_with(activity, answer)) for answer in answers_for(decision))
+        answers = answers_for(decision)
+        self._charge(len(answers), activity)
+        base = _with_all(activity, result.extra)
+        return any(self._finishes(_with(base, answer)) for answer in answers)
+
+    def _probe(self, activity: Activity, witness: bool) -> Probe:
+        m = self.m
+        result = probe(m, activity, self.chance_steps, witness)
+        # what the dry run did, as far as its own limits let it (one that overran them failed with E513)
+        self._charge(1 + min(m.steps, m.step_budget) + min(m.budget.work, m.budget.limits.work), activity)
+        return result
+
+    def _charge(self, units: int, activity: Activity) -> None:
+        self.work_left -= units
+        if self.work_left < 0:
+            action = self.m.rules.actions.get(str(activity.action)) if activity.action else None
+            what = f"'{activity.action}'" if activity.action else f"the {activity.kind}"
+            raise BoardrulesError(
+                budget_code, f"work limit exceeded in the legal-move search: proving which moves and options of "
+                f"{what} can be carried out needs more than {self.work_limit:,} units of work (dry runs, effect "
+                "lines, elements, answers tried)", action.span if action is not None else None,
+                "a parameter's domain times the choices inside the move is too large to search: narrow them, or "
+                "raise Limits(work=...) (see SECURITY.md)")
+
+    def _note(self, error: BoardrulesError | None, activity: Activity) -> None:
+        if error is None or error.code in REFUSALS:
+            return
+        d = error.diagnostic
+        where = str(d.span) if d.span is not None else \
+            Move(str(activity.action), tuple(activity.params.items())).label()
+        problem = self.m.problems.get((d.code, where))
+        if problem is None:
+            problem = self.m.problems[(d.code, where)] = Problem(d.code, where, d.message)
+        problem.count += 1
+
+
+def _with_all(activity: Activity, answers: list[Any]) -> Activity:
+    if not answers:
+        return activity
+    return Activity(activity.kind, activity.player, activity.action, activity.params, [*activity.answers, *answers])
 
 
 def _with(activity: Activity, answer: Any) -> Activity:

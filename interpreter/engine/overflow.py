@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .frame import Frame
 from .runtime import check_known
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ def counter_value(g: Machine, key: str, counter: str, value: int, high: int) -> 
         cell = (f"{owner}." if target.per == "player" else "") + c.carry_to
         if target.keys is not None and "[" in rest:
             cell += "[" + rest.split("[", 1)[1]
-        from .interpreter import Frame  # the interpreter imports this module: import its Frame when needed
-
         old = check_known(g.state.counters[cell], Frame(g, None))
         g.set_counter(cell, c.carry_to, old + value - high)
     return high

@@ -53,6 +53,10 @@ class MarkerRec:
     last: list[int] = field(default_factory=list)
 
 
+def _by_order(item: tuple[str, PieceRec]) -> int:
+    return item[1].order
+
+
 class State:
     def __init__(self, players: list[str], seed: int) -> None:
         self.players = list(players)
@@ -162,13 +166,10 @@ class State:
                 self.groups.setdefault(rec.group, set()).add(pid)
 
     def _restore_piece(self, pid: str, rec: PieceRec) -> None:
-        """Put a removed piece back where it was in creation order, so the saved JSON is byte-identical."""
+        """Put a removed piece back, in O(1): the dict's order is not creation order after this, so whatever
+        follows creation order (of_kind, to_json) reads `PieceRec.order`, not the dict's order."""
         self.pieces[pid] = rec
         self._regroup(pid, None, rec.group)
-        if any(p.order > rec.order for p in self.pieces.values()):
-            ordered = sorted(self.pieces.items(), key=lambda kv: kv[1].order)
-            self.pieces.clear()
-            self.pieces.update(ordered)
 
     # ------------------------------------------------------------ declarations (before play; not journaled)
     def add_zone(self, key: str, rec: ZoneRec) -> None:
@@ -271,9 +272,9 @@ class State:
         if z.capacity is None and z.slots is None:  # most zones: nothing to check
             return
         others = [p for p in z.contents if p != moving]
-        if z.capacity is not None and len(others) >= z.capacity:
+        if isinstance(z.capacity, int) and len(others) >= z.capacity:
             raise BoardrulesError("E504", f"zone '{zone}' is full ({z.capacity} pieces)", self.cause)
-        if z.slots is not None:
+        if isinstance(z.slots, int):
             if slot is None or not 1 <= slot <= z.slots:
                 raise BoardrulesError("E504", f"zone '{zone}' has slots 1..{z.slots}; got {slot}", self.cause)
             if sum(1 for p in others if self.pieces[p].slot == slot) >= z.slot_capacity:
@@ -307,7 +308,7 @@ class State:
         """Count one use of a limit; returns the new count."""
         old = self.usage[scope].get(key, _MISSING)
         self._log("usage", scope, key, old)
-        count = (0 if old is _MISSING else old) + 1
+        count = (0 if not isinstance(old, int) else old) + 1
         self.usage[scope][key] = count
         return count
 
@@ -398,7 +399,7 @@ class State:
                     "order": p.order,
                     "props": {n: encode(v) for n, v in p.props.items()},
                 }
-                for k, p in self.pieces.items()
+                for k, p in sorted(self.pieces.items(), key=_by_order)  # nearly sorted: about linear
             },
             "markers": {k: {"track": m.track, "pos": m.pos, "last": list(m.last)} for k, m in self.markers.items()},
             "vars": {k: encode(v) for k, v in self.vars.items()},

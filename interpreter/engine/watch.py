@@ -15,7 +15,7 @@ _MAX_MARKS = 1000  # `every` on a huge jump still runs a bounded number of times
 
 def changed(g: Game, counter: str, key: str, old: Any, new: Any) -> None:
     """Run the triggers on a counter's change (and on each mark it reaches or passes going up)."""
-    if type(old) is not int or type(new) is not int or old == new or getattr(g, "quiet_counters", False):
+    if type(old) is not int or type(new) is not int or old == new or g.quiet_counters:
         return
     head, _, cell_key = key.partition("[")
     owner = g.player(head.split(".", 1)[0]) if "." in head else None
@@ -38,7 +38,7 @@ def moved(g: Game, marker: str, old: int, entered: list[int]) -> None:
     name = marker.rsplit(".", 1)[-1]
     watchers = g.rules.watchers.get(f"marker {name}")
     new = g.state.markers[marker].pos
-    if not watchers or (old == new and not entered) or getattr(g, "quiet_counters", False):
+    if not watchers or (old == new and not entered) or g.quiet_counters:
         return
     owner = g.player(marker.split(".", 1)[0]) if "." in marker else None
 

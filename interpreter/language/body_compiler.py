@@ -160,7 +160,7 @@ class _Writer:
         self.gen = _Gen()
         self.lines: list[str] = []
         self.temps = 0
-        self.grouped: dict[int, tuple[str, s.Node, s.Node, list[s.Node], str, Scope]] = {}  # id(let) -> plan
+        self.grouped: dict[int, tuple[str, s.Node, str, list[s.Node], str, Scope]] = {}  # id(let) -> plan
         self.use_locals = False
 
     def line(self, depth: int, text: str) -> None:
@@ -371,7 +371,8 @@ _PLAIN = (str, int, Player, type(None))  # values whose == is their dict key equ
 _PURE = (e.LetE, e.IfE, e.RequireE, e.FailE, e.StepE, e.ForE, e.SetCounterE)
 
 
-def _group_plans(loop: e.ForE, rules: Rules, exprs: ExprCompiler, item: str) -> list[tuple[e.LetE, tuple]]:
+def _group_plans(loop: e.ForE, rules: Rules, exprs: ExprCompiler, item: str
+                 ) -> list[tuple[e.Effect, tuple[s.Node, str, list[s.Node], str, Scope]]]:
     """The lets of a loop's body that `_Writer.grouped_count` can compute in one pass (see there)."""
     bound = {loop.var}
     if not _leaves_pieces_alone(loop.body, rules, bound):

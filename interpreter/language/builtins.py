@@ -159,7 +159,7 @@ def _occupied(f: Frame, z: Any) -> list[int]:
     rec = st.zones[key]
     if rec.slots is None:
         return list(range(1, len(rec.contents) + 1))
-    return sorted({st.pieces[p].slot for p in rec.contents})
+    return sorted({slot for p in rec.contents if (slot := st.pieces[p].slot) is not None})
 
 
 def _free_slots(f: Frame, z: Any) -> list[int]:
@@ -168,18 +168,18 @@ def _free_slots(f: Frame, z: Any) -> list[int]:
     rec = st.zones[key]
     if rec.slots is None:
         raise runtime_type_error(f"zone '{key}' has no slots", f)
-    counts: dict[int, int] = {}
+    counts: dict[int | None, int] = {}
     for p in rec.contents:
         slot = st.pieces[p].slot
         counts[slot] = counts.get(slot, 0) + 1
-    return [n for n in range(1, rec.slots + 1) if counts.get(n, 0) < rec.slot_capacity]
+    return [n for n in range(1, int(rec.slots) + 1) if counts.get(n, 0) < rec.slot_capacity]
 
 
 def _capacity(f: Frame, z: Any) -> int | None:
     rec = f.g.state.zones[_zone(f, z)]
     if rec.slots is not None:
-        return rec.slots * rec.slot_capacity
-    return rec.capacity
+        return int(rec.slots) * rec.slot_capacity
+    return None if rec.capacity is None else int(rec.capacity)
 
 
 def _marker(f: Frame, m: Any) -> str:

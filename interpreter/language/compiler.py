@@ -271,9 +271,10 @@ class ExprCompiler:
         hit = self._compiled.get(key)
         if hit is None:
             try:
-                result: tuple[Fn, Type] | CompileError = self._compile(node, scope)
+                compiled = self._compile(node, scope)
                 # What compiled it, so a rule body can be compiled later with this expression inline.
-                result[0].syntax = (node, scope.snapshot())  # type: ignore[attr-defined]
+                compiled[0].syntax = (node, scope.snapshot())  # type: ignore[attr-defined]
+                result: tuple[Fn, Type] | CompileError = compiled
             except CompileError as err:
                 result = err
             hit = self._compiled[key] = (node, result)
@@ -419,6 +420,7 @@ class ExprCompiler:
         r = self.rules
         if (isinstance(node.obj, s.Name) and node.obj.id in scope.live_pieces and name in r.properties
                 and name not in PIECE_BUILTINS):
+            r.denote(node, "properties")
             # A piece being iterated out of a zone exists, and its record is bound next to it: read the property
             # without the checks. The default is its own kind's (a kind that does not declare it gives none).
             ptype = declared(r.properties[name])
@@ -436,6 +438,7 @@ class ExprCompiler:
         obj, t = self._src(node.obj, scope, gen)
         if t == PLAYER:
             if name in r.counters and r.counters[name].per == "player":
+                r.denote(node, "counters")
                 if r.counters[name].keys is not None:
                     return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})", FAMILY
                 return f"{gen.state()}.counters[{_joined(gen.pid(obj), _Text('.' + name))}]", INT
@@ -453,6 +456,7 @@ class ExprCompiler:
             if name in PIECE_BUILTINS:
                 return f"f.g.piece_builtin({obj}, {name!r})", PIECE_BUILTINS[name]
             if name in r.properties:
+                r.denote(node, "properties")
                 return f"_prop(f, {obj}, {name!r})", declared(r.properties[name])
             candidates = [*PIECE_BUILTINS, *r.properties]
             raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
@@ -636,9 +640,10 @@ class ExprCompiler:
     def _range(self, node: s.Range, scope: Scope, gen: _Gen) -> tuple[str, Type]:
         low = self._expect(node.low, scope, gen, NUMERIC, "the start of a range")
         high = self._expect(node.high, scope, gen, NUMERIC, "the end of a range")
-        ends = (node.low, node.high)
-        if all(isinstance(x, s.Literal) and type(x.value) is int for x in ends):
-            over = check_constant("range_size", node.high.value - node.low.value + 1, "the size of this range")
+        first, last = node.low, node.high
+        if isinstance(first, s.Literal) and isinstance(last, s.Literal) and type(first.value) is int \
+                and type(last.value) is int:
+            over = check_constant("range_size", last.value - first.value + 1, "the size of this range")
             if over:
                 raise CompileError(BUDGET_CODE, over, node.pos)
         return f"_range(f, {low}, {high})", list_of(INT)

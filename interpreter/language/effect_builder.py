@@ -195,7 +195,7 @@ class Builder:
             return None
         try:
             effect = self._statements[type(node)](node, scope, text)
-            return replace(effect, span=text.covering())
+            return None if effect is None else replace(effect, span=text.covering())
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
             # The line's own name still exists for the lines after it: one mistake, one error.
@@ -223,7 +223,7 @@ class Builder:
         if kind == "for":
             text = Text(block["for"], here)
             head = self.parse(text, "for_head")
-            if head is None:
+            if not isinstance(head, s.ForHead):
                 return None
             try:
                 items, t = self._typed(head.iterable, scope, text)
@@ -385,6 +385,7 @@ class Builder:
                 if c.keys is not None:
                     raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
                 name = target.name
+                r.denote(target, "counters")
                 return self._counter_set(t.at(n.pos), lambda f: f"{obj(f).id}.{name}", name, n.op, value, vt, n, t)
             if ot in (PIECE, ANY):
                 if target.name not in r.properties:
@@ -395,6 +396,8 @@ class Builder:
                 if n.op == "=" and not _assignable(ptype, vt):
                     msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
                     raise _Reported(CompileError("E402", msg, n.value.pos), t)
+                if ot == PIECE:
+                    r.denote(target, "properties")
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 
@@ -416,7 +419,8 @@ class Builder:
 
         return e.LetE(t.at(n.pos), name, update)
 
-    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: Type, n: s.Assign, t: Text):
+    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: Type, n: s.Assign,
+                     t: Text) -> e.Effect:
         if vt not in (INT, ANY):
             msg = f"counter '{counter}' holds numbers, but the value is {vt}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
@@ -448,12 +452,12 @@ class Builder:
                 if key is None and c.keys is not None:
                     msg = f"counter '{c.name}' is keyed: write {c.name}[key], [any] or [different]"
                     raise _Reported(CompileError("E402", msg, term.pos), t)
-                if key is not None and key not in ("any", "different") and key not in c.keys:
+                if key is not None and key not in ("any", "different") and key not in (c.keys or ()):
                     if key in scope.names:
                         key_fn = self._expr(s.Name(term.pos, key), scope, t)
                         key = None
                     else:
-                        hint = did_you_mean(key, [*c.keys, "any", "different"])
+                        hint = did_you_mean(key, [*(c.keys or ()), "any", "different"])
                         raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
                 terms.append(e.CostTermC(amount, c.name, c.per, key, key_fn))
             alternatives.append(tuple(terms))

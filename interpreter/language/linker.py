@@ -30,11 +30,14 @@ from ..engine.rules import (
 )
 from ..engine.values import Unknown, shown
 from . import extend, hooks, substitutes, watch
+from . import syntax as s
 from .body_compiler import BodyCompiler
 from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
+from .ynodes import key_span as _kspan
+from .ynodes import value_span as _vspan
 
 DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
              "setup", "actions", "triggers", "scoring", "substitutes")
@@ -105,14 +108,6 @@ def _source(node: Any) -> str | None:
 # What each built-in piece field reads, for E409 (compiler.PIECE_BUILTINS gives their types).
 _PIECE_FIELDS = {"id": "the piece's id", "kind": "its kind", "zone": "the zone it is in",
                  "slot": "its slot or place in its zone", "linked": "the pieces linked to it"}
-
-
-def _vspan(node: Any, key: str, fallback: Span) -> Span:
-    return getattr(node, "value_spans", {}).get(key, fallback)
-
-
-def _kspan(node: Any, key: str, fallback: Span) -> Span:
-    return getattr(node, "key_spans", {}).get(key, fallback)
 
 
 class Linker:
@@ -420,7 +415,7 @@ class Linker:
             node = d.node.get("cost") if isinstance(d.node, dict) else d.node
             text = Text(node, d.span)
             parsed = b.parse(text, "cost")
-            if parsed is not None:
+            if isinstance(parsed, s.Cost):
                 try:
                     rules.costs[name] = b.cost(parsed, Scope({}, True), text)
                 except Exception as err:  # a _Reported carries its diagnostic
@@ -499,7 +494,7 @@ class Linker:
         if "cost" in n:
             text = Text(n["cost"], _vspan(n, "cost", d.span))
             parsed = b.parse(text, "cost")
-            if parsed is not None:
+            if isinstance(parsed, s.Cost):
                 try:
                     cost = b.cost(parsed, scope, text)
                 except Exception as err:
@@ -608,7 +603,7 @@ class Linker:
             kspan = rspans[i] if rspans and i < len(rspans) else span
             fn = b.expression(key, kspan, Scope({}, True))
             if fn is not None:
-                ranking.append((fn, str(key)))
+                ranking.append((fn, key if isinstance(key, str) else str(key)))  # a YAML string keeps its place
         rules.flow = FlowDef(phases, first, end_when, str(end["when"]) if "when" in end else None, final,
                              tuple(ranking), span)
 

@@ -37,6 +37,9 @@ from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
 from . import yaml_cache, yaml_slips
+from .ynodes import YList as YList  # re-exported: the node classes were first defined here
+from .ynodes import YMap as YMap
+from .ynodes import YStr as YStr
 
 # A rule file is data a person writes (the largest shipped module is about 23 KB); checking costs about a second
 # per 100 KB of dense formulas, so this bounds `check` to seconds.
@@ -60,49 +63,6 @@ _LINE_BREAKS = "\n\r\x85\u2028\u2029"
 
 # libyaml when PyYAML was built with it (several times faster); the pure-Python parser gives the same events.
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-class YMap(dict):
-    """A YAML mapping whose keys are strings, with the place of the mapping, of each key and of each value."""
-
-    span: Span
-    key_spans: dict[str, Span]
-    value_spans: dict[str, Span]
-
-    def __init__(self, span: Span) -> None:
-        super().__init__()
-        self.span = span
-        self.key_spans = {}
-        self.value_spans = {}
-
-
-class YList(list):
-    """A YAML sequence with the place of the sequence and of each item."""
-
-    span: Span
-    item_spans: list[Span]
-
-    def __init__(self, span: Span) -> None:
-        super().__init__()
-        self.span = span
-        self.item_spans = []
-
-
-class YStr(str):
-    """A string scalar with the place of its first character (the quote or `|`/`>` indicator if any)."""
-
-    span: Span
-    style: str | None
-
-    def __new__(cls, value: str, span: Span, style: str | None = None) -> YStr:
-        obj = super().__new__(cls, value)
-        obj.span = span
-        obj.style = style
-        return obj
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # str's default reduce would drop the span and style when pickled or copied.
-        return (YStr, (str(self), self.span, self.style))
-
 
 def load_yaml(path: Path, diags: Diagnostics, display: str | None = None) -> object | None:
     """Read and convert one YAML file; None (with diagnostics added) when it cannot be used at all."""

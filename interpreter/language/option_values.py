@@ -14,7 +14,8 @@ from typing import Any
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from ..diagnostics import magnitude, show
+from ..diagnostics import magnitude
+from ..diagnostics import show as show  # re-exported for the option readers
 from .loader import MAX_DEPTH, MAX_INT, MAX_NODES, YStr
 
 TYPE_WORDS = {"int": "a whole number", "bool": "true or false", "symbol": "a symbol", "list": "a list"}

@@ -76,6 +76,36 @@ def set_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagn
             continue
         if ok:
             rules.options[name] = value
+            _in_range(rules, name, value, span, diags)
+
+
+def _in_range(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> None:
+    """E851 for a whole number an option gives a value outside what the value feeds: a counter's starting value
+    (the value named as its `initial`) outside its min and max, or a size below 0 (an option on the counter
+    itself is checked by _set_counter)."""
+    if type(value) is not int:
+        return
+    for c in rules.counters.values():
+        if c.name != name and not (isinstance(c.initial, str) and c.initial == name):  # an unknown refuses ==
+            continue
+        high = c.max if type(c.max) is int else None
+        low = c.min if type(c.min) is int else 0
+        if value < low or (high is not None and value > high):
+            where = f"from {low} to {high}" if high is not None else f"at least {low}"
+            diags.error("E851", f"option '{name}' = {value} starts counter '{c.name}' outside its range ({where})",
+                        span, f"give a number {where}, or change counters.{c.name}'s min or max")
+            return
+    sizes: list[tuple[Any, str, Any]] = [(z, "capacity", z.capacity) for z in rules.zones.values()]
+    sizes += [(z, "slots", z.slots) for z in rules.zones.values()]
+    sizes += [(t, "spaces", t.spaces) for t in rules.tracks.values()]
+    for decl, what, raw in sizes:
+        if not (isinstance(raw, str) and raw == name):
+            continue
+        if value < (1 if what == "spaces" else 0):
+            kind = "track" if what == "spaces" else "zone"
+            diags.error("E851", f"option '{name}' = {value} gives {kind} '{decl.name}' {value} {what}", span,
+                        f"give it {'at least 1' if what == 'spaces' else '0 or more'} {what}")
+            return
 
 
 def _wrong(name: str, wanted: str, value: Any, span: Span, diags: Diagnostics) -> bool:

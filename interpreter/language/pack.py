@@ -100,7 +100,7 @@ def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
         name = display(path)
         data = read_file(path, diags, name)
         doc = None if data is None else load_yaml_bytes(data, name, diags)
-        if doc is None:
+        if doc is None or data is None:
             continue
         if not isinstance(doc, dict):
             diags.error("E105", "a module file holds a mapping (module:, title:, ...)", Span(name, 1, 1))
@@ -187,13 +187,3 @@ def game_modules(modules: dict[str, Module], diags: Diagnostics, root: Path) -> 
         diags.error("E509", f"{root} has several games: {', '.join(sorted(games))}", Span(str(root), 1, 1),
                     "name the modules to play")
     return games if games else list(modules)
-
-
-def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
-               ) -> dict[str, Module]:
-    """Load, validate and link every module of a pack (each with what it requires, then all together; with
-    options, the pack's game module once more with them), check its scenarios, and run the whole-pack analyses
-    (boardrules.analysis)."""
-    from ..analysis import check_pack as check_whole_pack  # the analyses build on this module
-
-    return check_whole_pack(pack, diags, options)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -76,7 +76,7 @@ class _ToSyntax(Transformer):
         items = args or ()
         return s.ListLit(_first_pos(*items), items)
 
-    def comprehension(self, element: s.Node, var: Token, iterable: s.Node, cond: s.Node | None):
+    def comprehension(self, element: s.Node, var: Token, iterable: s.Node, cond: s.Node | None) -> s.Comprehension:
         return s.Comprehension(element.pos, element, str(var), iterable, cond)
 
     def attr(self, obj: s.Node, name: Token) -> s.Attr:
@@ -174,7 +174,8 @@ class _ToSyntax(Transformer):
     def with_list(self, *items: tuple[str, s.Node]) -> tuple[tuple[str, s.Node], ...]:
         return tuple(items)
 
-    def create(self, count, kind: Token, zone, at, props, bind: Token | None) -> s.Create:
+    def create(self, count: s.Node | None, kind: Token, zone: s.Node, at: s.Node | None, props: Any,
+               bind: Token | None) -> s.Create:
         return s.Create(_pos(kind), count, str(kind), zone, at, props or (), str(bind) if bind else None)
 
     def remove(self, what: s.Node) -> s.Remove:
@@ -192,7 +193,7 @@ class _ToSyntax(Transformer):
     def choose_count(self, count: s.Node) -> tuple[bool, s.Node]:
         return (False, count)
 
-    def choose(self, var: Token, options: s.Node, by: s.Node | None, mode) -> s.Choose:
+    def choose(self, var: Token, options: s.Node, by: s.Node | None, mode: Any) -> s.Choose:
         optional, count = mode if mode else (False, None)
         return s.Choose(_pos(var), str(var), options, by, optional, count)
 
@@ -217,22 +218,22 @@ class _ToSyntax(Transformer):
     def proceed(self) -> s.Proceed:
         return s.Proceed((1, 1))
 
-    def can_take(self, action: Token, args, by: s.Node | None) -> s.CanTake:
+    def can_take(self, action: Token, args: Any, by: s.Node | None) -> s.CanTake:
         return s.CanTake(_pos(action), str(action), tuple(args or ()), by)
 
-    def take(self, action: Token, args, as_player: s.Node | None) -> s.Take:
+    def take(self, action: Token, args: Any, as_player: s.Node | None) -> s.Take:
         return s.Take(_pos(action), str(action), tuple(args or ()), as_player)
 
     def can_pay(self, cost: s.Cost, by: s.Node | None) -> s.CanPay:
         return s.CanPay(cost.pos, cost, by)
 
-    def emit(self, event: Token, args) -> s.Emit:
+    def emit(self, event: Token, args: Any) -> s.Emit:
         return s.Emit(_pos(event), str(event), args or ())
 
-    def defer(self, event: Token, args, until: Token | None) -> s.Defer:
+    def defer(self, event: Token, args: Any, until: Token | None) -> s.Defer:
         return s.Defer(_pos(event), str(event), args or (), str(until) if until else None)
 
-    def call_proc(self, proc: Token, args, as_player: s.Node | None = None) -> s.CallProc:
+    def call_proc(self, proc: Token, args: Any, as_player: s.Node | None = None) -> s.CallProc:
         return s.CallProc(_pos(proc), str(proc), args or (), as_player)
 
     def require(self, cond: s.Node, message: Token | None) -> s.Require:
@@ -310,7 +311,8 @@ def parse(text: str, start: str) -> s.Node:
         raise ParseError(f"{_what(start)} is too long ({len(text)} characters, at most {MAX_TEXT})", (1, 1),
                          "split it with let, or into values and procedures")
     try:
-        return parse_cache.parse(text, start, lambda: _parser().parse(text, start=start))
+        # The parser is built with the transformer, so it returns syntax nodes, not lark trees.
+        return parse_cache.parse(text, start, lambda: cast(s.Node, _parser().parse(text, start=start)))
     except UnexpectedToken as err:
         hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
         if start == "effect" and _is_expression(text):
@@ -320,7 +322,8 @@ def parse(text: str, start: str) -> s.Node:
         pos = (err.line or 1, err.column or 1)
         raise ParseError(f"unexpected '{err.token}' in {_what(start)}", pos, hint) from None
     except UnexpectedCharacters as err:
-        char = text[err.pos_in_stream] if err.pos_in_stream < len(text) else "?"
+        at = err.pos_in_stream or 0
+        char = text[at] if at < len(text) else "?"
         raise ParseError(f"unexpected character '{char}' in {_what(start)}", (err.line, err.column)) from None
     except UnexpectedEOF as err:
         hint = f"expected {_describe_expected(set(err.expected))}"

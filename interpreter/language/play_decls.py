@@ -9,11 +9,11 @@ from ..diagnostics import Diagnostics, did_you_mean
 from ..engine.rules import InvariantDef, Rules
 from .compiler import Scope
 from .effect_builder import Builder
+from .ynodes import key_span as _kspan
+from .ynodes import value_span as _vspan
 
 
 def link_play_decls(rules: Rules, ordered: list[Any], diags: Diagnostics) -> None:
-    from .linker import _kspan, _vspan
-
     b = Builder(rules, diags)
     for m in ordered:
         table = m.doc.get("invariants")
@@ -25,7 +25,9 @@ def link_play_decls(rules: Rules, ordered: list[Any], diags: Diagnostics) -> Non
                 table, name, span)
             fn = b.expression(spec.get("check"), where, Scope({}, per == "player"))
             if fn is not None:
-                rules.invariants.append(InvariantDef(f"{m.id}.{name}", per, fn, str(spec.get("check")), span))
+                check = spec.get("check")  # a YAML string keeps its place
+                rules.invariants.append(InvariantDef(f"{m.id}.{name}", per, fn,
+                                                     check if isinstance(check, str) else str(check), span))
         if "bot_score" in m.doc:
             fn = b.expression(m.doc["bot_score"], _vspan(m.doc, "bot_score", m.span), Scope({}, True))
             if fn is not None:

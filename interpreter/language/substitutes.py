@@ -22,6 +22,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
     instead = b.parse(with_text, "cost")
     if pay is None or instead is None:
         return
+    assert isinstance(pay, s.Cost) and isinstance(instead, s.Cost)  # what the "cost" start symbol gives
     alts = pay.alternatives
     if len(alts) != 1 or not isinstance(alts[0], s.CostSum) or len(alts[0].terms) != 1:
         b.error("E402", "a substitution stands in for one term: 'N counter', 'N counter[key]' or "

@@ -56,7 +56,8 @@ def load(text: str, transformer: Any) -> Lark:
     except ImportError:
         parser_tables = None  # type: ignore[assignment]
     if parser_tables is not None and fingerprint(text) == parser_tables.FINGERPRINT:
-        return Lark._load_from_dict(parser_tables.DATA, parser_tables.MEMO, transformer=transformer)
+        return Lark._load_from_dict(  # type: ignore[no-untyped-call]  # lark leaves its loader untyped
+            parser_tables.DATA, parser_tables.MEMO, transformer=transformer)
     return Lark(text, transformer=transformer, cache=False, **OPTIONS)
 
 

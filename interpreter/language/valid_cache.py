@@ -75,7 +75,7 @@ def _validate_sections(doc: dict, diags: Diagnostics, file: str) -> bool:
 
     schema = load_schema("module")
     known = schema.get("properties", {})
-    part = YMap(getattr(doc, "span", None))
+    part = YMap(getattr(doc, "span", None))  # type: ignore[arg-type]  # a loaded document has its span
     fresh: list[bytes] = []
     for key, value in doc.items():
         digest = _section_digest(key, value)

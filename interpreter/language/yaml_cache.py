@@ -20,6 +20,7 @@ from typing import Any
 from .. import cache_files
 from ..cache_bundle import python_id
 from ..diagnostics import Span
+from .ynodes import YList, YMap, YStr
 
 CACHE = "yaml"
 KEEP = 20_000  # entries kept; the directory is pruned once per process that adds one
@@ -70,8 +71,6 @@ def _span(span: object, display: str) -> tuple[int, int]:
 
 
 def _encode(value: Any, display: str) -> Any:
-    from .loader import YList, YMap, YStr
-
     kind = type(value)
     if kind is YStr:
         return ("s", str(value), _span(value.span, display), value.style)
@@ -97,8 +96,6 @@ def _encode(value: Any, display: str) -> Any:
 
 class _Decoder:
     def __init__(self, display: str) -> None:
-        from .loader import YList, YMap, YStr
-
         self.display = display
         self.spans: dict[tuple[int, int], Span] = {}  # equal spans may share one object: spans are frozen
         self.ymap, self.ylist, self.ystr = YMap, YList, YStr

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis import check_pack, scenarios
+from ..analysis import check_pack, scenarios, unknowns
 from ..analysis import modules as combos
 from ..analysis.refs import site_refs
 from ..analysis.walk import walk_modules
@@ -42,7 +42,7 @@ def _memory_only(on: bool) -> Iterator[None]:
     finally:
         if on and before is None:
             del os.environ["BOARDRULES_NO_CACHE"]
-        elif on:
+        elif on and before is not None:
             os.environ["BOARDRULES_NO_CACHE"] = before
 
 
@@ -222,9 +222,7 @@ class Workspace:
             rules = st.rules[mid] = link(modules, [mid], found, focus={mid})
             declared = combos.declarations(modules)
             combos.not_required(found.items, 0, modules, mid, declared)
-            for name, note, span in rules.unknowns:
-                found.warning("W601", f"'{name}' is unknown: {note}", span,
-                              "the game stops with E601 if it ever needs this value")
+            unknowns(rules, found)
             # As check: which names the rules use is needed only to place an unknown name's error.
             unknown = any(d.code == "E401" for d in found.items)
             used = {r.name for site in walk_modules(modules) for r in site_refs(site)} if unknown else set()

@@ -26,11 +26,12 @@ LOOKAHEAD_STEPS = 200  # decisions played after a greedy bot's trial option befo
 
 def chance_option(pending: Pending, rng: random.Random) -> Option:
     """A chance outcome drawn by its probability."""
-    return rng.choices(pending.options, [o.probability or 0 for o in pending.options])[0]
+    return pending.sample(rng)
 
 
 def random_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
-    return rng.choice(pending.options)
+    """Uniform over the legal options, proving candidates only until one can be carried out."""
+    return pending.sample(rng)
 
 
 def score(game: Game, player: str) -> float:

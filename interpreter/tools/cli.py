@@ -71,8 +71,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
+    from ..analysis import check_pack
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_json, render_text
-    from ..language.pack import check_pack, discover
+    from ..language.pack import discover
     from .options_arg import read_options
     from .sarif import render_sarif
 
@@ -456,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain = sub.add_parser("explain", help="the composed rules of a pack in plain English",
                              description="Render a pack's composed rules as a rulebook: components, setup, game "
                                          "flow, actions, triggers, procedures, scoring and unknown values.")
-    explain.add_argument("pack", metavar="PACK", help="a pack directory")
+    explain.add_argument("pack", nargs="?", metavar="PACK", help="a pack directory")
     explain.add_argument("--modules", nargs="+", metavar="MODULE", help="modules to compose (default: all)")
     explain.add_argument("--format", choices=["text", "md", "html"], default="text",
                          help="text, markdown, or the HTML pack report (default text)")
@@ -468,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     mutate = sub.add_parser("mutate", help="mutation testing: do the scenarios notice a changed rule?",
                             description="Change one thing at a time in a pack's rules, run the scenarios against "
                                         "each change, and list the changes no scenario noticed.")
-    mutate.add_argument("pack", metavar="PACK", help="a pack directory with scenarios")
+    mutate.add_argument("pack", nargs="?", metavar="PACK", help="a pack directory with scenarios")
     mutate.add_argument("--modules", nargs="+", metavar="MODULE", help="mutate only these modules")
     mutate.add_argument("--workers", type=int, default=0, help="worker processes (default: one per core)")
     mutate.add_argument("--seed", type=int, default=1, help="seed for picking mutants with --max (default 1)")
@@ -478,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Play whole games of a pack (its game module, or --modules) with bots "
                          "(random by default), check invariants after every step, and report games finished, "
                          "errors, length, scores, wins, and how often each action and rule fired.")
-    sim.add_argument("pack", metavar="PACK", help="a pack directory")
+    sim.add_argument("pack", nargs="?", metavar="PACK", help="a pack directory")
     sim.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
     sim.add_argument("--players", type=int, default=2, help="players per game (default 2)")
     sim.add_argument("--games", type=int, default=10, help="how many games (default 10)")
@@ -508,12 +509,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--backend", choices=["process", "ray"], default="process",
                      help="run the games on local processes, or as Ray tasks (pip install 'boardrules[ray]')")
     sim.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")
+    sim.add_argument("--strict", action="store_true",
+                     help="exit 1 when the legal-move search met a rule bug (W520), not only on errors")
     _add_options(sim)
     sim.set_defaults(run=cmd_simulate)
     play = sub.add_parser("play", help="play a whole game in the terminal, against bots or people",
                           description="Play a whole game of a pack: each decision is a numbered menu with who "
                           "decides and the rule that asks; u undoes, s FILE saves, q quits.")
-    play.add_argument("pack", metavar="PACK", help="a pack directory")
+    play.add_argument("pack", nargs="?", metavar="PACK", help="a pack directory")
     play.add_argument("--modules", nargs="+", metavar="MODULE", help="the modules to play (default: the game module)")
     play.add_argument("--players", type=int, default=2, help="players (default 2)")
     play.add_argument("--seed", type=int, default=1, help="the game's seed, also the bots' and chance's (default 1)")
@@ -547,12 +550,27 @@ def _with_formats(argv: list[str]) -> list[str]:
     return ["--coverage-format" + a.removeprefix("--coverage") if a.startswith("--coverage=") else a for a in argv]
 
 
+def _pack_after_modules(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """`--modules a b PACK`: argparse gives PACK to --modules, which takes one or more words; the last word is
+    the pack when it is a path (a module id never holds a '/' and is no file), so a path is never an option's."""
+    if "pack" not in vars(args) or args.pack is not None:
+        return
+    modules = getattr(args, "modules", None) or []
+    if modules and (os.sep in modules[-1] or "/" in modules[-1] or Path(modules[-1]).exists()):
+        args.pack = modules.pop()
+        args.modules = modules or None
+    if args.pack is None:
+        parser.error(f"{args.command} needs a PACK (a pack directory)")
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(_with_formats(sys.argv[1:] if argv is None else argv))
+    parser = build_parser()
+    args = parser.parse_args(_with_formats(sys.argv[1:] if argv is None else argv))
+    _pack_after_modules(args, parser)
     try:
         return args.run(args)
     except KeyboardInterrupt:

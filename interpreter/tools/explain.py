@@ -129,7 +129,7 @@ class Book:
         for name, v in r.values.items():
             text = f"{words(name)}: {_value_words(v, self.x.sp)}"
             change, base = self._change(f"values.{name}")
-            if base is not None and name in base.values:
+            if change is not None and base is not None and name in base.values:
                 text += f" (instead of {_value_words(base.values[name], Speaker(base))}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), v.span, [("value", name)]))
         if lines:
@@ -171,7 +171,7 @@ class Book:
         for name, cost in r.costs.items():
             text = f"the cost {words(name)} is {self.x.sp.text(cost.text, 'cost')}"
             change, base = self._change(f"costs.{name}")
-            if base is not None and name in base.costs:
+            if change is not None and base is not None and name in base.costs:
                 text += f" (instead of {Speaker(base).text(base.costs[name].text, 'cost')}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), cost.span))
         if lines:

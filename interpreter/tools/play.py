@@ -225,7 +225,7 @@ def _action_rule(game: Game, pending: Pending, option_id: int) -> str | None:
     if pending.kind != "move":
         return None
     value = next(o.value for o in pending.options if o.id == option_id)
-    action = game.rules.actions.get(value.get("action")) if isinstance(value, dict) else None
+    action = game.rules.actions.get(str(value.get("action"))) if isinstance(value, dict) else None
     return f"actions.{action.name} {_short(str(action.span))}" if action else None
 
 

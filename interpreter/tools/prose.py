@@ -482,6 +482,7 @@ def _if(x: Explainer, n: e.IfE, depth: int) -> list[Line]:
 def _for(x: Explainer, n: e.ForE, depth: int) -> list[Line]:
     try:
         head = parse(n.span.text or "", "for_head")
+        assert isinstance(head, s.ForHead)
         said = f"for each {words(head.var)} in {x.sp.expr(head.iterable)}:"
     except ParseError:
         said = f"for each `{n.span.text}`:"
@@ -495,7 +496,7 @@ def _repeat(x: Explainer, n: e.RepeatE, depth: int) -> list[Line]:
 def _match(x: Explainer, n: e.MatchE, depth: int) -> list[Line]:
     out = [x.head(n, f"depending on {x.sp.text(n.span.text)}:", depth)]
     for case, body in n.cases:
-        out.append(Line(depth + 1, f"If it is {words(case)}:", n.span, branch=(n.span, case)))
+        out.append(Line(depth + 1, f"If it is {words(str(case))}:", n.span, branch=(n.span, case)))
         out += x.body(body, depth + 2) or [Line(depth + 2, "Nothing happens.")]
     if n.other:
         out.append(Line(depth + 1, "Otherwise:", n.span, branch=(n.span, "else")))

@@ -22,6 +22,7 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
+from ..analysis import unknowns
 from ..diagnostics import Diagnostic, Diagnostics
 from ..language.linker import Module
 from ..language.pack import Pack, link
@@ -73,9 +74,7 @@ def findings(modules: dict[str, Module], roots: list[str]) -> list[Diagnostic]:
     diags = Diagnostics()
     for mid in roots:
         rules = link(modules, [mid], diags)
-        for name, note, span in rules.unknowns:
-            diags.warning("W601", f"'{name}' is unknown: {note}", span,
-                          "the game stops with E601 if it ever needs this value")
+        unknowns(rules, diags)
     link(modules, roots, diags)
     return diags.sorted()
 

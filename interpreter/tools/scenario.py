@@ -129,8 +129,8 @@ class ScenarioRunner:
         except BoardrulesError as err:
             result.failures.append(render_text([err.diagnostic]))
         except Exception as exc:  # one broken scenario must not stop the others, nor print a traceback
-            err = internal_error(exc, f"the scenario {file}", game.state.cause)
-            result.failures.append(render_text([err.diagnostic]))
+            internal = internal_error(exc, f"the scenario {file}", game.state.cause)
+            result.failures.append(render_text([internal.diagnostic]))
         result.internal = any(f"error {INTERNAL}:" in failure for failure in result.failures)
         return game
 
@@ -196,7 +196,7 @@ class ScenarioRunner:
         base = getattr(doc, "value_spans", {}).get("state", Span(file, 1, 1))
         for zone in spec.get("empty", []) or []:
             if str(zone) not in st.zones:
-                raise BoardrulesError("E401", f"unknown zone '{zone}'", getattr(zone, "span", base))
+                raise BoardrulesError("E841", f"unknown zone '{zone}'", getattr(zone, "span", base))
             for pid in list(st.zones[str(zone)].contents):
                 st.remove_piece(pid)
         builder = Builder(game.rules, Diagnostics())
@@ -212,13 +212,13 @@ class ScenarioRunner:
             ids = [str(p).removeprefix("$") for p in pair]
             missing = [p for p in ids if p not in st.pieces]
             if missing:
-                raise BoardrulesError("E401", f"cannot link unknown piece(s) {shown(missing)}", lspan)
+                raise BoardrulesError("E841", f"cannot link unknown piece(s) {shown(missing)}", lspan)
             group = st.pieces[ids[0]].group or st.new_group()
             for pid in ids:
                 st.set_group(pid, group)
         for marker, pos in (spec.get("markers", {}) or {}).items():
             if marker not in st.markers:
-                raise BoardrulesError("E401", f"unknown marker '{marker}'", base)
+                raise BoardrulesError("E841", f"unknown marker '{marker}'", base)
             st.set_marker(str(marker), int(pos), [])
         turn = spec.get("turn", {}) or {}
         if "player" in turn:
@@ -234,7 +234,7 @@ class ScenarioRunner:
         effect = builder.statement(assign, Scope({}, False), Text(key, span))
         if effect is None or diags.has_errors:
             d = diags.sorted()[0] if diags.items else None
-            raise BoardrulesError("E401", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
+            raise BoardrulesError("E841", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
         game.state.cause = span
         machine = game._m
         machine.quiet_counters = True  # a scenario's starting state is not a change: no counter triggers run
@@ -246,15 +246,15 @@ class ScenarioRunner:
     def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
         kind = str(spec["kind"])
         if kind not in game.rules.kinds:
-            raise BoardrulesError("E401", f"unknown piece kind '{kind}'", span)
+            raise BoardrulesError("E841", f"unknown piece kind '{kind}'", span)
         zone = str(spec["zone"])
         if zone not in game.state.zones:
-            raise BoardrulesError("E401", f"unknown zone '{zone}'", span)
+            raise BoardrulesError("E841", f"unknown zone '{zone}'", span)
         props = {}
         declared = game.rules.kinds[kind]
         for name, value in (spec.get("props", {}) or {}).items():
             if name not in declared:
-                raise BoardrulesError("E401", f"'{kind}' has no property '{name}'", span)
+                raise BoardrulesError("E841", f"'{kind}' has no property '{name}'", span)
             props[str(name)] = game._m.from_plain(value, declared[name])
         game.state.cause = span
         game.state.create_piece(str(spec["id"]), kind, zone, spec.get("slot"), props)

@@ -90,7 +90,7 @@ class _Checker:
             return False
         key_node = None
         if isinstance(node, s.Index):
-            node, key_node = node.obj, node.key
+            key_node, node = node.key, node.obj
         owner = None
         if isinstance(node, s.Attr) and isinstance(node.obj, s.Name):
             owner, name = node.obj.id, node.name
@@ -118,7 +118,7 @@ class _Checker:
         if key_node is not None:
             k = key_node.id if isinstance(key_node, s.Name) else None
             if k not in (counter.keys or ()):
-                self.diags.error("E841", f"'{_short(key)}' names no key of '{name}' ({', '.join(counter.keys)})",
+                self.diags.error("E841", f"'{_short(key)}' names no key of '{name}' ({', '.join(counter.keys or ())})",
                                  span)
                 return False
         return True

@@ -1,7 +1,8 @@
 """`boardrules simulate` from its outputs' checks to its exit status, with each fault named and kept apart:
 
 - 0: every game finished without an error;
-- 1: a game failed or was lost (`E117`); the report says which, and every other game is in it;
+- 1: a game failed or was lost (`E117`), or with `--strict` the legal-move search met a rule bug (`W520`); the
+  report says which, and every other game is in it;
 - 2: a bad command line, or an output path that cannot be written (`E116`, refused before any game is played);
 - 4: the run could not be carried out or kept: Ray could not start (`E119`), or the finished report could not
   be written (`E116`; it is printed);
@@ -48,6 +49,8 @@ def run(setup: Setup, args: argparse.Namespace) -> int:
     if faults:
         print(render_text(faults), flush=True)
     status = EXIT_INTERRUPTED if report.get("interrupted") else EXIT_GAME_ERRORS if report["errors"] else 0
+    if status == 0 and getattr(args, "strict", False) and report.get("search_problems"):
+        status = EXIT_GAME_ERRORS  # --strict: a move the legal-move search dropped for a rule bug (W520) fails
     if args.json:
         try:
             write_atomic(Path(args.json), dumps(report) + "\n")

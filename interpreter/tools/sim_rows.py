@@ -141,6 +141,7 @@ def row(setup: Setup, out: Outcome) -> dict[str, Any]:
         "rules_by_seat": {s: dict(sorted((data.get("fired_by") or {}).get(s, {}).items())) for s in seats},
         "branching": {k: dict(v) for k, v in sorted((data.get("branching") or {}).items())},
         "error": {**(out.failure or {}), "text": out.error} if out.error else None,
+        "problems": [dict(p) for p in getattr(out, "problems", [])],  # W520: moves dropped for a rule bug
     }
 
 
@@ -153,9 +154,10 @@ def outcome(r: dict[str, Any]) -> Outcome:
     failure = {k: v for k, v in error.items() if k != "text"} if error else None
     return Outcome(r["seed"], r["moves"], r["decisions"], [r["returns"][s] for s in seats] if r["finished"] else [],
                    list(r["winners"]), [r["scores"][s] for s in seats] if r["finished"] else [], dict(r["actions"]),
-                   sorted(r["rules"]), error["text"] if error else None, failure or None,
-                   {"fired": dict(r["rules"]), "fired_by": {s: dict(c) for s, c in r["rules_by_seat"].items()},
-                    "branching": dict(r["branching"]), "keys": r["keys"], "ranks": r["ranks"]})
+                   sorted(r["rules"]), error=error["text"] if error else None, failure=failure or None,
+                   problems=[dict(p) for p in r.get("problems", [])],
+                   data={"fired": dict(r["rules"]), "fired_by": {s: dict(c) for s, c in r["rules_by_seat"].items()},
+                         "branching": dict(r["branching"]), "keys": r["keys"], "ranks": r["ranks"]})
 
 
 def write(path: str | Path, rows: list[dict[str, Any]]) -> Path:

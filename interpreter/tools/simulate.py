@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import saves
-from ..diagnostics import BoardrulesError
+from ..diagnostics import BoardrulesError, Diagnostic
 from ..engine.rules import Rules
 from ..game import Game
 from .bots import choose
@@ -72,13 +72,15 @@ class Outcome:
     scores: list[Any] = field(default_factory=list)  # the first ranking key of each seat at the end
     actions: dict[str, int] = field(default_factory=dict)
     rules: list[str] = field(default_factory=list)  # the rules that fired in this game
+    problems: list[dict[str, Any]] = field(default_factory=list)  # Game.problems: rule bugs the search met (W520)
     error: str | None = None
     failure: dict[str, Any] | None = None  # kind, rule, where, message, file
     data: dict[str, Any] = field(default_factory=dict)  # per-game counts for the rows (sim_rows.Tally)
 
 
-def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
-    """One game with the setup's bots (random for seats without one; chance by its probabilities), seeded."""
+def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable[[], None] | None = None) -> Outcome:
+    """One game with the setup's bots (random for seats without one; chance by its probabilities), seeded;
+    `step` is called after every decision (the progress bar)."""
     rules = rules or setup.load()
     out = Outcome(seed)
     rng = random.Random(seed)
@@ -96,12 +98,14 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
                 if bad is not None:
                     return _failed(out, setup, game, "invariant", bad, None)
             pending = game.pending()
-            if pending is None or not pending.options:
+            if pending is None:
                 raise BoardrulesError("E509", "the game waits for nothing but is not over")
             chosen = choose(game, pending, bots, rng)
             tally.step(game, pending)
             game.apply(chosen.id)
             out.steps += 1
+            if step is not None:
+                step()
             if out.steps >= setup.max_steps:
                 rule = pending.rule or "flow"
                 return _failed(out, setup, game, "step_limit", Violation(
@@ -115,6 +119,9 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None) -> Outcome:
         v = Violation(_rule_of(pending, chosen), str(d.span) if d.span else pending.rule if pending else None,
                       f"{d.code}: {d.message}")
         return _failed(out, setup, game, "error", v, pending)
+    finally:
+        if game is not None:
+            out.problems = game.problems
     out.moves = sum(1 for e in game.log if e["kind"] == "move")
     out.actions = dict(Counter(e["action"] for e in game.log if e["kind"] == "move"))
     out.rules = sorted(game.covered)
@@ -185,15 +192,16 @@ def batches(seeds: list[int], workers: int, size: int | None = None) -> list[lis
     return [seeds[i:i + size] for i in range(0, len(seeds), size)]
 
 
-def _local(setup: Setup, work: list[list[int]], workers: int, done: Callable[[int], None]) -> list[Outcome]:
+def _local(setup: Setup, work: list[list[int]], workers: int, done: Callable[[int], None],
+           step: Callable[[], None] | None = None) -> list[Outcome]:
     if workers <= 1:
         rules = setup.load()
         out: list[Outcome] = []
         try:
             for batch in work:
                 for s in batch:
-                    out.append(play_one(setup, s, rules))
-                done(len(batch))
+                    out.append(play_one(setup, s, rules, step))
+                    done(1)
         except KeyboardInterrupt:
             raise Interrupted(out) from None
         return out
@@ -217,9 +225,9 @@ def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str
         if backend == "ray":
             from ..adapters.ray_backend import run_on_ray
 
-            outcomes = run_on_ray(setup, batches(seeds, max(workers, 1)), address, bar.advance)
+            outcomes = run_on_ray(run_batch, _lost, setup, batches(seeds, max(workers, 1)), address, bar.advance)
         else:
-            outcomes = _local(setup, batches(seeds, workers), workers, bar.advance)
+            outcomes = _local(setup, batches(seeds, workers), workers, bar.advance, bar.step)
     except Interrupted as stop:  # Ctrl-C: the report of the games that finished
         outcomes, interrupted = stop.outcomes, True
     bar.close()
@@ -241,9 +249,14 @@ def summarise(rules: Rules, players: int, outcomes: list[Outcome]) -> dict[str, 
     wins = Counter(w for o in finished for w in o.winners)
     actions: Counter[str] = Counter()
     fired: Counter[str] = Counter()
+    problems: dict[tuple[str, str], dict[str, Any]] = {}
     for o in outcomes:
         actions.update(o.actions)
         fired.update(o.rules)
+        for p in o.problems:
+            seen = problems.setdefault((p["where"], p["code"]), {**p, "count": 0, "games": 0})
+            seen["count"] += p["count"]
+            seen["games"] += 1
     scores = {}
     for i, seat in enumerate(seats):
         values = [o.scores[i] for o in finished if isinstance(o.scores[i], int | float)]
@@ -259,6 +272,8 @@ def summarise(rules: Rules, players: int, outcomes: list[Outcome]) -> dict[str, 
         "actions": dict(sorted(actions.items())),
         "rules_fired": dict(sorted(fired.items())),
         "never_fired": [name for name in rules.rule_names() if name not in fired],
+        # W520: dry runs of the legal-move search that failed for a rule bug, not a refusal, per rule
+        "search_problems": [problems[k] for k in sorted(problems)],
     }
 
 
@@ -269,18 +284,34 @@ def _spread(values: list[Any]) -> dict[str, Any]:
 
 
 class Progress:
-    """A one-line bar on a terminal; silent otherwise."""
+    """A one-line bar on a terminal, drawn at once and redrawn at least every second while games run (with the
+    decisions played so far in one process); silent otherwise."""
+
+    EVERY = 0.5  # seconds between redraws while a game is being played
 
     def __init__(self, total: int, on: bool) -> None:
         self.total, self.on, self.done = total, on and total > 0, 0
+        self.decisions = 0
+        self.drawn = time.monotonic()
+        self._draw()
 
     def advance(self, n: int) -> None:
         self.done += n
+        self._draw()
+
+    def step(self) -> None:
+        self.decisions += 1
+        if self.on and time.monotonic() - self.drawn >= self.EVERY:
+            self._draw()
+
+    def _draw(self) -> None:
         if self.on:
             width = 30
             fill = width * self.done // self.total
-            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} games")
+            moving = f", {self.decisions} decisions" if self.decisions else ""
+            sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} games{moving}")
             sys.stderr.flush()
+            self.drawn = time.monotonic()
 
     def close(self) -> None:
         if self.on:
@@ -305,7 +336,15 @@ def render(report: dict[str, Any]) -> str:
     for e in report["errors"]:
         saved = f" (log: {e['file']})" if e.get("file") else f" ({e['save_error']})" if e.get("save_error") else ""
         lines.append(f"seed {e['seed']}: {e['error']}{saved}")
+    lines += [f"{p['where']}: warning {d.code}: {d.message}" for p, d in search_warnings(report)]
     return "\n".join(lines)
+
+
+def search_warnings(report: dict[str, Any]) -> list[tuple[dict[str, Any], Diagnostic]]:
+    """W520 for each rule where the legal-move search met a rule bug (its place is `where`, a file:line:col)."""
+    return [(p, Diagnostic("warning", "W520", f"a move or option was dropped from play: {p['code']}: {p['message']} "
+                           f"({p['count']} dry run(s) in {p['games']} game(s))"))
+            for p in report.get("search_problems", ())]
 
 
 def _columns(table: dict[str, int]) -> list[str]:

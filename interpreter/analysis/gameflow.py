@@ -1,0 +1,187 @@
+"""The game's course as a whole (for rules with a `flow:`):
+
+- an action a player can take that no phase offers and no rule takes (W852);
+- a phase whose `if:` never holds in a round the game can reach (W853);
+- an action whose guard contradicts the guard of every phase that offers it (W854);
+- an end condition that can never hold, or that holds before the first round (W855);
+- a ranking key that reads only what no rule ever changes (W856).
+
+Conditions are judged by trying them at test points (points.py) over what the linked rules let each number be:
+the rounds before the end, the player counts, and each counter's range narrowed to the directions rules move it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..engine import effects as e
+from ..engine.rules import PhaseDef, Rules
+from ..language import syntax as s
+from .facts import Facts
+from .points import INF, Domain, constants, satisfiable, var_key
+from .ranges import Ranges
+from .tree import Linked, syntax, walk
+from .walk import subnodes
+
+MAX_ROUNDS = 10_000
+
+
+def check(facts: Facts, diags: Diagnostics) -> None:
+    rules = facts.rules
+    flow = rules.flow
+    if flow is None:
+        return
+    linked = facts.linked
+    consts = constants(rules)
+    ranges = Ranges(facts)
+    reach = reachable(facts, linked, ranges)
+    last = _last_round(flow.end_when, consts)
+    if last == 1 and flow.end_when is not None:
+        node = syntax(flow.end_when)
+        diags.warning("W855", "the game ends as soon as it starts: the end condition already holds in round 1, so "
+                      "no phase ever runs", facts.where(node, flow.span), "check the end condition's numbers")
+        return
+    elif flow.end_when is not None and _never(syntax(flow.end_when), reach, consts):
+        node = syntax(flow.end_when)
+        diags.warning("W855", "the end condition can never hold, so the game never ends by it",
+                      facts.where(node, flow.span), "check which way the rules move the counters it reads "
+                      "(they start at their initial value), or end the game with 'end game'")
+    rounds: Domain = (1, last if last is not None else INF)
+    declared = {**_declared(rules, ranges), "round_number": rounds}
+    offered: set[str] = set()
+    for phase in flow.phases:
+        offered.update(phase.actions)
+        guard = syntax(phase.guard) if phase.guard is not None else None
+        if guard is not None and satisfiable([guard], declared, consts) is False:
+            diags.warning("W853", f"phase '{phase.name}' never runs: its condition holds in no round the game "
+                          f"reaches{_before(last)}", facts.where(guard, phase.span),
+                          "check the condition against the end condition and the counters' ranges")
+            continue
+        _actions_against(facts, phase, guard, declared, consts, diags)
+    _unoffered(facts, linked, offered, diags)
+    _ranking(facts, linked, diags)
+
+
+def _before(last: int | None) -> str:
+    return f" (the game ends by round {last})" if last is not None else ""
+
+
+def _declared(rules: Rules, ranges: Ranges) -> dict[str, Domain]:
+    """Each number a condition may read, over its whole declared range."""
+    out: dict[str, Domain] = {"player_count": (ranges.pmin, ranges.pmax), "turn_number": (1, INF)}
+    for name, c in rules.counters.items():
+        if c.keys is not None or name in rules.properties:
+            continue
+        iv = ranges.counter(name)
+        if iv is not None:
+            out[name if c.per == "game" else f"me.{name}"] = iv
+    return out
+
+
+def reachable(facts: Facts, linked: Linked, ranges: Ranges) -> dict[str, Domain]:
+    """Each counter's range narrowed by the way rules move it: a counter no rule lowers stays at or above where
+    it starts."""
+    rules = facts.rules
+    moves = linked.counter_moves()
+    out = _declared(rules, ranges)
+    out["round_number"] = (1, INF)
+    for name, c in rules.counters.items():
+        key = name if c.per == "game" else f"me.{name}"
+        if key not in out or name in facts.inputs or name in rules.options:
+            continue
+        start = ranges.resolve(c.initial if c.initial is not None else 0)
+        if not start:
+            continue
+        low, high = out[key]
+        ways = moves.get(name, set())
+        out[key] = (low if "down" in ways else min(start.values()), high if "up" in ways else max(start.values()))
+    return out
+
+
+def _never(node: s.Node | None, domains: dict[str, Domain], consts: dict[str, Any]) -> bool:
+    return node is not None and satisfiable([node], domains, consts) is False
+
+
+def _last_round(end: Any, consts: dict[str, Any]) -> int | None:
+    """The first round in which the end condition certainly holds, from its parts (joined by `or`) that read only
+    the round number; None when none does."""
+    node = syntax(end) if end is not None else None
+    if node is None:
+        return None
+    parts: list[s.Node] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, s.BoolOp) and n.op == "or":
+            stack += [n.left, n.right]
+        else:
+            parts.append(n)
+    found = None
+    for part in parts:
+        names = {var_key(n) for n in subnodes(part)} - {None} - set(consts)
+        if names != {"round_number"}:
+            continue
+        for r in range(1, MAX_ROUNDS):
+            if satisfiable([part], {"round_number": (r, r)}, consts):
+                found = r if found is None else min(found, r)
+                break
+    return found
+
+
+def _actions_against(facts: Facts, phase: PhaseDef, guard: s.Node | None, domains: dict[str, Domain],
+                     consts: dict[str, Any], diags: Diagnostics) -> None:
+    if guard is None:
+        return
+    for name in phase.actions:
+        action = facts.rules.actions.get(name)
+        own = syntax(action.guard) if action is not None and action.guard is not None else None
+        if own is None or satisfiable([own], domains, consts) is not True:
+            continue  # an action that never holds by itself is W821's; one that cannot be judged is left alone
+        if satisfiable([guard, own], domains, consts) is False:
+            assert action is not None
+            diags.warning("W854", f"action '{name}' can never be taken in phase '{phase.name}': its guard "
+                          "contradicts the phase's condition", facts.where(own, action.span),
+                          f"check allowed_if against flow.phases.{phase.name}.if")
+
+
+def _unoffered(facts: Facts, linked: Linked, offered: set[str], diags: Diagnostics) -> None:
+    taken = {eff.action for body in linked.bodies.values() for eff in walk(body) if isinstance(eff, e.TakeE)}
+    taken |= {n.action for site in facts.sites for n in subnodes(site.node) if isinstance(n, s.CanTake | s.Take)}
+    for name, action in facts.rules.actions.items():
+        if action.by != "player" or name in offered or name in taken or name in facts.inputs:
+            continue
+        diags.warning("W852", f"action '{name}' is in no phase of the flow, and no rule takes it, so no player can "
+                      "ever take it", action.span, "add it to a phase's actions, or take it from a rule")
+
+
+def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
+    rules = facts.rules
+    flow = rules.flow
+    assert flow is not None
+    moves = linked.counter_moves()
+    changed_props: set[str] = set()
+    zones = False
+    for body in linked.bodies.values():
+        ch = linked.changes(body)
+        changed_props |= ch.props
+        zones = zones or ch.zones
+    for fn, text in flow.ranking:
+        node = syntax(fn)
+        if node is None:
+            continue
+        read = [n for n in subnodes(node) if isinstance(n, s.Name | s.Attr)]
+        names = {n.id if isinstance(n, s.Name) else n.name for n in read}
+        counters = {n for n in names if n in rules.counters}
+        if not counters or names & (set(rules.zones) | set(rules.properties) | facts.inputs | set(rules.markers)):
+            continue  # reads something else too (a zone, a piece, a marker), or is set from outside the rules
+        if any(n in moves for n in counters):
+            continue
+        nothing = "changes it" if len(counters) == 1 else "changes any of them"
+        diags.warning("W856", f"the ranking key '{text}' reads {', '.join(sorted(counters))}, but no rule {nothing}, "
+                      "so it ranks nobody", facts.where(node, _span(text, flow.span)),
+                      "score into the counter the ranking reads, or rank by another")
+
+
+def _span(text: object, fallback: Span) -> Span:
+    return getattr(text, "span", None) or fallback

@@ -1,0 +1,144 @@
+"""Whether conditions can hold together, by trying them at test points.
+
+A condition over a few numbers known to the analyses (the round number, the player count, game counters, the
+acting player's counters, constant values) is evaluated at every point of a small grid: each number's whole range
+when it is short, else its bounds and the constants of the conditions with their neighbours. For comparisons of
+sums and differences against constants that grid meets every region where the truth can change, so "no point
+holds" means "never holds". A condition with anything else in it (a piece, a zone, a function, a product of two
+unknowns) is not judged: `satisfiable` answers None.
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from ..engine.rules import Rules
+from ..language import syntax as s
+from .walk import subnodes
+
+Domain = tuple[float, float]
+INF = float("inf")
+MAX_POINTS = 20_000
+SHORT = 64  # a range this short is tried at every integer
+
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {"+": operator.add, "-": operator.sub, "*": operator.mul,
+                                               "//": operator.floordiv, "/": operator.floordiv, "%": operator.mod}
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {"==": operator.eq, "!=": operator.ne, "<": operator.lt,
+                                                  "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+class _Opaque(Exception):
+    """The condition holds something the grid cannot stand for."""
+
+
+def var_key(node: s.Node) -> str | None:
+    """The name a number is tried under: `round_number`, `market`, `me.coins`."""
+    if isinstance(node, s.Name):
+        return node.id
+    if isinstance(node, s.Attr) and isinstance(node.obj, s.Name) and node.obj.id == "me":
+        return f"me.{node.name}"
+    return None
+
+
+def _eval(node: s.Node, env: dict[str, Any], consts: dict[str, Any]) -> Any:
+    if isinstance(node, s.Literal):
+        if isinstance(node.value, bool | int):
+            return node.value
+        raise _Opaque
+    key = var_key(node)
+    if key is not None:
+        if key in env:
+            return env[key]
+        if key in consts:
+            return consts[key]
+        raise _Opaque
+    if isinstance(node, s.BinOp) and node.op in _ARITH:
+        left, right = _eval(node.left, env, consts), _eval(node.right, env, consts)
+        if node.op in ("//", "/", "%") and right == 0:
+            raise _Opaque
+        return _ARITH[node.op](left, right)
+    if isinstance(node, s.Compare) and node.op in _COMPARE:
+        return _COMPARE[node.op](_eval(node.left, env, consts), _eval(node.right, env, consts))
+    if isinstance(node, s.BoolOp):
+        left = bool(_eval(node.left, env, consts))
+        if node.op == "and":
+            return left and bool(_eval(node.right, env, consts))
+        return left or bool(_eval(node.right, env, consts))
+    if isinstance(node, s.Not):
+        return not _eval(node.operand, env, consts)
+    if isinstance(node, s.Neg):
+        return -_eval(node.operand, env, consts)
+    if isinstance(node, s.Call) and node.fn in ("min", "max", "abs") and node.args:
+        args = [_eval(a, env, consts) for a in node.args]
+        return min(args) if node.fn == "min" else max(args) if node.fn == "max" else abs(args[0])
+    raise _Opaque
+
+
+def constants(rules: Rules) -> dict[str, Any]:
+    """Values fixed before play (a number or a truth value, the same at every player count)."""
+    out: dict[str, Any] = {}
+    for name, v in rules.values.items():
+        if v.kind == "const" and isinstance(v.data, bool | int):
+            out[name] = v.data
+    return out
+
+
+def _numbers(nodes: list[s.Node], consts: dict[str, Any]) -> set[int]:
+    found = set()
+    for node in nodes:
+        for n in subnodes(node):
+            if isinstance(n, s.Literal) and type(n.value) is int:
+                found.add(n.value)
+            elif isinstance(n, s.Name) and type(consts.get(n.id)) is int:
+                found.add(consts[n.id])
+    return found
+
+
+def _linear(nodes: list[s.Node], free: set[str]) -> bool:
+    """Whether no product, quotient or remainder involves a number that is not tried at every integer."""
+    for node in nodes:
+        for n in subnodes(node):
+            if isinstance(n, s.BinOp) and n.op in ("*", "/", "//", "%") and {var_key(x) for x in subnodes(n)} & free:
+                return False
+    return True
+
+
+def satisfiable(nodes: list[s.Node], domains: dict[str, Domain], consts: dict[str, Any]) -> bool | None:
+    """Whether some point of the numbers' domains makes every condition hold; None when it cannot be judged (a
+    name without a domain, or too many points)."""
+    names = sorted({k for node in nodes for n in subnodes(node) if (k := var_key(n)) in domains})
+    numbers = _numbers(nodes, consts)
+    axes: list[list[int]] = []
+    wide: set[str] = set()
+    for name in names:
+        low, high = domains[name]
+        if high - low < SHORT:
+            axes.append(list(range(int(low), int(high) + 1)))
+            continue
+        wide.add(name)
+        points = {int(low)} if low != -INF else set()
+        if high != INF:
+            points.add(int(high))
+        for c in numbers:
+            points.update(p for p in (c - 1, c, c + 1) if low <= p <= high)
+        if not points:
+            points = {0}
+        axes.append(sorted(points))
+    if wide and not _linear(nodes, wide):
+        return None
+    total = 1
+    for axis in axes:
+        total *= max(len(axis), 1)
+    if total > MAX_POINTS:
+        return None
+    try:
+        for point in itertools.product(*axes):
+            env = dict(zip(names, point, strict=True))
+            if all(_eval(node, env, consts) for node in nodes):
+                return True
+    except _Opaque:
+        return None
+    return False

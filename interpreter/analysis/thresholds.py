@@ -1,0 +1,115 @@
+"""Triggers on counters and markers (`on: {change: ...}`) that cannot work:
+
+- a `crosses:` threshold the counter can never reach from the side it counts from: beyond its max (going up) or
+  at or below its min (going up, it never comes from below), or outside the marker's track (W857);
+- a threshold trigger on a counter that no rule moves the way it counts (up, or `direction: down`) (W858);
+- a trigger on a counter's changes that changes the same counter the way it watches, with nothing to stop it: a
+  plain `change` without `if:`, or `every:` moved further in its direction. Each run starts the next (E850).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..engine.rules import WatchDef
+from ..language import syntax as s
+from .facts import Facts
+from .points import constants
+from .ranges import Ranges
+from .tree import syntax
+
+
+def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
+    """Where a watcher's `on:` (or one of its keys) is written."""
+    for m in facts.modules.values():
+        table = m.doc.get("triggers")
+        node = table.get(w.name) if isinstance(table, dict) else None
+        on = node.get("on") if isinstance(node, dict) else None
+        if isinstance(on, dict):
+            spans = getattr(on, "value_spans", {})
+            return spans.get(key) or getattr(node, "value_spans", {}).get("on", w.span)
+    return w.span
+
+
+def _threshold(fn: Any, consts: dict[str, Any]) -> int | None:
+    node = syntax(fn)
+    value = getattr(node, "value", None)
+    if type(value) is int:
+        return value
+    found = consts.get(node.id) if isinstance(node, s.Name) else None
+    return found if type(found) is int else None
+
+
+def check(facts: Facts, diags: Diagnostics) -> None:
+    rules = facts.rules
+    ranges = Ranges(facts)
+    consts = constants(rules)
+    moves = facts.linked.counter_moves()
+    for watched, watchers in rules.watchers.items():
+        for w in watchers:
+            marker = watched.startswith("marker ")
+            mark = _threshold(w.crosses, consts) if w.crosses is not None else None
+            if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
+                continue
+            if not marker and w.counter not in facts.inputs and w.counter not in rules.options:
+                if w.crosses is None and w.every is None:
+                    if not moves.get(w.counter):
+                        diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
+                                      "changes it, so it never runs", _on_span(facts, w, "change"),
+                                      "check the counter it watches")
+                        continue
+                    _retriggers(facts, w, diags)
+                    continue
+                way = "down" if w.down else "up"
+                if way not in moves.get(w.counter, set()):
+                    diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
+                                  f"moves it {way}, so it never runs", _on_span(facts, w, "change"),
+                                  "check the counter it watches and its direction")
+                    continue
+            if not marker:
+                _retriggers(facts, w, diags)
+
+
+def _beyond(facts: Facts, ranges: Ranges, w: WatchDef, marker: bool, mark: int, diags: Diagnostics) -> bool:
+    rules = facts.rules
+    where = _on_span(facts, w, "crosses")
+    if marker:
+        track = rules.tracks.get(rules.markers.get(w.counter, ""))
+        spaces = ranges.resolve(track.spaces) if track is not None else None
+        if spaces and not 1 <= mark <= max(spaces.values()):
+            diags.warning("W857", f"triggers.{w.name} waits for '{w.counter}' to reach space {mark}, but its track "
+                          f"'{track.name}' has spaces 1 to {max(spaces.values())}", where,  # type: ignore[union-attr]
+                          "check the space number against the track's length")
+            return True
+        return False
+    iv = ranges.counter(w.counter)
+    if iv is None:
+        return False
+    low, high = iv
+    if w.down:  # fires going from above the mark to at or below it
+        never = mark < low or mark >= high
+        words = (f"it never gets below {low:g}" if mark < low else
+                 f"it is never above {high:g}, so it never comes down to it")
+    else:  # fires going from below the mark to at or above it
+        never = mark > high or mark <= low
+        words = (f"it never holds more than {high:g}" if mark > high else
+                 f"it is never below {low:g}, so it never comes up to it")
+    if never:
+        diags.warning("W857", f"triggers.{w.name} waits for '{w.counter}' to cross {mark}, but {words}", where,
+                      f"check the threshold against counters.{w.counter}'s min and max")
+    return never
+
+
+def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
+    ways = facts.linked.changes(w.body).counters.get(w.counter, set())
+    if w.crosses is not None or not ways:
+        return
+    if w.every is not None:
+        if ("down" if w.down else "up") not in ways:
+            return
+    elif w.guard is not None:
+        return  # its `if:` may stop the chain (a countdown, a cap)
+    diags.error("E850", f"triggers.{w.name} runs on every change of '{w.counter}' and changes '{w.counter}' itself, "
+                "so each run starts the next", _on_span(facts, w, "change"),
+                "add an if: that stops it, change another counter, or watch a threshold with crosses:")

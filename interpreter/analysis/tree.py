@@ -1,0 +1,197 @@
+"""The linked rules as the whole-game analyses see them: every rule's effect tree (hooks included), each compiled
+formula's checked syntax, and what a body changes together with everything it runs (the procedures it calls,
+the actions it takes, the triggers its events and counter changes start).
+
+It walks the effect nodes the linker made, not the YAML: a name here is what the linker resolved it to, and an
+extension, a replacement or a hook is already in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine import effects as e
+from ..engine.rules import Rules
+from ..language import syntax as s
+
+# Each effect class with nested bodies -> those bodies (a test checks that every class with a Body field is here).
+CHILDREN: dict[type, Callable[[Any], tuple[e.Body, ...]]] = {
+    e.AsE: lambda x: (x.body,),
+    e.IfE: lambda x: (x.then, x.other),
+    e.ForE: lambda x: (x.body,),
+    e.RepeatE: lambda x: (x.body,),
+    e.MatchE: lambda x: (*(body for _, body in x.cases), x.other),
+    e.OneOfE: lambda x: tuple(body for _, _, body in x.options),
+    e.MayE: lambda x: (x.body,),
+    e.WhileE: lambda x: (x.body,),
+    e.StepE: lambda x: (x.body,),
+    e.WrapE: lambda x: (x.before, x.instead or (), x.after, *(() if _replaces(x) else (x.inner,))),
+}
+
+
+def _replaces(wrap: e.WrapE) -> bool:
+    """Whether an `instead` hook stands in for what it wraps without ever running it (no `proceed`)."""
+    return wrap.instead is not None and not any(isinstance(x, e.ProceedE) for x in walk(wrap.instead))
+# Effects that change which pieces are in which zone.
+ZONE_CHANGES = (e.MoveE, e.CreateE, e.RemoveE, e.DrawE, e.RefillE, e.ShuffleE)
+
+
+def syntax(fn: Any) -> s.Node | None:
+    """The checked syntax tree a compiled formula was made from (the compiler keeps it on the function)."""
+    found = getattr(fn, "syntax", None)
+    return found[0] if isinstance(found, tuple) and found and isinstance(found[0], s.Node) else None
+
+
+def walk(body: e.Body) -> Iterator[e.Effect]:
+    """Every effect of a body, nested blocks included, in order."""
+    stack = list(reversed(body))
+    while stack:
+        eff = stack.pop()
+        yield eff
+        children = CHILDREN.get(type(eff))
+        if children is not None:
+            for inner in reversed(children(eff)):
+                stack.extend(reversed(inner))
+
+
+def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
+    """A number written out, or a value fixed before play."""
+    if isinstance(node, s.Literal) and type(node.value) is int:
+        return node.value
+    if isinstance(node, s.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, s.Neg):
+        inner = _literal(node.operand, consts)
+        return None if inner is None else -inner
+    return None
+
+
+def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
+    """Which way a counter assignment can move the counter: {"up"}, {"down"}, or both."""
+    amount = _literal(syntax(eff.value), consts or {})
+    if eff.op == "=" or amount is None:
+        return {"up", "down"}
+    if amount == 0:
+        return set()
+    up = (amount > 0) == (eff.op == "+=")
+    return {"up" if up else "down"}
+
+
+@dataclass
+class Changes:
+    """What running a body can change."""
+
+    counters: dict[str, set[str]] = field(default_factory=dict)  # counter -> the directions it can move
+    props: set[str] = field(default_factory=set)
+    locals: set[str] = field(default_factory=set)
+    markers: bool = False
+    zones: bool = False
+    turn: bool = False  # ends the turn, round or game, passes, or sets the start player
+    events: set[str] = field(default_factory=set)
+
+    def counter(self, name: str, ways: set[str]) -> None:
+        self.counters.setdefault(name, set()).update(ways)
+
+
+class Linked:
+    """The linked rules with the bodies each rule runs and what running them changes."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.bodies: dict[str, e.Body] = {f"setup.{x.name}": x.body for x in rules.setup}
+        self.bodies |= {f"actions.{n}": a.body for n, a in rules.actions.items()}
+        self.bodies |= {f"triggers.{t.name}": t.body for ts in rules.triggers.values() for t in ts}
+        self.bodies |= {f"triggers.{w.name}": w.body for ws in rules.watchers.values() for w in ws}
+        self.bodies |= {f"procedures.{n}": p.body for n, p in rules.procedures.items()}
+        self.bodies |= {f"scoring.{x.name}": x.body for x in rules.scoring}
+        if rules.flow is not None:
+            for phase in rules.flow.phases:
+                for part, body in (("before", phase.before), ("do", phase.body), ("after", phase.after)):
+                    self.bodies[f"flow.phases.{phase.name}.{part}"] = body
+            self.bodies["flow.end.do"] = rules.flow.final
+        self._changes: dict[int, tuple[e.Body, Changes]] = {}
+        self.consts = {n: v.data for n, v in rules.values.items() if v.kind == "const" and type(v.data) is int}
+
+    def run_by(self, eff: e.Effect) -> list[e.Body]:
+        """The bodies an effect starts elsewhere: a procedure, an action, the triggers of an event or a change."""
+        r = self.rules
+        if isinstance(eff, e.CallE) and eff.proc in r.procedures:
+            return [r.procedures[eff.proc].body]
+        if isinstance(eff, e.TakeE) and eff.action in r.actions:
+            return [r.actions[eff.action].body]
+        if isinstance(eff, e.EmitE):
+            return [t.body for t in r.triggers.get(eff.event, [])]
+        if isinstance(eff, e.EndE) and eff.what == "turn":
+            return [t.body for t in r.triggers.get("turn_end", [])]
+        if isinstance(eff, e.SetCounterE):
+            return [w.body for w in r.watchers.get(eff.counter, [])]
+        if isinstance(eff, e.AdvanceE | e.PlaceE):
+            return [w.body for key, ws in r.watchers.items() if key.startswith("marker ") for w in ws]
+        return []
+
+    def reach(self, body: e.Body) -> Iterator[e.Effect]:
+        """Every effect running `body` can run, through calls, takes and triggers (each body once)."""
+        seen: set[int] = set()
+        todo = [body]
+        while todo:
+            current = todo.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for eff in walk(current):
+                yield eff
+                todo.extend(self.run_by(eff))
+
+    def changes(self, body: e.Body) -> Changes:
+        hit = self._changes.get(id(body))
+        if hit is not None and hit[0] is body:
+            return hit[1]
+        out = Changes()
+        for eff in self.reach(body):
+            if isinstance(eff, e.SetCounterE):
+                ways = direction(eff, self.consts)
+                out.counter(eff.counter, ways)
+                c = self.rules.counters.get(eff.counter)
+                if c is not None and c.overflow == "carry" and c.carry_to and "up" in ways:
+                    out.counter(c.carry_to, {"up"})
+            elif isinstance(eff, e.PayE):
+                for alt in eff.cost.alternatives:
+                    for term in alt:
+                        out.counter(term.counter, {"down"})
+            elif isinstance(eff, e.SetPropE):
+                out.props.add(eff.prop)
+            elif isinstance(eff, e.LetE | e.ChooseE | e.RollE):
+                out.locals.add(eff.name if isinstance(eff, e.LetE) else eff.var)
+            elif isinstance(eff, ZONE_CHANGES):
+                out.zones = True
+                if isinstance(eff, e.DrawE):
+                    out.locals.add(eff.var)
+                if isinstance(eff, e.CreateE):
+                    out.props.update(p for p, _ in eff.props)
+                    if eff.bind:
+                        out.locals.add(eff.bind)
+            elif isinstance(eff, e.AdvanceE | e.PlaceE):
+                out.markers = True
+            elif isinstance(eff, e.EndE | e.PassE | e.SetStartPlayerE):
+                out.turn = True
+            elif isinstance(eff, e.EmitE | e.DeferE):
+                out.events.add(eff.event)
+        self._changes[id(body)] = (body, out)
+        return out
+
+    def counter_moves(self) -> dict[str, set[str]]:
+        """Each counter with the directions any rule (setup, the flow, actions, triggers, scoring) moves it."""
+        out: dict[str, set[str]] = {}
+        for body in self.bodies.values():
+            for name, ways in self.changes(body).counters.items():
+                out.setdefault(name, set()).update(ways)
+        for action in self.rules.actions.values():
+            for alt in (action.cost.alternatives if action.cost is not None else ()):
+                for term in alt:
+                    out.setdefault(term.counter, set()).add("down")
+        for sub in self.rules.substitutes:  # what is paid instead of part of a cost
+            for term in sub.instead:
+                out.setdefault(term.counter, set()).add("down")
+        return out
