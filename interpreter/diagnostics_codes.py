@@ -228,6 +228,17 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A scenario with a top-level `expect_error` shows that its setup fails; nothing runs after a failed setup, so "
        "`state`, `steps` and `expect` would never be checked.",
        "expect_error: E509\nsteps: [{action: work}]", "expect_error: E509"),
+    _c("E760", "error", "lab", "a lab output needs an optional package that is not installed",
+       "Parquet rows (`simulate --out FILE.parquet`) need pyarrow, and the report's plots need matplotlib: both "
+       "come with `pip install 'boardrules[report]'`. JSON Lines rows need nothing more.",
+       "boardrules simulate PACK --out games.parquet   # without pyarrow",
+       "boardrules simulate PACK --out games.jsonl"),
+    _c("E761", "error", "lab", "`view` cannot show this file",
+       "`boardrules view` shows a game saved by `play` (s FILE) or a failure log written by `simulate`, played "
+       "again from its seed and log with the pack's flow. Another file, a game played without the flow, or a log "
+       "that does not replay on the pack as it is now is refused.",
+       "boardrules view report.json   # simulate's --json summary",
+       "boardrules view boardrules-failures/relay-seed3-invariant.json"),
     _c("W801", "warning", "check", "declared but never used",
        "Nothing reads or writes this counter, zone, value, property, event, procedure or cost. Remove it, or mark "
        "it `input: true` if only scenarios or an embedding program use it.",

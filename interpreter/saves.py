@@ -306,7 +306,9 @@ def _check_named_pack(pack: str) -> None:
     root = Path(pack)
     try:
         with os.scandir(root) as entries:
-            count = sum(1 for e in entries if e.name.endswith(".yaml") and e.is_file(follow_symlinks=False))
+            # a hidden file (a repository's .pre-commit-hooks.yaml) is never a module file
+            count = sum(1 for e in entries if e.name.endswith(".yaml") and not e.name.startswith(".")
+                        and e.is_file(follow_symlinks=False))
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
         reason = getattr(exc, "strerror", None) or str(exc)
         raise refuse(f"the save names the pack {_short(repr(pack))}, which cannot be read: {reason}",

@@ -92,7 +92,10 @@ def test_a_game_is_saved_and_resumed_and_the_chance_rule_is_shown(tmp_path: Path
     save = tmp_path / "game.json"
     term = Terminal("play", RELAY, "--players", "2", "--seed", "5", "--set", "prize=4")
     term.expect(r"p1> ")
-    assert re.search(r"chance \(shuffle deck: [^)]*\): \d+  \[relay\.yaml:\d+:\d+\]", term.seen)
+    # setup folded into one line: its chance steps, then what it changed, pieces by kind and name
+    assert re.search(r"\nsetup \((shuffle deck: [^;]*: \d+; ){2}shuffle deck: [^;]*: \d+\): 8 change\(s\): card 1 "
+                     r"created in deck; card 2 created", term.seen)
+    assert term.seen.count("-- round 1") == 1  # the whole state once, then what each step changed
     term.send("2")  # buy(n=2)
     term.expect(r"p2> ")
     term.send(f"s {save}")

@@ -1,11 +1,15 @@
-"""Players that are programs: `random`, and `greedy` (one ply on the score the pack declares).
+"""Players that are programs: `random`, `greedy` (one ply on the score the pack declares), `mcts` (mcts.py), and
+any bot another package registers in the entry-point group `boardrules.bots`.
 
-A bot answers a `Pending` decision of the step API with one of its options. All bots of a game draw from one
-seeded generator, so a game with the same seed and the same bots is the same game.
+A bot answers a `Pending` decision of the step API with one of its options: a callable
+`bot(game, pending, rng) -> Option`. `NAME:ARG` configures a bot that has a `configured(arg)` method
+(`mcts:200`). All bots of a game draw from one seeded generator, so a game with the same seed and the same bots
+is the same game.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +19,8 @@ from ..engine.interpreter import Frame
 from ..engine.values import Unknown
 from ..game import CHANCE, Game, Option, Pending
 
-BOT_NAMES = ("random", "greedy")
+BOT_NAMES = ("random", "greedy", "mcts")
+ENTRY_POINT_GROUP = "boardrules.bots"
 LOOKAHEAD_STEPS = 200  # decisions played after a greedy bot's trial option before it scores the result
 
 
@@ -86,8 +91,7 @@ def parse_bots(text: str | None, players: int) -> dict[str, str]:
         seats = [f"p{i}" for i in range(1, players + 1)]
         if not eq or seat not in seats:
             raise BoardrulesError("E509", f"--bots takes SEAT=BOT with SEAT one of {', '.join(seats)}, got {item!r}")
-        if name not in BOTS:
-            raise BoardrulesError("E509", f"unknown bot {name!r}; the bots are {', '.join(BOT_NAMES)}")
+        bot(name)  # an unknown or misconfigured bot is refused here, before any game starts
         out[seat] = name
     return out
 
@@ -96,4 +100,39 @@ def choose(game: Game, pending: Pending, bots: dict[str, str], rng: random.Rando
     """The option a bot (or chance) picks for this decision: seats without a bot play `default`."""
     if pending.player == CHANCE:
         return chance_option(pending, rng)
-    return BOTS[bots.get(pending.player, default)](game, pending, rng)
+    return bot(bots.get(pending.player, default))(game, pending, rng)
+
+
+def names() -> list[str]:
+    """The bots there are: built in, then those other packages register."""
+    from importlib.metadata import entry_points
+
+    return [*BOT_NAMES, *sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} - set(BOT_NAMES))]
+
+
+@functools.cache
+def bot(name: str) -> Callable[[Game, Pending, random.Random], Option]:
+    """The bot called `name` (`NAME` or `NAME:ARG`); an unknown one raises BoardrulesError (E509)."""
+    base, colon, arg = name.partition(":")
+    found: Any = BOTS.get(base)
+    if found is None and base == "mcts":
+        from .mcts import mcts_bot
+
+        found = mcts_bot
+    if found is None:
+        from importlib.metadata import entry_points
+
+        plugged = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == base]
+        if not plugged:
+            raise BoardrulesError("E509", f"unknown bot {base!r}; the bots are {', '.join(names())}")
+        try:
+            found = plugged[0].load()
+        except Exception as exc:  # a broken plug-in is the plug-in's fault: say which
+            raise BoardrulesError("E509", f"the bot {base!r} ({plugged[0].value}) cannot be loaded: {exc}") from None
+    if colon:
+        if not hasattr(found, "configured"):
+            raise BoardrulesError("E509", f"the bot {base!r} takes no setting (got {name!r})")
+        found = found.configured(arg)
+    if not callable(found):
+        raise BoardrulesError("E509", f"the bot {base!r} is not callable as bot(game, pending, rng)")
+    return found

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
-from ..resources import grammar_dir, rules_dir
+from ..resources import grammar_dir
 
 if TYPE_CHECKING:
     from ..language.linker import Module
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 # Each command imports what it needs when it runs: a `check` answered from the cache imports almost nothing.
 
-EPILOG = "Without PATH, check and test use the rule packs shipped with boardrules."
+EPILOG = ("Without PATH, check and test use the packs of the git repository they run in (or the pack that is the "
+          "working directory), else the rule packs shipped with boardrules.")
 CHECK_EPILOG = EPILOG + (" Exit status: 0 when nothing failed (warnings allowed unless --strict), 1 when an error"
                          " was found (or a warning, with --strict), 2 on a usage error, 3 on an internal error.")
 
@@ -29,8 +30,12 @@ TEST_EPILOG = EPILOG + (" Exit status: 0 when every scenario passed, 1 when one 
                         " usage error, 3 on an internal error, 5 when no scenario was found.")
 
 
-def _paths(raw: list[str]) -> list[Path]:
-    return [Path(p) for p in raw] if raw else [rules_dir()]
+def _paths(raw: list[str], changed: bool = False) -> list[Path]:
+    from .pack_repo import default_paths, packs_of
+
+    if changed:  # pre-commit's changed files: their packs
+        return packs_of([Path(p) for p in raw])
+    return [Path(p) for p in raw] if raw else default_paths()
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -45,7 +50,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         return 0
     from . import check_cache
 
-    paths = _paths(args.paths)
+    paths = _paths(args.paths, args.changed)
+    if args.changed and not paths:
+        print("boardrules: no pack holds the changed files")
+        return 0
     digest = None
     if not args.no_cache:
         inputs = {k: v for k, v in vars(args).items() if k != "run"}
@@ -99,10 +107,14 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
 
 def cmd_test(args: argparse.Namespace) -> int:
     from . import check_cache
+    from .test_run import TestRun
 
-    paths = _paths(args.paths)
+    paths = _paths(args.paths, args.changed)
+    if args.changed and not paths:
+        print("boardrules: no pack holds the changed files")
+        return 0
     digest = None
-    if not args.no_cache:
+    if not args.no_cache and not TestRun.from_args(args).active:
         inputs = {k: v for k, v in vars(args).items() if k != "run"}
         digest = check_cache.key(inputs, paths, [], [grammar_dir()])
         hit = check_cache.load(digest, "test") if digest else None
@@ -133,10 +145,12 @@ class _Printed:
 def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int:
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_text
     from ..language.pack import discover, display, load_modules
+    from . import coverage
     from .scenario import ScenarioRunner
+    from .test_run import TestRun
 
-    if args.coverage:
-        from . import coverage
+    run = TestRun.from_args(args)
+    lcov_tables: dict[str, dict] = {}
     diags = Diagnostics()
     packs = discover(paths, diags)
     passed = failed = internal = 0
@@ -150,7 +164,7 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
         say(render_text([d]))
         failed += 1
     for pack in packs:
-        if not pack.scenario_files:
+        if not pack.scenario_files or run.stopped():
             continue
         loaded = Diagnostics()
         modules = load_modules(pack.module_files, loaded)
@@ -163,9 +177,11 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
             failed += len(pack.scenario_files)
             continue
         runner = ScenarioRunner(modules)
-        runner.trace = set() if args.coverage else None
-        for path in pack.scenario_files:
-            result = runner.run_file(path)
+        runner.trace = set() if args.coverage or run.lcov else None
+        for path in [p for p in pack.scenario_files if run.wanted(p)]:
+            if run.stopped():
+                break
+            result = run.timed(display(pack.root), path, runner.run_file)
             if result.passed:
                 passed += 1
                 if args.verbose:
@@ -186,6 +202,9 @@ def _test(args: argparse.Namespace, paths: list[Path], printed: _Printed) -> int
             covered[display(pack.root)] = coverage.to_json(table)
             if args.coverage == "text":
                 say(coverage.render_text(table, args.verbose))
+        if run.lcov:
+            lcov_tables[display(pack.root)] = coverage.measure(modules, runner.trace or set())
+    run.finish(say, lcov_tables)
     if passed + failed == 0:
         # a CI step that names the wrong folder must not pass without running anything
         say(f"no scenario found in {', '.join(display(p) for p in paths)} (scenarios are the .yaml files under a "
@@ -372,8 +391,26 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("boardrules")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "(not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked (reading the installed metadata takes a noticeable time)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
+        print(f"boardrules {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="boardrules", description="Board-game rules as data.")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="print boardrules' version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check rule packs: YAML, schema, grammar, names and types",
                            description="Load, validate and link rule packs; report every problem.",
@@ -386,6 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true",
                        help="warnings fail too (exit status 1), except W601 (documented unknowns)")
     check.add_argument("--explain", metavar="CODE", help="explain a diagnostic code, with a wrong and a right example")
+    check.add_argument("--changed", action="store_true",
+                       help="the paths are changed files (as pre-commit passes them): check the packs holding them")
     _add_options(check)
     check.set_defaults(run=cmd_check)
     test = sub.add_parser("test", help="run scenario files",
@@ -402,6 +441,18 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--coverage-format", choices=["text", "json"], dest="coverage",
                       help="the same report as text or as JSON for tools (implies --coverage); "
                            "--coverage=json is short for it")
+    test.add_argument("--changed", action="store_true",
+                      help="the paths are changed files (as pre-commit passes them): test the packs holding them")
+    test.add_argument("-k", dest="keyword", metavar="EXPR",
+                      help="run only scenarios whose file path matches EXPR (substrings; 'not X', 'A or B', "
+                           "'A and B', as pytest -k)")
+    test.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing scenario")
+    test.add_argument("--lf", "--last-failed", dest="last_failed", action="store_true",
+                      help="run only the scenarios that failed last time (all if none did); kept in "
+                           ".boardrules_cache/ in the working directory")
+    test.add_argument("--durations", type=int, metavar="N", help="list the N slowest scenarios (0: all)")
+    test.add_argument("--junit-xml", metavar="FILE", help="write the results as JUnit XML for CI services")
+    test.add_argument("--lcov", metavar="FILE", help="write the rules' line and branch coverage as lcov")
     test.set_defaults(run=cmd_test)
     explain = sub.add_parser("explain", help="the composed rules of a pack in plain English",
                              description="Render a pack's composed rules as a rulebook: components, setup, game "
@@ -436,6 +487,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--chance", choices=["step", "auto"], default="step",
                      help="chance as decisions sampled by their probabilities (step), or by the game (auto)")
     sim.add_argument("--json", metavar="OUT", help="also write the report as JSON to OUT")
+    sim.add_argument("--out", metavar="FILE",
+                     help="write one row per game to FILE: JSON Lines, or Parquet for FILE.parquet (needs pyarrow)")
+    sim.add_argument("--report", metavar="FILE.html",
+                     help="write the pack's HTML report with a balance section: the metrics and their plots "
+                          "(needs matplotlib: pip install 'boardrules[report]')")
+    sim.add_argument("--until-ci", type=float, metavar="W",
+                     help="play --games, then double the games until every seat's 95%% win-rate interval is "
+                          "narrower than W (e.g. 0.05)")
+    sim.add_argument("--max-games", type=int, default=100_000, metavar="N",
+                     help="with --until-ci, stop after N games even if the intervals are wider (default 100000)")
     sim.add_argument("--workers", type=int, default=1, metavar="K",
                      help="processes to play on (default 1); the report is the same whatever K")
     sim.add_argument("--bots", metavar="SEAT=BOT,...", help="bots per seat, e.g. p2=random,p3=greedy (default random)")
@@ -477,6 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write module.schema.json and scenario.schema.json into DIR (beside a pack), so the "
                              "files' `$schema` lines work outside this repository")
     schema.set_defaults(run=cmd_schema)
+    from .lab_cli import add_commands
+
+    add_commands(sub, _add_options)
     return parser
 
 

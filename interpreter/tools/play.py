@@ -1,22 +1,24 @@
 """`boardrules play`: a whole game in the terminal. Every decision is a numbered menu that says who decides
-and which rule asks; what each step changed is printed with the rule that changed it. Seats given to bots and
-chance play by themselves, from one generator seeded by --seed.
+and which rule asks; what each step changed is printed with the rule that changed it, so the whole state is
+shown only once (and on `v`). Setup's steps are folded into one line. Pieces read as their kind and name
+(`card 4`, not `card_4`). Seats given to bots and chance play by themselves, from one generator seeded by --seed.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .. import saves
 from ..diagnostics import BoardrulesError, Span, source_line
 from ..engine.values import plain
 from ..game import CHANCE, Game, Pending
 from .bots import choose
+from .game_files import save_text
 
-HELP = "a number chooses; u undoes your last decision; s FILE saves; q quits"
+HELP = "a number chooses; u undoes your last decision; v shows the whole state; s FILE saves; q quits"
 _FLOW_VARS = {"round": "round", "phase": "phase", "turn_player": "turn"}
 
 
@@ -26,6 +28,8 @@ class Session:
     def __init__(self, game: Game, bots: dict[str, str], rng: random.Random,
                  read: Callable[[str], str | None], write: Callable[[str], None]) -> None:
         self.game, self.bots, self.rng, self.read, self.write = game, bots, rng, read, write
+        self.shown = False  # the whole state is shown at the first menu; after that, what each step changed
+        self.setup: list[str] = []  # setup's decisions so far, printed as one line when setup ends
 
     def run(self) -> int:
         game = self.game
@@ -51,11 +55,13 @@ class Session:
 
     def _ask(self, pending: Pending) -> int | None:
         """Show the menu and act on one line of input; a number to return ends the session."""
-        self._show_state()
+        if not self.shown:
+            self._show_state()
+            self.shown = True
         rule = f"  [rule {_short(pending.rule)}: {pending.source}]" if pending.rule else ""
         self.write(f"{pending.player} decides: {pending.prompt}{rule}")
         for n, option in enumerate(pending.options, 1):
-            self.write(f"  {n}. {option.label}")
+            self.write(f"  {n}. {_readable(self.game, option.label)}")
         line = self.read(f"{pending.player}> ")
         if line is None or line.strip() == "q":
             self.write("quit")
@@ -66,6 +72,8 @@ class Session:
             self._step(pending, pending.options[int(word) - 1].id)
         elif word == "u":
             self._undo()
+        elif word == "v":
+            self._show_state()
         elif word == "s" and rest.strip():
             try:
                 Path(rest.strip()).write_text(self.game.serialize() + "\n", encoding="utf-8")
@@ -86,15 +94,22 @@ class Session:
         if pending.player == CHANCE:
             who = f"chance ({pending.prompt})"
         where = _action_rule(game, pending, option_id) or (_short(pending.rule) if pending.rule else None)
+        in_setup = not game.log  # setup is logged when it ends
         try:
             game.apply(option_id)
         except BoardrulesError as err:
             d = err.diagnostic
             self.write(f"refused: {d.code}: {d.message}" + (f" [{_short(str(d.span))}]" if d.span else ""))
             return
-        self.write(f"{who}: {label}" + (f"  [{where}]" if where else ""))
-        start = _after(journal, last)
-        for text in _changes(game, journal[start:]):
+        changes = _changes(game, journal[_after(journal, last):])
+        if in_setup:
+            self.setup.append(f"{pending.prompt}: {label}" if pending.player == CHANCE else f"{who}: {label}")
+            if game.log:  # setup has ended: one line for all of it
+                self.write(f"setup ({'; '.join(self.setup)}): " + _fold(changes))
+                self.setup = []
+            return
+        self.write(f"{who}: {_readable(game, label)}" + (f"  [{where}]" if where else ""))
+        for text in changes:
             self.write("    " + text)
 
     def _undo(self) -> None:
@@ -106,6 +121,7 @@ class Session:
             if pending is not None and pending.player in humans:
                 break
         self.write("undone" if undone else "nothing to undo")
+        self.shown = False  # after going back, the whole state again
 
     def _show_state(self) -> None:
         st = self.game.state
@@ -169,7 +185,26 @@ def _flow_value(game: Game, var: str) -> str:
 
 
 def _piece(st: Any, pid: str) -> str:
-    return f"{st.pieces[pid].kind} {pid}"
+    """A piece by kind and name: `card_4` of kind card reads `card 4`; an id not made from its kind is kept."""
+    kind = st.pieces[pid].kind
+    name = pid[len(kind) + 1:] if pid.startswith(kind + "_") else pid
+    return f"{kind.replace('_', ' ')} {name}"
+
+
+def _readable(game: Game, label: str) -> str:
+    """An option's label with each piece id in it read as kind and name."""
+    pieces = game.state.pieces
+    return re.sub(r"\$?\b[A-Za-z_]\w*\b", lambda m: _piece(game.state, m.group().lstrip("$"))
+                  if m.group().lstrip("$") in pieces else m.group(), label)
+
+
+def _fold(changes: list[str]) -> str:
+    """Setup's changes in one line: how many of each, the first few named."""
+    if not changes:
+        return "nothing changed"
+    heads = [c.split("  [", 1)[0].strip() for c in changes]
+    shown = "; ".join(heads[:4])
+    return f"{len(changes)} change(s): {shown}" + ("; ..." if len(heads) > 4 else "")
 
 
 def _value(v: Any) -> str:
@@ -197,8 +232,8 @@ def _action_rule(game: Game, pending: Pending, option_id: int) -> str | None:
 def start(pack: str, players: int, seed: int, options: dict[str, Any], modules: list[str] | None,
           load: str | None) -> Game:
     """A new game of the pack, or the saved game in `load` resumed."""
-    if load:
-        return Game.deserialize(saves.read_file(load), pack)
+    if load:  # a save, or a simulate failure log (the save it carries)
+        return Game.deserialize(save_text(load), pack)
     return Game.new(pack, players, seed, options, modules=modules, chance="step", undo_depth=None)
 
 

@@ -7,12 +7,20 @@ them; and the coverage of the pack's scenarios coloured on every rule and line.
 
 Coverage comes from running the pack's scenarios while the page is built (the same run `boardrules test
 --coverage` makes), so the page never shows a stale file's figures.
+
+The page is a Jinja2 template with autoescape over a tree of plain values: every text is escaped exactly once,
+where it is printed, and a link is a node of its own (a line is split into text and link segments), never a
+string substituted into text that already holds markup.
 """
 
 from __future__ import annotations
 
-import html
+import re
+from dataclasses import dataclass
 from typing import Any
+
+from jinja2 import Environment
+from markupsafe import Markup
 
 from ..analysis import unknowns
 from ..diagnostics import Diagnostic, Diagnostics
@@ -86,12 +94,46 @@ def run_coverage(pack: Pack, modules: dict[str, Module]) -> tuple[set[Any], dict
     return runner.trace, per_rule, f"{passed} of {len(pack.scenario_files)} scenarios pass"
 
 
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    href: str | None = None  # an id on the page
+
+
+@dataclass(frozen=True)
+class ViewLine:
+    depth: int
+    segments: list[Segment]
+    state: str  # "", "ran" or "missed"
+    yaml: str | None
+    where: str | None
+
+
+def segments(text: str, links: list[tuple[str, str]]) -> list[Segment]:
+    """`text` cut into plain and linked segments: each (shown, target) links the first whole-word occurrence of
+    `shown` in text not already linked."""
+    out = [Segment(text)]
+    for shown, target in links:
+        if not shown:
+            continue
+        pattern = re.compile(r"(?<!\w)" + re.escape(shown) + r"(?!\w)")
+        for i, seg in enumerate(out):
+            found = pattern.search(seg.text) if seg.href is None else None
+            if found is None:
+                continue
+            parts = [Segment(seg.text[:found.start()]), Segment(found.group(), target), Segment(seg.text[found.end():])]
+            out[i:i + 1] = [p for p in parts if p.text]
+            break
+    return out
+
+
 class _Page:
     def __init__(self, doc: Document, ran: set[Any], per_rule: dict[str, coverage.RuleCoverage],
                  found: list[Diagnostic], summary: str) -> None:
         self.doc, self.ran, self.per_rule, self.summary = doc, ran, per_rule, summary
         self.ids = {e.id for sec in doc.sections for e in sec.entries} | {sec.id for sec in doc.sections}
         self.found = self._attach(found)
+        self._points = {p.key for rc in per_rule.values() for p in rc.points}
 
     def _attach(self, found: list[Diagnostic]) -> dict[str, list[Diagnostic]]:
         """Each finding goes to the entry at its place: the one declared on that line, else the last entry
@@ -110,100 +152,113 @@ class _Page:
             out.setdefault(target, []).append(d)
         return out
 
-    def link(self, target: str, text: str) -> str:
-        if target in self.ids:
-            return f'<a href="#{html.escape(target)}">{html.escape(text)}</a>'
-        return html.escape(text)
-
-    def line(self, line: Line) -> str:
-        text = html.escape(line.text)
+    def line(self, line: Line) -> ViewLine:
+        links = []
         for kind, name in line.refs:
             target = {"event": f"events.{name}", "procedure": f"procedures.{name}", "rule": name,
                       "value": f"unknown.{name}"}[kind]
             if target in self.ids:
-                shown = html.escape(name.replace("_", " ") if kind != "rule" else name)
-                text = text.replace(shown, f'<a href="#{html.escape(target)}">{shown}</a>', 1)
+                bare = name.split(".", 1)[1] if kind == "rule" and "." in name else name
+                shown = name if kind == "rule" and name in line.text else bare.replace("_", " ")
+                links.append((shown, target))
         key = line.branch if line.branch is not None else line.span
-        state = ""
-        if key is not None and self.per_rule is not None and self._counted(key):
-            state = " ran" if key in self.ran else " missed"
-        yaml = (f'<span class="yaml">{html.escape(" ".join(line.span.text.split()))}</span>'
-                if line.span is not None and line.span.text and line.branch is None else "")
-        where = f' title="{html.escape(f"{line.span.file}:{line.span.line}")}"' if line.span else ""
-        return f'<div class="l{state}" style="margin-left:{line.depth * 22}px"{where}>{text}{yaml}</div>'
+        state = ("ran" if key in self.ran else "missed") if key is not None and key in self._points else ""
+        yaml = (" ".join(line.span.text.split()) if line.span is not None and line.span.text and line.branch is None
+                else None)
+        where = f"{line.span.file}:{line.span.line}" if line.span else None
+        return ViewLine(line.depth, segments(line.text, links), state, yaml, where)
 
-    def _counted(self, key: Any) -> bool:
-        return key in self._points
-
-    @property
-    def _points(self) -> set[Any]:
-        if not hasattr(self, "_keys"):
-            self._keys = {p.key for rc in self.per_rule.values() for p in rc.points}
-        return self._keys
-
-    def entry(self, e: Entry) -> str:
+    def entry(self, e: Entry) -> dict[str, Any]:
         rc = self.per_rule.get(e.id)
-        cls, badge = "", ""
+        cls, badge = "", None
         if rc is not None and rc.points:
             run = sum(1 for p in rc.points if p.key in rc.ran)
             total = len(rc.points)
             cls = "full" if run == total else "none" if run == 0 else "part"
             lr, lt = rc.count("line")
             br, bt = rc.count("branch")
-            badge = f'<span class="cov">lines {lr}/{lt}, branches {br}/{bt}</span>'
-        out = [f'<div class="entry {cls}" id="{html.escape(e.id)}">{badge}',
-               f'<h3>{html.escape(e.title)}<span class="id">{html.escape(e.id)}</span></h3>']
-        if e.change:
-            out.append(f'<div class="change">{html.escape(e.change)}</div>')
-        if e.before:
-            out.append('<div class="before">' + "".join(self.line(x) for x in e.before) + "</div>")
-        out += [self.line(x) for x in e.lines]
-        for d in self.found.get(e.id, []):
-            out.append(f'<div class="finding {d.severity}">{html.escape(f"{d.span}: {d.severity} {d.code}: ")}'
-                       f"{html.escape(d.message)}</div>")
-        tail = []
-        if e.source:
-            tail.append(f"Source: {html.escape(e.source)}")
-        if e.span is not None:
-            tail.append(f'<span class="where">{html.escape(f"{e.span.file}:{e.span.line}")}</span>')
-        if tail:
-            out.append('<div class="src">' + " — ".join(tail) + "</div>")
-        out.append("</div>")
-        return "\n".join(out)
+            badge = f"lines {lr}/{lt}, branches {br}/{bt}"
+        return {"id": e.id, "title": e.title, "cls": cls, "badge": badge, "change": e.change,
+                "before": [self.line(x) for x in e.before], "lines": [self.line(x) for x in e.lines],
+                "findings": self.found.get(e.id, []), "source": e.source,
+                "where": f"{e.span.file}:{e.span.line}" if e.span is not None else None}
 
-    def render(self) -> str:
+    def render(self, extra: Markup | str = "") -> str:
         doc = self.doc
-        toc = ["<nav><strong>Contents</strong><ol>"]
-        body = [f"<h1>{html.escape(doc.title)}</h1>",
-                f"<p>Modules: {html.escape(', '.join(doc.modules))}. Coverage: {html.escape(self.summary)}.</p>",
-                '<p class="legend"><span style="color:#2a8a3a">&#9632; every line and branch run</span>'
-                '<span style="color:#d89a00">&#9632; partly run</span>'
-                '<span style="color:#c0392b">&#9632; never run</span></p>',
-                '<div class="tools"><label><input type="checkbox" id="quote"> show the YAML of each line</label> '
-                '<label><input type="checkbox" id="missed"> only rules not fully run</label></div>']
-        for n, sec in enumerate(doc.sections, 1):
-            toc.append(f'<li><a href="#{sec.id}">{html.escape(sec.title)}</a><ol>')
-            toc += [f'<li><a href="#{html.escape(e.id)}">{html.escape(e.title)}</a></li>' for e in sec.entries]
-            toc.append("</ol></li>")
-            body.append(f'<section id="{sec.id}"><h2>{n}. {html.escape(sec.title)}</h2>')
-            if sec.intro:
-                body.append(f"<p>{html.escape(sec.intro)}</p>")
-            body += [self.entry(e) for e in sec.entries]
-            body.append("</section>")
-        if self.found.get("other"):
-            toc.append('<li><a href="#findings">Other findings</a></li>')
-            body.append('<section id="findings"><h2>Other findings</h2>')
-            body += [f'<div class="finding {d.severity}">{html.escape(f"{d.span}: {d.severity} {d.code}: {d.message}")}'
-                     "</div>" for d in self.found["other"]]
-            body.append("</section>")
-        toc.append("</ol></nav>")
-        return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                f"<title>{html.escape(doc.title)}</title><style>{CSS}</style></head><body>\n"
-                + "\n".join(toc) + "\n<main>\n" + "\n".join(body) + "\n</main>\n"
-                f"<script>{SCRIPT}</script>\n</body></html>\n")
+        sections = [{"id": sec.id, "title": sec.title, "intro": sec.intro,
+                     "entries": [self.entry(e) for e in sec.entries]} for sec in doc.sections]
+        return TEMPLATE.render(title=doc.title, modules=", ".join(doc.modules), summary=self.summary,
+                               sections=sections, other=self.found.get("other", []), css=Markup(CSS),
+                               script=Markup(SCRIPT), extra=extra)
 
 
-def render(pack: Pack, modules: dict[str, Module], roots: list[str]) -> str:
+_ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+_LINE = """{% macro line(l) -%}
+<div class="l{{ ' ' ~ l.state if l.state }}" style="margin-left:{{ l.depth * 22 }}px"
+{%- if l.where %} title="{{ l.where }}"{% endif %}>
+{%- for s in l.segments %}{% if s.href %}<a href="#{{ s.href }}">{{ s.text }}</a>{% else %}{{ s.text }}{% endif %}
+{%- endfor %}{% if l.yaml %}<span class="yaml">{{ l.yaml }}</span>{% endif %}</div>
+{%- endmacro %}"""
+
+TEMPLATE = _ENV.from_string(_LINE + """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title><style>{{ css }}</style></head><body>
+<nav><strong>Contents</strong><ol>
+{% if extra %}<li><a href="#balance">Balance</a></li>{% endif %}
+{% for sec in sections %}
+<li><a href="#{{ sec.id }}">{{ sec.title }}</a><ol>
+{% for e in sec.entries %}
+<li><a href="#{{ e.id }}">{{ e.title }}</a></li>
+{% endfor %}
+</ol></li>
+{% endfor %}
+{% if other %}<li><a href="#findings">Other findings</a></li>{% endif %}
+</ol></nav>
+<main>
+<h1>{{ title }}</h1>
+<p>Modules: {{ modules }}. Coverage: {{ summary }}.</p>
+<p class="legend"><span style="color:#2a8a3a">&#9632; every line and branch run</span>\
+<span style="color:#d89a00">&#9632; partly run</span><span style="color:#c0392b">&#9632; never run</span></p>
+<div class="tools"><label><input type="checkbox" id="quote"> show the YAML of each line</label> \
+<label><input type="checkbox" id="missed"> only rules not fully run</label></div>
+{{ extra }}
+{% for sec in sections %}
+<section id="{{ sec.id }}"><h2>{{ loop.index }}. {{ sec.title }}</h2>
+{% if sec.intro %}<p>{{ sec.intro }}</p>{% endif %}
+{% for e in sec.entries %}
+<div class="entry {{ e.cls }}" id="{{ e.id }}">{% if e.badge %}<span class="cov">{{ e.badge }}</span>{% endif %}
+<h3>{{ e.title }}<span class="id">{{ e.id }}</span></h3>
+{% if e.change %}<div class="change">{{ e.change }}</div>{% endif %}
+{% if e.before %}<div class="before">{% for l in e.before %}{{ line(l) }}{% endfor %}</div>{% endif %}
+{% for l in e.lines %}
+{{ line(l) }}
+{% endfor %}
+{% for d in e.findings %}
+<div class="finding {{ d.severity }}">{{ d.span }}: {{ d.severity }} {{ d.code }}: {{ d.message }}</div>
+{% endfor %}
+{% if e.source or e.where %}<div class="src">{% if e.source %}Source: {{ e.source }}{% endif %}\
+{% if e.source and e.where %} — {% endif %}{% if e.where %}<span class="where">{{ e.where }}</span>{% endif %}</div>
+{% endif %}
+</div>
+{% endfor %}
+</section>
+{% endfor %}
+{% if other %}
+<section id="findings"><h2>Other findings</h2>
+{% for d in other %}
+<div class="finding {{ d.severity }}">{{ d.span }}: {{ d.severity }} {{ d.code }}: {{ d.message }}</div>
+{% endfor %}
+</section>
+{% endif %}
+</main>
+<script>{{ script }}</script>
+</body></html>
+""")
+
+
+def render(pack: Pack, modules: dict[str, Module], roots: list[str], extra: Markup | str = "") -> str:
+    """The page; `extra` is markup shown before the rules (the balance section of a simulation,
+    report_balance.py)."""
     doc = build(modules, roots)
     ran, per_rule, summary = run_coverage(pack, modules)
-    return _Page(doc, ran, per_rule, findings(modules, roots), summary).render()
+    return _Page(doc, ran, per_rule, findings(modules, roots), summary).render(extra)

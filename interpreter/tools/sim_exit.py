@@ -17,6 +17,7 @@ from typing import Any
 
 from ..adapters.ray_backend import NO_RAY
 from ..diagnostics import BoardrulesError, Diagnostic, render_text
+from . import sim_lab
 from .sim_outputs import UNWRITABLE, check_dir, check_file, reason, write_atomic
 from .sim_pool import LOST
 from .simulate import Setup, dumps, render, simulate
@@ -31,11 +32,15 @@ def run(setup: Setup, args: argparse.Namespace) -> int:
             check_file(args.json, "--json")
         if setup.failures is not None:
             check_dir(args.failures, "--failures")
+        sim_lab.prepare(args)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return EXIT_USAGE
     try:
-        report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
+        if args.until_ci is not None:
+            report = sim_lab.until_ci(setup, args)
+        else:
+            report = simulate(setup, args.games, args.seed, args.workers, args.backend, args.address)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return EXIT_ENVIRONMENT if err.diagnostic.code == NO_RAY else EXIT_GAME_ERRORS
@@ -53,6 +58,12 @@ def run(setup: Setup, args: argparse.Namespace) -> int:
             print(render_text([Diagnostic("error", UNWRITABLE, f"--json {args.json}: the report could not be "
                                           f"written: {reason(exc)} (it is printed above)", None, None)]))
             return EXIT_INTERRUPTED if status == EXIT_INTERRUPTED else EXIT_ENVIRONMENT
+    try:
+        sim_lab.write(report, setup, args)
+    except OSError as exc:
+        print(render_text([Diagnostic("error", UNWRITABLE, f"--out or --report: could not be written: {reason(exc)}"
+                                      " (the report is printed above)", None, None)]))
+        return EXIT_INTERRUPTED if status == EXIT_INTERRUPTED else EXIT_ENVIRONMENT
     return status
 
 

@@ -22,8 +22,11 @@ from ..engine.rules import Rules
 from ..game import Game
 from .bots import choose
 from .invariants import Checker, Violation
+from .metrics import balance
+from .metrics import render as render_balance
 from .sim_outputs import UNWRITABLE, reason, write_atomic
 from .sim_pool import Interrupted, run_pool
+from .sim_rows import Tally, row
 
 FAILURE_FORMAT = saves.FAILURE_FORMAT
 
@@ -72,6 +75,7 @@ class Outcome:
     problems: list[dict[str, Any]] = field(default_factory=list)  # Game.problems: rule bugs the search met (W520)
     error: str | None = None
     failure: dict[str, Any] | None = None  # kind, rule, where, message, file
+    data: dict[str, Any] = field(default_factory=dict)  # per-game counts for the rows (sim_rows.Tally)
 
 
 def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable[[], None] | None = None) -> Outcome:
@@ -86,6 +90,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable
     pending = chosen = None
     try:
         game = Game(rules, setup.players, seed, flow=True, chance=setup.chance)
+        tally = Tally(game, out)
         game.setup()
         while not game.is_terminal():
             if checker is not None:
@@ -96,6 +101,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable
             if pending is None:
                 raise BoardrulesError("E509", "the game waits for nothing but is not over")
             chosen = choose(game, pending, bots, rng)
+            tally.step(game, pending)
             game.apply(chosen.id)
             out.steps += 1
             if step is not None:
@@ -120,6 +126,7 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable
     out.actions = dict(Counter(e["action"] for e in game.log if e["kind"] == "move"))
     out.rules = sorted(game.covered)
     out.returns = game.returns()
+    tally.finish(game)
     ranking = game.ranking()
     out.winners = [r["player"] for r in ranking if r["rank"] == 1]
     first = {r["player"]: (r["keys"][0] if r["keys"] else None) for r in ranking}
@@ -149,6 +156,7 @@ def _failed(out: Outcome, setup: Setup, game: Game | None, kind: str, v: Violati
         "pack": setup.pack, "modules": game.rules.modules, "options": game.rules.options,
         "players": setup.players, "seed": out.seed, "bots": dict(setup.bots), "steps": out.steps,
         "pending": pending.to_json() if pending is not None else None, "log": game.log,
+        "save": game.serialize(),  # what `play --load` and `view` open (game_files.py)
     }
     folder = Path(setup.failures)
     path = folder / f"{Path(setup.pack).name}-seed{out.seed}-{kind}.json"
@@ -223,7 +231,10 @@ def simulate(setup: Setup, games: int, seed: int, workers: int = 1, backend: str
     except Interrupted as stop:  # Ctrl-C: the report of the games that finished
         outcomes, interrupted = stop.outcomes, True
     bar.close()
-    report = summarise(setup.load(), setup.players, sorted(outcomes, key=lambda o: o.seed))
+    outcomes = sorted(outcomes, key=lambda o: o.seed)
+    report = summarise(setup.load(), setup.players, outcomes)
+    report["rows"] = [row(setup, o) for o in outcomes]
+    report["balance"] = balance(report["rows"])
     report["seconds"] = round(time.perf_counter() - started, 3)
     report["run"] = {"backend": backend, "workers": workers}
     if interrupted:
@@ -319,6 +330,8 @@ def render(report: dict[str, Any]) -> str:
     lines += ["actions taken:", *_columns(report["actions"])]
     lines += ["rules fired (games in which each ran):", *_columns(report["rules_fired"])]
     lines.append("rules that never fired: " + (", ".join(report["never_fired"]) or "none"))
+    if "balance" in report:
+        lines += render_balance(report["balance"])
     lines.append(f"{report['seconds']} s")
     for e in report["errors"]:
         saved = f" (log: {e['file']})" if e.get("file") else f" ({e['save_error']})" if e.get("save_error") else ""
@@ -340,7 +353,8 @@ def _columns(table: dict[str, int]) -> list[str]:
 
 
 def dumps(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True)
+    """The report as JSON; the per-game rows go to `--out`, not here."""
+    return json.dumps({k: v for k, v in report.items() if k != "rows"}, indent=2, sort_keys=True)
 
 
 def comparable(report: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""The MCTS bot, and bots plugged in from other packages through the entry-point group `boardrules.bots`."""
+
+from __future__ import annotations
+
+import random
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from boardrules.diagnostics import BoardrulesError
+from boardrules.game import Game
+from boardrules.tools import bots
+from boardrules.tools.mcts import MCTS
+from boardrules.tools.simulate import Setup, simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+RELAY = ROOT / "tests" / "packs" / "relay"
+
+
+def test_mcts_is_a_bot_with_a_budget() -> None:
+    assert "mcts" in bots.names()
+    assert bots.bot("mcts").iterations == 32  # type: ignore[attr-defined]
+    assert bots.bot("mcts:5").iterations == 5  # type: ignore[attr-defined]
+    assert bots.parse_bots("p1=mcts:5,p2=greedy", 2) == {"p1": "mcts:5", "p2": "greedy"}
+    for wrong, said in (("p1=mcts:lots", "takes a number"), ("p1=greedy:3", "takes no setting"),
+                        ("p1=clever", "unknown bot 'clever'")):
+        with pytest.raises(BoardrulesError, match=said):
+            bots.parse_bots(wrong, 2)
+
+
+def test_mcts_leaves_the_game_as_it_was_and_answers_with_an_option() -> None:
+    game = Game.new(RELAY, 2, 3, {"prize": 4}, chance="auto")
+    before = game.serialize()
+    pending = game.pending()
+    assert pending is not None and len(pending.options) > 1
+    choice = MCTS(6)(game, pending, random.Random(1))
+    assert choice in pending.options and game.serialize() == before
+    again = MCTS(6)(game, pending, random.Random(1))
+    assert again == choice  # seeded: the same answer
+
+
+def _wins(pack: Path | str, players: tuple[tuple[str, str], ...], games: int, options: tuple = ()) -> dict:
+    report = simulate(Setup(str(pack), None, options, 2, bots=players, failures=None, check=False), games, 1)
+    assert report["finished"] == games, report["errors"]
+    return report
+
+
+@pytest.mark.parametrize("seat", ["p1", "p2"])
+def test_mcts_beats_random_on_relay_from_either_seat(seat: str) -> None:
+    other = "p2" if seat == "p1" else "p1"
+    r = _wins(RELAY, ((seat, "mcts:16"), (other, "random")), 4, (("prize", 4),))
+    assert r["wins"][seat] == 4 and r["wins"][other] < 4, r["wins"]
+
+
+@pytest.mark.parametrize("pack, budget", [("lisboa", "mcts:8"), ("village", "mcts:4")])
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+def test_mcts_beats_random_and_greedy_on_both_packs(pack: str, budget: str, opponent: str) -> None:
+    # One game each, small budgets (Lisboa about 40 s a game, Village about 2.5 min): a check of direction,
+    # not a measure of strength; `boardrules simulate --bots p1=mcts` measures it.
+    r = _wins(ROOT / "rules" / pack, (("p1", budget), ("p2", opponent)), 1)
+    row = r["rows"][0]
+    assert row["winners"] == ["p1"], row["scores"]
+    assert row["scores"]["p1"] > row["scores"]["p2"]
+
+
+def test_a_bot_from_another_package_plugs_in_by_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An installed distribution, as pip leaves it: a module and a dist-info with entry_points.txt
+    (tmp_path / "lastbot.py").write_text(textwrap.dedent('''
+        def last(game, pending, rng):
+            """Always the last option."""
+            return pending.options[-1]
+
+        class Nth:
+            def __init__(self, n=0):
+                self.n = n
+            def configured(self, arg):
+                return Nth(int(arg))
+            def __call__(self, game, pending, rng):
+                return pending.options[min(self.n, len(pending.options) - 1)]
+
+        nth = Nth()
+        broken = 42
+    '''))
+    info = tmp_path / "lastbot-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lastbot\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[boardrules.bots]\nlast = lastbot:last\nnth = lastbot:nth\n"
+                                           "broken = lastbot:broken\nmissing = lastbot:nowhere\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    bots.bot.cache_clear()
+    try:
+        assert {"last", "nth"} <= set(bots.names())
+        assert bots.parse_bots("p2=last,p1=nth:1", 2) == {"p2": "last", "p1": "nth:1"}
+        game = Game.new(RELAY, 2, 1, {"prize": 4}, chance="auto")
+        pending = game.pending()
+        assert pending is not None and pending.player == "p1" and len(pending.options) > 2
+        assert bots.choose(game, pending, {"p1": "last"}, random.Random(1)) == pending.options[-1]
+        assert bots.choose(game, pending, {"p1": "nth:1"}, random.Random(1)) == pending.options[1]
+        r = _wins(RELAY, (("p1", "last"), ("p2", "nth:1")), 2, (("prize", 4),))
+        assert r["rows"][0]["bots"] == {"p1": "last", "p2": "nth:1"}
+        with pytest.raises(BoardrulesError, match="not callable"):
+            bots.bot("broken")
+        with pytest.raises(BoardrulesError, match="cannot be loaded"):
+            bots.bot("missing")
+    finally:
+        bots.bot.cache_clear()
+        sys.modules.pop("lastbot", None)
