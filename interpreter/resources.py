@@ -21,3 +21,13 @@ def grammar_dir() -> Path:
 
 def rules_dir() -> Path:
     return _find("rules")
+
+
+def installed_version() -> str:
+    """The installed distribution's version, for `--version` and the files `init` writes."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("boardrules")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "(not installed)"

@@ -100,3 +100,33 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     COLLECTED_FILES.update(Path(str(item.fspath)).name for item in items)
     # The registry check reads what every other test emitted, so it runs last.
     items.sort(key=lambda item: Path(str(item.fspath)).name == "test_zz_codes.py")
+
+
+# Under pytest-xdist each worker sees only the codes its own tests emitted: workers hand theirs to the controller,
+# which checks the registry once every worker is done (tests/test_zz_codes.py does it in a single process).
+_WORKERS_EMITTED: set[str] = set()
+_WORKERS_COLLECTED: set[str] = set()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    out = getattr(node, "workeroutput", {})
+    _WORKERS_EMITTED.update(out.get("emitted", ()))
+    _WORKERS_COLLECTED.update(out.get("collected", ()))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["emitted"] = sorted(EMITTED)
+        workeroutput["collected"] = sorted(COLLECTED_FILES)
+        return
+    if not _WORKERS_COLLECTED:
+        return  # no workers: test_zz_codes checked it
+    from boardrules.diagnostics_codes import CODES
+
+    every_file = {p.name for p in Path(__file__).parent.glob("test_*.py")}
+    missing = set(CODES) - _WORKERS_EMITTED
+    if every_file <= _WORKERS_COLLECTED and missing:
+        print(f"\nregistered codes no test emitted: {', '.join(sorted(missing))}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

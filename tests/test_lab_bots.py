@@ -62,7 +62,7 @@ def test_mcts_beats_random_and_greedy_on_both_packs(pack: str, budget: str, oppo
     r = _wins(ROOT / "rules" / pack, (("p1", budget), ("p2", opponent)), 1)
     row = r["rows"][0]
     assert row["winners"] == ["p1"], row["scores"]
-    assert row["scores"]["p1"] > row["scores"]["p2"]
+    assert row["scores"]["p1"] >= row["scores"]["p2"]  # the winner by the ranking, its tie-breakers included
 
 
 def test_a_bot_from_another_package_plugs_in_by_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,9 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import BoardrulesError
-from ..engine.interpreter import Frame
-from ..engine.values import Unknown
 from ..game import CHANCE, Game, Option, Pending
+from .position_score import score
 
 BOT_NAMES = ("random", "greedy", "mcts")
 ENTRY_POINT_GROUP = "boardrules.bots"
@@ -34,20 +33,6 @@ def random_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
     return pending.sample(rng)
 
 
-def score(game: Game, player: str) -> float:
-    """How good the game is now for `player`: the pack's `bot_score`, else its first ranking key, else 0."""
-    rules = game.rules
-    fn = rules.bot_score
-    if fn is None and rules.flow is not None and rules.flow.ranking:
-        fn = rules.flow.ranking[0][0]
-    if fn is None:
-        return 0.0
-    m = game._m
-    me = next(p for p in m.players if p.id == player)
-    value = fn(Frame(m, me))
-    if isinstance(value, (Unknown, bool)) or not isinstance(value, int | float):
-        return 0.0
-    return float(value)
 
 
 def greedy_bot(game: Game, pending: Pending, rng: random.Random) -> Option:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
-from ..resources import grammar_dir
+from ..resources import grammar_dir, installed_version
 
 if TYPE_CHECKING:
     from ..language.linker import Module
@@ -391,20 +391,11 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("boardrules")
-    except PackageNotFoundError:  # run from a checkout that is not installed
-        return "(not installed)"
-
-
 class _VersionAction(argparse.Action):
     """--version, looked up only when asked (reading the installed metadata takes a noticeable time)."""
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object, **kwargs: object) -> None:
-        print(f"boardrules {_version()}")
+        print(f"boardrules {installed_version()}")
         parser.exit()
 
 

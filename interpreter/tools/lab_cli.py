@@ -61,11 +61,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from .cli import _version
+    from ..resources import installed_version
     from .init_pack import init
 
     try:
-        written = init(Path(args.directory), _version())
+        written = init(Path(args.directory), installed_version())
     except (FileExistsError, OSError) as err:
         print(f"boardrules: {err}", file=sys.stderr)
         return 1

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..diagnostics import BoardrulesError
 from ..game import CHANCE, Game, Option, Pending
-from .bots import chance_option, score
+from .position_score import score
 
 ITERATIONS = 32
 ROLLOUT = 4
@@ -74,7 +74,7 @@ class MCTS:
                 if p is None or not p.options:
                     break
                 if p.player == CHANCE:
-                    pick = chance_option(p, rng).id
+                    pick = p.sample(rng).id
                 elif len(p.options) == 1:
                     pick = p.options[0].id
                 else:
@@ -95,7 +95,7 @@ class MCTS:
                 p = g.pending()
                 if p is None or not p.options:
                     break
-                g.apply((chance_option(p, rng) if p.player == CHANCE else rng.choice(p.options)).id)
+                g.apply((p.sample(rng) if p.player == CHANCE else rng.choice(p.options)).id)
             reward = _rewards(g)
         except BoardrulesError:
             reward = {}  # a line of play that fails is worth nothing to anyone (the real game never takes it)

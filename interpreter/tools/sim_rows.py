@@ -9,6 +9,7 @@ metrics (metrics.py) are computed from rows alone, so anyone can recompute them 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +19,25 @@ from ..engine.machine import Machine
 
 if TYPE_CHECKING:
     from ..game import Game, Pending
-    from .simulate import Outcome, Setup
+    from .simulate import Setup
 
 ROW_FORMAT = "boardrules-game-row/1"
+
+
+@dataclass
+class Outcome:
+    seed: int
+    moves: int = 0
+    steps: int = 0
+    returns: list[float] = field(default_factory=list)
+    winners: list[str] = field(default_factory=list)
+    scores: list[Any] = field(default_factory=list)  # the first ranking key of each seat at the end
+    actions: dict[str, int] = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)  # the rules that fired in this game
+    problems: list[dict[str, Any]] = field(default_factory=list)  # Game.problems: rule bugs the search met (W520)
+    error: str | None = None
+    failure: dict[str, Any] | None = None  # kind, rule, where, message, file
+    data: dict[str, Any] = field(default_factory=dict)  # per-game counts for the rows (sim_rows.Tally)
 
 
 class FiredCounter(dict[str, int]):
@@ -81,7 +98,7 @@ class _CountingMachine(Machine):
     """The machine of a counted game: its class, not its instance, carries the hook, so `clone()` (which copies
     the instance's attributes into a plain Machine) gives bots copies that count nothing."""
 
-    transaction = _counting_transaction  # type: ignore[assignment]
+    transaction = _counting_transaction
 
 
 class Tally:
@@ -147,8 +164,6 @@ def row(setup: Setup, out: Outcome) -> dict[str, Any]:
 
 def outcome(r: dict[str, Any]) -> Outcome:
     """The simulate Outcome a row was made from (for summarising games run in several batches)."""
-    from .simulate import Outcome
-
     seats = list(r["bots"])
     error = r["error"]
     failure = {k: v for k, v in error.items() if k != "text"} if error else None

@@ -12,7 +12,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from .metrics import balance
 from .metrics import render as render_balance
 from .sim_outputs import UNWRITABLE, reason, write_atomic
 from .sim_pool import Interrupted, run_pool
-from .sim_rows import Tally, row
+from .sim_rows import Outcome, Tally, row
 
 FAILURE_FORMAT = saves.FAILURE_FORMAT
 
@@ -60,22 +60,6 @@ class Setup:
 
 _RULES: dict[Any, Rules] = {}  # linked rules per (pack, modules, options), one load per process, oldest first
 MAX_LOADED = 8
-
-
-@dataclass
-class Outcome:
-    seed: int
-    moves: int = 0
-    steps: int = 0
-    returns: list[float] = field(default_factory=list)
-    winners: list[str] = field(default_factory=list)
-    scores: list[Any] = field(default_factory=list)  # the first ranking key of each seat at the end
-    actions: dict[str, int] = field(default_factory=dict)
-    rules: list[str] = field(default_factory=list)  # the rules that fired in this game
-    problems: list[dict[str, Any]] = field(default_factory=list)  # Game.problems: rule bugs the search met (W520)
-    error: str | None = None
-    failure: dict[str, Any] | None = None  # kind, rule, where, message, file
-    data: dict[str, Any] = field(default_factory=dict)  # per-game counts for the rows (sim_rows.Tally)
 
 
 def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable[[], None] | None = None) -> Outcome:
