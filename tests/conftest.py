@@ -55,6 +55,21 @@ def harvest_link(root: str = "harvest.plus") -> Rules:
     return rules
 
 
+# Rules run as the interpreter runs them, or compiled from their first run: tests that must hold both ways use BOTH.
+def interpreted(rules: Rules) -> Rules:
+    rules.compile_body = None
+    rules.compiled.clear()
+    return rules
+
+
+def compiled(rules: Rules) -> Rules:
+    rules.compile_after = 0
+    return rules
+
+
+BOTH = pytest.mark.parametrize("mode", [interpreted, compiled], ids=["interpreted", "compiled"])
+
+
 @pytest.fixture(scope="session")
 def harvest_rules() -> Rules:
     return harvest_link("harvest.plus")

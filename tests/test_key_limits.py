@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import link_texts
+from conftest import BOTH, compiled, interpreted, link_texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,19 +42,6 @@ actions:
     do: []
 """
 
-
-def interpreted(rules: Rules) -> Rules:
-    rules.compile_body = None
-    rules.compiled.clear()
-    return rules
-
-
-def compiled(rules: Rules) -> Rules:
-    rules.compile_after = 0
-    return rules
-
-
-BOTH = pytest.mark.parametrize("mode", [interpreted, compiled], ids=["interpreted", "compiled"])
 
 
 def game(tmp_path: Path, mode: Callable[[Rules], Rules], overflow: str = "discard") -> Game:

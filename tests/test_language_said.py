@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import link_texts
+from conftest import BOTH, link_texts
 
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine.decisions import ScriptedDecider
@@ -18,19 +18,6 @@ from boardrules.game import Game
 
 Build = Callable[..., Rules]
 
-
-def interpreted(rules: Rules) -> Rules:
-    rules.compile_body = None
-    rules.compiled.clear()
-    return rules
-
-
-def compiled(rules: Rules) -> Rules:
-    rules.compile_after = 0
-    return rules
-
-
-BOTH = pytest.mark.parametrize("mode", [interpreted, compiled], ids=["interpreted", "compiled"])
 
 FLOW = """
 module: f
