@@ -33,13 +33,20 @@ def _node_classes() -> dict[str, tuple[type[s.Node], int]]:
 _CLASSES = _node_classes()
 
 
-def _encode(value: Any) -> Any:
+MAX_DEPTH = 200  # nesting stored; a deeper tree is parsed each time (no formula a designer writes comes close)
+
+
+def _encode(value: Any, depth: int = 0) -> Any:
+    # An explicit bound, not RecursionError: how deep Python can recurse depends on the caller's stack, and what
+    # is stored must not.
+    if depth > MAX_DEPTH:
+        raise _NotPlain
     if type(value) in _SCALARS:
         return value
     if type(value) is tuple:
-        return tuple(_encode(v) for v in value)
+        return tuple(_encode(v, depth + 1) for v in value)
     if isinstance(value, s.Node) and _CLASSES.get(type(value).__name__, (None,))[0] is type(value):
-        return [type(value).__name__, *(_encode(getattr(value, f.name)) for f in fields(value))]
+        return [type(value).__name__, *(_encode(getattr(value, f.name), depth + 1) for f in fields(value))]
     raise _NotPlain
 
 

@@ -554,6 +554,11 @@ def _pack_after_modules(args: argparse.Namespace, parser: argparse.ArgumentParse
         parser.error(f"{args.command} needs a PACK (a pack directory)")
 
 
+def _leave(status: int) -> int:
+    pool = sys.modules.get("boardrules.tools.sim_pool")  # only a run that used worker processes has imported it
+    return pool.leave(status) if pool is not None else status
+
+
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
@@ -563,9 +568,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(_with_formats(sys.argv[1:] if argv is None else argv))
     _pack_after_modules(args, parser)
     try:
-        return args.run(args)
+        return _leave(args.run(args))
     except KeyboardInterrupt:
-        return 130
+        return _leave(130)
     except BrokenPipeError:
         # The reader went away (`boardrules check | head -1`): stop quietly, and keep Python from complaining
         # again when it flushes stdout at exit.

@@ -11,7 +11,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
+import sys
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -19,6 +21,7 @@ from typing import Any
 
 LOST = "E117"
 STOP_GRACE = 3.0  # seconds a stopped worker has to exit before it is killed
+stopped_by_interrupt = False  # set once Ctrl-C stopped a pool: see `leave`
 
 
 class Interrupted(Exception):
@@ -80,7 +83,9 @@ def _run(run_batch: Callable[[Any, list[int]], list[Any]], setup: Any, work: lis
         pool.shutdown(wait=True)
         return sorted(broken, key=lambda batch: batch[0])
     except KeyboardInterrupt:
+        global stopped_by_interrupt
         _stop(pool)
+        stopped_by_interrupt = True
         raise Interrupted(results + _finished(futures)) from None
     except BaseException:
         _stop(pool)
@@ -99,6 +104,11 @@ def _finished(futures: dict[Future[list[Any]], list[int]]) -> list[Any]:
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Stop the pool's workers now (never wait for their batches), and leave none behind."""
     processes = list((getattr(pool, "_processes", None) or {}).values())
+    calls = getattr(pool, "_call_queue", None)
+    if calls is not None:
+        # Its feeder thread may be blocked writing to a pipe that no stopped worker will read: the pool's manager
+        # thread joins it, and exit joins the manager, so without this the process hangs after its report.
+        calls.cancel_join_thread()
     pool.shutdown(wait=False, cancel_futures=True)
     for p in processes:
         if p.is_alive():
@@ -108,3 +118,16 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         if p.is_alive():
             p.kill()
             p.join(STOP_GRACE)
+
+
+def leave(status: int) -> int:
+    """The command's exit status; after Ctrl-C stopped a pool, exit now with it once the output is flushed.
+
+    By then the report is printed, the files are written and the workers are gone, but the pool's manager thread
+    can stay blocked on a pipe of a killed worker, and the interpreter joins that thread before it exits: a run
+    hung there after its report in about one try of eight under load. Nothing is left for that join to finish."""
+    if not stopped_by_interrupt:
+        return status
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
