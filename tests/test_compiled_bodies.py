@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import HARVEST
+from conftest import HARVEST, compiled, interpreted
 
 from boardrules.diagnostics import BoardrulesError, Diagnostics
 from boardrules.engine.rules import Rules
@@ -24,21 +24,10 @@ PACK_DIRS = [ROOT / "rules", ROOT / "examples", HARVEST, ROOT / "tests" / "packs
              ROOT / "tests" / "packs" / "payments"]
 
 
-def interpreted(rules: Rules) -> Rules:
-    rules.compile_body = None
-    rules.compiled.clear()
-    return rules
-
-
-def compiled_at_once(rules: Rules) -> Rules:
-    rules.compile_after = 0
-    return rules
-
-
 class CompilingRunner(ScenarioRunner):
     def rules_for(self, roots: list[str], options: Any = None) -> Any:
         rules, errors = super().rules_for(roots, options)
-        return compiled_at_once(rules), errors
+        return compiled(rules), errors
 
 
 class InterpretingRunner(ScenarioRunner):
@@ -103,7 +92,7 @@ def test_random_whole_games_play_the_same_compiled_and_interpreted(pack: str) ->
     path = ROOT / "rules" / pack
     for seed in (1, 2):
         try:
-            a = _random_game(compiled_at_once(load_rules(path)), seed, 150)
+            a = _random_game(compiled(load_rules(path)), seed, 150)
             b = _random_game(interpreted(load_rules(path)), seed, 150)
         except BoardrulesError:
             pytest.fail(traceback.format_exc())
@@ -112,7 +101,7 @@ def test_random_whole_games_play_the_same_compiled_and_interpreted(pack: str) ->
 
 
 def test_a_compiled_body_is_named_after_its_rule_and_a_traceback_shows_the_rule(tmp_path: Path) -> None:
-    rules = compiled_at_once(_pack_rules(ROOT / "examples" / "market"))
+    rules = compiled(_pack_rules(ROOT / "examples" / "market"))
     game = Game(rules, 2, 1)
     game.setup()
     game.act("p1", "buy_apple")
@@ -135,7 +124,7 @@ def test_explain_python_shows_the_generated_source_with_the_rule_lines(capsys: p
 
 
 def test_a_traceback_through_a_compiled_body_shows_the_rule_and_its_line() -> None:
-    rules = compiled_at_once(_pack_rules(ROOT / "benchmarks" / "produce"))
+    rules = compiled(_pack_rules(ROOT / "benchmarks" / "produce"))
     game = Game(rules, 2, 1)
     game.setup()
 
@@ -210,14 +199,14 @@ def test_a_count_keyed_on_the_loop_variable_is_one_pass_only_where_the_loop_leav
     from conftest import build_rules
 
     results = []
-    for mode in (compiled_at_once, interpreted):
+    for mode in (compiled, interpreted):
         rules = mode(build_rules(tmp_path / mode.__name__, GROUPED))
         game = Game(rules, 2, 1)
         game.setup()
         game.act("p1", "count_all")
         game.act("p1", "count_and_build")
         results.append(game.state.dumps())
-        if mode is compiled_at_once:
+        if mode is compiled:
             assert {k: v for k, v in game.state.counters.items() if k.startswith("p1.made")} == {
                 "p1.made[wine]": 4, "p1.made[cloth]": 0, "p1.made[grain]": 2}  # cloth is built after it is counted
             assert "groups" in rules.compile_body.source_of(rules.actions["count_all"].body)

@@ -14,24 +14,16 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import Rules, ValueDecl
 from .option_values import TYPE_WORDS, Refused, plain_value, show, shown_name, type_of
+from .ynodes import plain
 
 OPTION_SPAN = Span("<options>", 1, 1)
 
 
 def fingerprint(doc: Any) -> str:
     """A hash of a module's content (not its layout or comments), so a save can tell changed rules."""
-    text = json.dumps(_plain(doc), sort_keys=True, ensure_ascii=True, default=str)
+    text = json.dumps(plain(doc), sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, str):
-        return str(value)
-    return value
 
 
 def _sample_type(rules: Rules, name: str) -> str | None:

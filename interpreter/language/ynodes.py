@@ -58,3 +58,14 @@ def value_span(node: Any, key: str, fallback: Span) -> Span:
 def key_span(node: Any, key: str, fallback: Span) -> Span:
     """Where `key` itself is written in a mapping."""
     return getattr(node, "key_spans", {}).get(key, fallback)
+
+
+def plain(node: Any) -> Any:
+    """Loaded YAML without its places (YMap, YList, YStr -> dict, list, str): its content alone."""
+    if isinstance(node, dict):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, str):
+        return str(node)
+    return node

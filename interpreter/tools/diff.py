@@ -20,6 +20,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, source_line
 from ..language.linker import Module
 from ..language.pack import Pack
+from ..language.ynodes import plain
 from .metrics import proportion, two_proportion
 
 META_KEYS = ("module", "title", "source", "notes")  # words about the module, not rules
@@ -46,16 +47,6 @@ class Changes:
     def __bool__(self) -> bool:
         return bool(self.added or self.removed or self.changed)
 
-
-def plain(node: Any) -> Any:
-    """Loaded YAML without its places (YMap, YList, YStr -> dict, list, str)."""
-    if isinstance(node, dict):
-        return {str(k): plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [plain(v) for v in node]
-    if isinstance(node, str):
-        return str(node)
-    return node
 
 
 def items(modules: dict[str, Module]) -> dict[tuple[str, str], Item]:
