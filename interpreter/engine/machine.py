@@ -1,6 +1,7 @@
 """The runtime of one game: the state store, the linked rules, and the services that running rules call.
 
-Runners and compiled expressions reach it as `frame.g`. The public, documented object for programs is
+Runners and compiled expressions reach it as `frame.g`, and only through the members that
+`engine.services.Services` declares (tests/test_services.py). The public, documented object for programs is
 `boardrules.game.Game`, which drives a Machine; nothing outside the engine should call a Machine directly.
 """
 
