@@ -203,6 +203,20 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A mapping in a keyed counter's `initial`, `min` or `max` names a key that is not one of the counter's keys.",
        "counters:\n  stock: {per: player, keys: [ore, wood], max: {oer: 5}}",
        "counters:\n  stock: {per: player, keys: [ore, wood], max: {ore: 5}}"),
+    _c("E420", "error", "link", "a time after `end` that is not one `end game` knows",
+       "Only `end game` says when the game ends: `now` (the default), `after this turn`, `after this round` or "
+       "`after next round`. `end turn` and `end round` take nothing after them, and the game cannot end after "
+       "another game.",
+       "do: [end turn after this round]", "do: [end game after this round]"),
+    _c("E421", "error", "link", "`end game` in the flow's `end.do`, where the game is already over",
+       "The flow's `end.do` runs once the game has ended, so there is no end left to ask for there.",
+       "flow:\n  end: {when: round_number > 4, do: [score, end game]}",
+       "flow:\n  end: {when: round_number > 4, do: [score]}"),
+    _c("E422", "error", "link", "`end.after` without `end.when`",
+       "`after:` says when the game ends once `when:` holds (this_turn, this_round, next_round); without `when:` "
+       "there is nothing for it to follow. A rule that ends the game says `end game after ...` itself.",
+       "flow:\n  end: {after: this_round, do: [score]}",
+       "flow:\n  end: {when: count(deck) == 0, after: this_round, do: [score]}"),
     _c("E701", "error", "test", "an expectation does not hold",
        "A scenario's `expect` entry evaluated to something else; the runner names the rule that last changed it.",
        "expect: {p1.coins: 2}   # it is 1", "expect: {p1.coins: 1}"),
@@ -380,6 +394,13 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the counter's cells by `[any]`, `[different]` or a key held in a name: the addition changes nothing.",
        "extend:\n  sets.moods: [sulky]   # no rule says sulky, none goes through moods",
        "extend:\n  sets.moods: [sulky]\nactions:\n  sulk: {do: [{match: me.mood, cases: {sulky: [...]}}]}"),
+    _c("W865", "warning", "check", "a trigger on a zone that nothing fills or empties",
+       "A trigger watches a zone's number of pieces coming in (`crosses:` or `every:` going up) but no rule moves "
+       "or creates a piece into it, refills it or carries overflow to it; or it counts pieces going out "
+       "(`direction: down`) but no rule moves, removes or refills pieces at all. It can never run.",
+       "triggers:\n  deck_gone: {on: {change: deck, crosses: 0, direction: down}, do: [...]}   # nothing leaves deck",
+       "actions:\n  draw: {do: [move first(deck) to me.hand]}\ntriggers:\n  deck_gone: {on: {change: deck, crosses: 0, "
+       "direction: down}, do: [...]}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -129,6 +129,8 @@ class Linked:
             return [w.body for w in r.watchers.get(eff.counter, [])]
         if isinstance(eff, e.AdvanceE | e.PlaceE):
             return [w.body for key, ws in r.watchers.items() if key.startswith("marker ") for w in ws]
+        if isinstance(eff, e.MoveE | e.CreateE | e.RemoveE | e.RefillE):  # any watched zone may change
+            return [w.body for key, ws in r.watchers.items() if key.startswith("zone ") for w in ws]
         return []
 
     def reach(self, body: e.Body) -> Iterator[e.Effect]:

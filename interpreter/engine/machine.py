@@ -12,7 +12,7 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
 from ..internal import internal_error
-from . import overflow, watch
+from . import ending, overflow, watch
 from .budget import Budget, Limits
 from .choices import Choices
 from .costs import Payments
@@ -79,6 +79,7 @@ class Machine(Choices, Payments):
             for c in rules.counters.values() if c.key_limits
         }
         self._lay_out()
+        self.zone_watch = watch.watched_zones(self)  # see engine/watch.py: the zones triggers watch
 
     # ---------------------------------------------------------------- building the state
     def _lay_out(self) -> None:
@@ -155,6 +156,8 @@ class Machine(Choices, Payments):
         budget.rule = None
         try:
             work()
+        except ending.EndNow:  # the game ended: what ran until then stands, the rest of the activity does not run
+            pass
         except BoardrulesError:
             self.state.rollback(mark)
             raise
@@ -297,6 +300,14 @@ class Machine(Choices, Payments):
         self.state.set_var("turn", self.state.vars["turn"] + 1)
         if me is not None and not self.flow_on:  # with a flow, the flow picks who plays next
             self.state.set_var("turn_player", self.players[me.seat % len(self.players)].id)
+        ending.turn_ended(self)
+
+    def end_round_here(self) -> None:
+        """`end round`: per-round limits reset; without a flow it is also where a round ends (with one, the flow's
+        last phase is)."""
+        self.state.clear_usage("round")
+        if not self.flow_on:
+            ending.round_ended(self)
 
     def end_game(self) -> None:
         """The game is over: the flow's final steps run once; every further action is illegal."""
@@ -467,6 +478,12 @@ class Machine(Choices, Payments):
                     self.run_step(rule.body, p, rule.span)
                 finally:
                     self.leave()
+
+    def zone_sizes(self) -> list[int]:
+        return watch.zone_sizes(self)
+
+    def zones_changed(self, before: list[int]) -> None:
+        watch.zones_changed(self, before)
 
     # ---------------------------------------------------------------- tracks
     def track_spaces(self, marker: str) -> tuple[int, bool]:

@@ -29,7 +29,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import extend, hooks, substitutes, watch
+from . import ends, extend, hooks, substitutes, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .compiler import PIECE_BUILTINS, Scope
@@ -659,7 +659,10 @@ class Linker:
         end = node.get("end", {}) if isinstance(node.get("end"), dict) else {}
         espan = _vspan(node, "end", span)
         end_when = b.expression(end["when"], _vspan(end, "when", espan), game) if "when" in end else None
+        end_after = ends.end_after(end, espan, self.diags)
+        b.game_over = True
         final = b.body(end.get("do", []), _vspan(end, "do", espan), game.child())
+        b.game_over = False
         ranking = []
         raw_rank = node.get("ranking", [])
         rspans = getattr(raw_rank, "item_spans", None)
@@ -669,7 +672,7 @@ class Linker:
             if fn is not None:
                 ranking.append((fn, key if isinstance(key, str) else str(key)))  # a YAML string keeps its place
         rules.flow = FlowDef(phases, first, end_when, str(end["when"]) if "when" in end else None, final,
-                             tuple(ranking), span)
+                             tuple(ranking), span, end_after)
 
     def _turns(self, b: Builder, node: dict, span: Span) -> TurnsDef:
         game = Scope({}, False)

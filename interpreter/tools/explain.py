@@ -283,7 +283,10 @@ class Book:
         if "first_player" in node:
             head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
         if fl.end_text:
-            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}")))
+            later = {"turn": ", at the end of that turn", "round": ", at the end of that round",
+                     "next_round": ", after one more round (that round is finished, then one more is played)"}
+            after = later.get(str(fl.end_after), "")
+            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}{after}")))
         if fl.ranking:
             head.append(Line(0, sentence("the players are ranked by " +
                                          ", then by ".join(sp.text(text) for _, text in fl.ranking) +
