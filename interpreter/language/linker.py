@@ -416,7 +416,7 @@ class Linker:
                     rules.player_markers.add(str(k))
             markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
             rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
-                                           d.span)
+                                           d.span, "forward" if n.get("spend") == "forward" else "back")
             for marker in markers:
                 rules.markers[marker] = name
         for name, d in self._section(decls, "dice"):
