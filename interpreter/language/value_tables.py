@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 MISSING: Any = object()  # a table without a default
 _UNKNOWN_KEYS = {"unknown", "source", "note", "type"}
 _LEAF_TYPES = {"int": INT, "bool": BOOL, "symbol": SYMBOL, "any": ANY}
-_KEY_TYPES = {"int": INT, "symbol": SYMBOL}
+_LEAF_WORDS = {"int": "numbers", "bool": "true or false", "symbol": "symbols", "any": "values"}
+_KEY_TYPES = {"number": INT, "symbol": SYMBOL}
 _CONST_SYMBOL = re.compile(r"^'[a-z_][A-Za-z0-9_]*'$")
 _CONST_INT = re.compile(r"^-?\d+$")
 
@@ -46,7 +47,7 @@ class Table:
 
     name: str
     entries: dict[Any, Any]
-    key_kinds: tuple[str, ...]  # "symbol" or "int", one per level
+    key_kinds: tuple[str, ...]  # "symbol" or "number", one per level
     keys: tuple[frozenset[Any], ...]  # every key written at each level
     leaf: str  # int, bool, symbol, or any (only unknowns)
     default: Any = MISSING
@@ -126,7 +127,7 @@ class _Linker:
             kspan, vspan = key_span(node, raw_key, span), value_span(node, raw_key, span)
             text = str(raw_key)
             key: Any = int(text) if _CONST_INT.match(text) else text
-            kind = "int" if type(key) is int else "symbol"
+            kind = "number" if type(key) is int else "symbol"
             self.levels[level].add(kind)
             if kind == "symbol" and level > 0 and key not in self.rules.symbols:
                 self.error(f"'{text}' in table '{self.name}' is not a declared symbol", kspan,
@@ -190,7 +191,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         lk.error(f"table '{name}' mixes entries and tables at one level: every entry needs the same number of keys",
                  tspan)
     if len(lk.leaves) > 1:
-        lk.error(f"the entries of table '{name}' mix {' and '.join(sorted(lk.leaves))}: a table holds one kind",
+        lk.error(f"the entries of table '{name}' mix {' and '.join(_LEAF_WORDS[k] for k in sorted(lk.leaves))}: a "
+                 "table holds one kind",
                  tspan)
     leaf = next(iter(lk.leaves)) if len(lk.leaves) == 1 else "any"
     default = MISSING
@@ -198,8 +200,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         default = node["default"]
         kind = _leaf_kind(default)
         if kind is None or (leaf != "any" and kind != leaf):
-            lk.error(f"the default of table '{name}' should be {'a ' + leaf if leaf != 'any' else 'a value'}, got "
-                     f"{shown(default)}", value_span(node, "default", v.span))
+            lk.error(f"the default of table '{name}' should be one of its {_LEAF_WORDS[leaf]}, got {shown(default)}",
+                     value_span(node, "default", v.span))
         else:
             default = str(default) if kind == "symbol" else default
             leaf = kind if leaf == "any" and not lk.unknowns else leaf
@@ -228,12 +230,12 @@ def with_entries(table: Table, given: dict[str, Any]) -> Table | str:
         return "an option can set a table of one level only"
     entries = dict(table.entries)
     for raw, value in given.items():
-        key: Any = int(raw) if table.key_kinds[0] == "int" and _CONST_INT.match(raw) else raw
+        key: Any = int(raw) if table.key_kinds[0] == "number" and _CONST_INT.match(raw) else raw
         if key not in table.keys[0]:
             return f"{shown(raw)} is not a key of table '{table.name}'"
         kind = _leaf_kind(value)
         if kind is None or (table.leaf != "any" and kind != table.leaf):
-            return f"table '{table.name}' holds {table.leaf} values, got {shown(value)}"
+            return f"table '{table.name}' holds {_LEAF_WORDS[table.leaf]}, got {shown(value)}"
         entries[key] = value
     return Table(table.name, entries, table.key_kinds, table.keys, table.leaf, table.default)
 
@@ -273,7 +275,7 @@ def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tu
         src, t = ec._src(key, scope, gen)
         want = _KEY_TYPES[table.key_kinds[level]]
         if t not in (ANY, want):
-            raise CompileError("E424", f"the keys of table '{table.name}' are {want.words()}s, but this is "
+            raise CompileError("E424", f"the keys of table '{table.name}' are {table.key_kinds[level]}s, but this is "
                                f"{t.words()}", key.pos, "index it with a key the table has")
         sources.append(src)
         if _CONST_SYMBOL.match(src) or _CONST_INT.match(src):
