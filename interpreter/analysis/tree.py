@@ -161,7 +161,10 @@ class Linked:
             elif isinstance(eff, e.PayE):
                 for alt in eff.cost.alternatives:
                     for term in alt:
-                        out.counter(term.counter, {"down"})
+                        if term.marker:
+                            out.markers = True
+                        else:
+                            out.counter(term.counter, {"down"})
             elif isinstance(eff, e.SetPropE):
                 out.props.add(eff.prop)
             elif isinstance(eff, e.LetE | e.ChooseE | e.RollE):
@@ -192,8 +195,10 @@ class Linked:
         for action in self.rules.actions.values():
             for alt in (action.cost.alternatives if action.cost is not None else ()):
                 for term in alt:
-                    out.setdefault(term.counter, set()).add("down")
+                    if not term.marker:
+                        out.setdefault(term.counter, set()).add("down")
         for sub in self.rules.substitutes:  # what is paid instead of part of a cost
             for term in sub.instead:
-                out.setdefault(term.counter, set()).add("down")
+                if not term.marker:
+                    out.setdefault(term.counter, set()).add("down")
         return out

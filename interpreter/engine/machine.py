@@ -496,15 +496,33 @@ class Machine(Choices, Payments):
     def advance(self, marker: str, steps: int) -> None:
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
+        self._walk(marker, steps, False)
+
+    def marker_room(self, marker: str, steps: int) -> bool:
+        """Whether paying `steps` with a marker fits on its track: a straight track's end stops a payment."""
         spaces, circular = self.track_spaces(marker)
-        self.budget.spend(steps if circular else min(steps, spaces), f"advancing {marker} by {steps}",
-                          self.state.cause)
+        if circular:
+            return True
+        pos = self.state.markers[marker].pos
+        back = self.rules.tracks[self.state.markers[marker].track].spend == "back"
+        return pos - steps >= 1 if back else pos + steps <= spaces
+
+    def spend_marker(self, marker: str, steps: int) -> None:
+        """Pay `steps` with a marker: it moves its track's `spend` way, entering each space as `advance` does."""
+        self._walk(marker, steps, self.rules.tracks[self.state.markers[marker].track].spend == "back")
+
+    def _walk(self, marker: str, steps: int, back: bool) -> None:
+        spaces, circular = self.track_spaces(marker)
+        way = "moving back" if back else "advancing"
+        self.budget.spend(steps if circular else min(steps, spaces), f"{way} {marker} by {steps}", self.state.cause)
         pos = start = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):
             if circular:
-                pos = pos % spaces + 1
-            elif pos < spaces:
+                pos = (pos - 2) % spaces + 1 if back else pos % spaces + 1
+            elif back and pos > 1:
+                pos -= 1
+            elif not back and pos < spaces:
                 pos += 1
             else:
                 break

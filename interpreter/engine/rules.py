@@ -57,6 +57,7 @@ class TrackDecl:
     icons: dict[int, tuple[str, ...]]
     markers: dict[str, int]
     span: Span
+    spend: str = "back"  # which way paying with one of its markers moves it: back (toward 1) or forward
 
 
 @dataclass

@@ -42,6 +42,7 @@ class Due(NamedTuple):
     base: str  # the counter's state key: "p1.coins", or "market" for a game counter
     amount: int
     key: Any  # None, "any", "different", or a key
+    marker: bool = False  # a track marker moved by `amount` spaces, not a counter
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import ends, extend, hooks, substitutes, watch
+from . import ends, extend, hooks, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .compiler import PIECE_BUILTINS, Scope
@@ -416,7 +416,7 @@ class Linker:
                     rules.player_markers.add(str(k))
             markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
             rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
-                                           d.span)
+                                           d.span, "forward" if n.get("spend") == "forward" else "back")
             for marker in markers:
                 rules.markers[marker] = name
         for name, d in self._section(decls, "dice"):
@@ -425,6 +425,9 @@ class Linker:
             over = check_constant("range_size", rules.dice[name], "the number of sides")
             if over:
                 self.diags.error(BUDGET_CODE, over, d.span)
+        for v in rules.values.values():
+            if v.kind == "table":
+                v.data = value_tables.declare(rules, v, v.data, self.diags)
         rules.events["turn_end"] = (("player", "player"),)
         for name, d in self._section(decls, "events"):
             rules.events[name] = self._params(d.node)
@@ -438,6 +441,8 @@ class Linker:
                 return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source, type=declared)
             if "value" in node:
                 return ValueDecl(name, "const", _bare(node["value"]), d.span, source)
+            if value_tables.is_table(node):
+                return ValueDecl(name, "table", node, d.span, source)  # linked once every symbol is declared
             if "by_players" in node and isinstance(node["by_players"], dict):
                 table = {_count(k): _bare(v) for k, v in node["by_players"].items() if _count(k) is not None}
                 return ValueDecl(name, "by_players", table, d.span, source)

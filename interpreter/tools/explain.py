@@ -16,7 +16,7 @@ from ..engine.rules import Rules, ValueDecl
 from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
-from .prose import Explainer, Line, Speaker, by_players, sentence, words
+from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
 
 
 @dataclass
@@ -53,6 +53,8 @@ def _value_words(v: ValueDecl, sp: Speaker) -> str:
         return by_players(v.data)
     if v.kind == "expr":
         return sp.text(v.data)
+    if v.kind == "table":
+        return table_words(v.data)
     if isinstance(v.data, list):
         return ", ".join(words(str(x)) for x in v.data)
     if isinstance(v.data, bool) or v.data is None:  # said as the rules' own words, never Python's True
@@ -173,6 +175,7 @@ class Book:
             markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
             text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
             text += ", in a ring" if t.circular else ""
+            text += "; paying with its markers moves them forward" if t.spend == "forward" else ""
             lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +
                                           (f"; {markers}" if markers else "")), t.span))
         for die, sides in r.dice.items():
