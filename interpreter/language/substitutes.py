@@ -52,4 +52,5 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
         b.error(err.err.code, err.err.message, err.text.at(err.err.pos), err.err.hint)
         return
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
-    rules.substitutes.append(SubstituteDef(name, counter.name, term.key, unit, paid.alternatives[0], guard, d.span))
+    rules.substitutes.append(SubstituteDef(name, counter.name, term.key, unit, paid.alternatives[0], guard, d.span,
+                                           n.get("shortfall") is True))
