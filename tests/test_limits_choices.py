@@ -18,6 +18,7 @@ from boardrules.engine.decisions import ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.game import Game
 from boardrules.language.pack import discover, link, load_modules
+from boardrules.tools import explain
 
 PACK = Path(__file__).parent / "packs" / "limits"
 
@@ -274,3 +275,17 @@ def test_sibling_modules_may_drop_one_option_both(tmp_path: Path) -> None:
     g.setup()
     g.act("p1", "pick", decider=ScriptedDecider(["z"]))  # only y is left in the first: not asked
     assert g.state.counters["p1.a"] == 5
+
+
+def test_explain_says_what_limits_absorb_the_triggers_on_it_and_the_shortfall() -> None:
+    modules = load_modules(sorted(PACK.glob("*.yaml")), Diagnostics())
+    text = explain.render_text(explain.build(modules, ["limits.last"]))
+    assert "Each player has stars, starting at 0, at most 10 (a gain above it stops there)." in text
+    assert "Each player has stored, starting at 0, at most 5 (the excess goes to spare)." in text
+    assert "Each player has stamina, starting at 3; a loss below its floor stops at the floor." in text
+    assert "The part of a cost's grain you lack may be paid with 2 coins for each 1 grain." in text
+    assert ("Fame instead  [triggers.fame_instead]\n  When the cap of stars absorbs part of a gain (the excess is the "
+            "amount it absorbs).\n  Add excess to your fame.\n") in text
+    assert "When the floor of stamina absorbs part of a loss" in text and "Only if excess is at least 2." in text
+    # the extended choice reads as the composed game has it: gems, rest, then the re-added grain
+    assert text.index("      Gems (only if") < text.index("      Rest (only if") < text.index("      Grain:\n")

@@ -115,6 +115,8 @@ class WatchDef:
     span: Span
     down: bool = False  # marks are reached going down (a counter's direction: down)
     limit: str = ""  # "overflow" or "underflow": runs on what the counter's cap or floor absorbed, not on a change
+    source: str | None = None
+    guard_text: str | None = None
 
 
 @dataclass

@@ -34,6 +34,7 @@ class SubstituteDef:
     guard: Any  # Fn | None, seen by the payer
     span: Span
     shortfall: bool = False  # only the units the payer lacks are paid instead: one way, not every mix
+    texts: tuple[str, str] = ("", "")  # `pay` and `with` as written, for explain
 
 
 class Due(NamedTuple):

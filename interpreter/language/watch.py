@@ -54,7 +54,8 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     elif direction == "down" and watched != counter:
         b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
     rules.watchers.setdefault(watched, []).append(
-        WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down"))
+        WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down",
+                 source=_source(n), guard_text=_guard_text(n)))
 
 
 def _build_absorbed(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Callable[..., Any], limit: str,
@@ -80,7 +81,16 @@ def _build_absorbed(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_b
     guard = b.expression(n["if"], getattr(n, "value_spans", {}).get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     rules.watchers.setdefault(f"{limit} {counter}", []).append(
-        WatchDef(name, counter, None, None, guard, body, d.span, limit == "underflow", limit))
+        WatchDef(name, counter, None, None, guard, body, d.span, limit == "underflow", limit, _source(n),
+                 _guard_text(n)))
+
+
+def _source(n: dict) -> str | None:
+    return str(n["source"]) if n.get("source") is not None else None
+
+
+def _guard_text(n: dict) -> str | None:
+    return str(n["if"]) if n.get("if") is not None else None
 
 
 def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
