@@ -4,12 +4,13 @@ compiled, which must agree; the refusals at link time carry their codes at their
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BOTH, compiled, interpreted, link_texts
+from conftest import BOTH, compiled, interpreted, link_texts, write_modules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from boardrules.engine.rules import Rules
 from boardrules.game import Game
 from boardrules.language.pack import discover, link, load_modules
 from boardrules.tools import explain
+from boardrules.tools.cli import main
 
 PACK = Path(__file__).parent / "packs" / "limits"
 
@@ -289,3 +291,18 @@ def test_explain_says_what_limits_absorb_the_triggers_on_it_and_the_shortfall() 
     assert "When the floor of stamina absorbs part of a loss" in text and "Only if excess is at least 2." in text
     # the extended choice reads as the composed game has it: gems, rest, then the re-added grain
     assert text.index("      Gems (only if") < text.index("      Rest (only if") < text.index("      Grain:\n")
+
+
+@pytest.mark.parametrize(("on", "body", "found"), [
+    ("{overflow: kept}", "me.kept += 1", True),
+    ("{overflow: kept}", "me.plain += 1", False),
+    ("{underflow: open}", "me.open -= 1", True),
+    ("{underflow: open}", "me.open += 1", False),
+])
+def test_check_finds_a_trigger_that_feeds_the_limit_it_watches(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              on: str, body: str, found: bool) -> None:
+    text = (LIMIT_PACK % ("discard", on)).replace("  open:  {per: player, min: null,", "  open:  {per: player,")
+    write_modules(tmp_path, text.replace("do: []", f'do: ["{body}"]'))
+    main(["check", "--format", "json", str(tmp_path)])
+    codes = [d["code"] for d in json.loads(capsys.readouterr().out)]
+    assert ("E850" in codes) == found, codes
