@@ -244,6 +244,29 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A cost term pays a counter (`2 coins`, `1 gems[any]`) or moves a track marker (`2 time`, with `time` a "
        "marker). A track, a zone or a value cannot be paid, and a marker has no keys (`[any]`, `[red]`).",
        "cost: \"2 clock\"     # clock is the track", "cost: \"2 time\"      # time is the marker on it"),
+    _c("E427", "error", "link", "a trigger on what a limit absorbs, where the limit never absorbs",
+       "`on: {overflow: c}` runs on the part of a gain that c's cap absorbed, so c needs a `max` and `overflow: "
+       "discard` or `carry`; `on: {underflow: c}` runs on the part of a loss its floor absorbed, so c needs "
+       "`underflow: discard`. A counter that refuses (the default, E508) never absorbs anything.",
+       "counters:\n  fame: {per: player, max: 10}\ntriggers:\n  spill: {on: {overflow: fame}, do: []}",
+       "counters:\n  fame: {per: player, max: 10, overflow: discard}\n"
+       "triggers:\n  spill: {on: {overflow: fame}, do: []}"),
+    _c("E428", "error", "link", "an `extend` of a choice whose rule or step holds no `one_of`, or several",
+       "`extend: {actions.a.s: {one_of: ...}}` changes the one `one_of` of the rule (or of its named step `s`). "
+       "A target holding none, or more than one (name a step around the one meant), or a change that leaves the "
+       "choice without any option, is refused.",
+       "extend:\n  actions.sow: {one_of: {drop: [rye]}}   # sow has two one_of blocks",
+       "extend:\n  actions.sow.crop: {one_of: {drop: [rye]}}   # the one in the step named crop"),
+    _c("E429", "error", "link", "an `extend` drops an option the choice does not have",
+       "`drop:` names options by their labels; a label the `one_of` does not have (after the modules this one "
+       "requires changed it) is a typo or an option another module, not required, adds.",
+       "extend:\n  actions.sow.crop: {one_of: {drop: [ryee]}}",
+       "extend:\n  actions.sow.crop: {one_of: {drop: [rye]}}"),
+    _c("E430", "error", "link", "an `extend` adds an option the choice already has",
+       "An added option's label must be new to the `one_of`: to change an option, drop it and add one under "
+       "another label, or replace the rule.",
+       "extend:\n  actions.sow.crop: {one_of: {options: {rye: [...]}}}   # crop has rye",
+       "extend:\n  actions.sow.crop: {one_of: {options: {spelt: [...]}}}"),
     _c("E701", "error", "test", "an expectation does not hold",
        "A scenario's `expect` entry evaluated to something else; the runner names the rule that last changed it.",
        "expect: {p1.coins: 2}   # it is 1", "expect: {p1.coins: 1}"),

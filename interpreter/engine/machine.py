@@ -362,20 +362,37 @@ class Machine(Choices, Payments):
             low, high = self._bounds[counter]
             if counter in self._key_bounds:
                 low, high = self._key_bounds[counter][key[key.rindex("[") + 1:-1]]
-            if low is not None and value < low:
-                raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
-                                      self.state.cause)
-            if high is not None and value > high:
-                if self.rules.counters[counter].overflow == "refuse":
-                    raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
-                                          self.state.cause)
-                value = overflow.counter_value(self, key, counter, value, high)
+            if (low is not None and value < low) or (high is not None and value > high):
+                self._absorb(key, counter, value, low, high, code)
+                return
         if counter in self.rules.watchers:
             old = self.state.counters.get(key)
             self.state.set_counter(key, value)
             watch.changed(self, counter, key, old, value)
         else:
             self.state.set_counter(key, value)
+
+    def _absorb(self, key: str, counter: str, value: int, low: int | None, high: int | None, code: str) -> None:
+        """A change beyond the counter's floor or cap: refused, or absorbed by it (the cap's excess carried on
+        first); then the change triggers, then the triggers on what was absorbed (`on: {overflow: ...}`)."""
+        c = self.rules.counters[counter]
+        if low is not None and value < low:
+            if c.underflow == "refuse":
+                raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
+                                      self.state.cause)
+            kept, tag = low, "underflow"
+        else:
+            assert high is not None
+            if c.overflow == "refuse":
+                raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
+                                      self.state.cause)
+            kept, tag = overflow.counter_value(self, key, counter, value, high), "overflow"
+        old = self.state.counters.get(key)
+        self.state.set_counter(key, kept)
+        if counter in self.rules.watchers:
+            watch.changed(self, counter, key, old, kept)
+        if f"{tag} {counter}" in self.rules.watchers:
+            watch.absorbed(self, tag, counter, key, old, kept, abs(value - kept))
 
     def family_key(self, family: Any, key: Any) -> str:
         if type(family) is not Ref or family.kind != "family":

@@ -29,7 +29,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import ends, extend, hooks, substitutes, value_tables, watch
+from . import ends, extend, extend_choices, hooks, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .compiler import PIECE_BUILTINS, Scope
@@ -218,6 +218,7 @@ class Linker:
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
         extend.apply(ordered, closure, decls, self.diags)
+        extend_choices.apply(ordered, closure, decls, self.diags)
         rules = Rules(modules=[m.id for m in ordered])
         for m in ordered:
             players = m.doc.get("players")
@@ -361,7 +362,8 @@ class Linker:
                                  _vspan(n, "initial", d.span), "use a number or a player-count table")
             low, high, key_limits = self._limits(rules, name, n, keys, d.span)
             rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
-                                               str(n.get("overflow", "refuse")), n.get("carry_to"), key_limits)
+                                               str(n.get("overflow", "refuse")), n.get("carry_to"),
+                                               str(n.get("underflow", "refuse")), key_limits)
         for name, d in self._section(decls, "counters"):
             watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "pieces"):
