@@ -17,7 +17,7 @@ from ..engine.rules import Rules, ValueDecl
 from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
-from .prose import Explainer, Line, Speaker, by_players, sentence, words
+from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
 
 
 @dataclass
@@ -54,6 +54,8 @@ def _value_words(v: ValueDecl, sp: Speaker) -> str:
         return by_players(v.data)
     if v.kind == "expr":
         return sp.text(v.data)
+    if v.kind == "table":
+        return table_words(v.data)
     if isinstance(v.data, list):
         return ", ".join(words(str(x)) for x in v.data)
     if isinstance(v.data, bool) or v.data is None:  # said as the rules' own words, never Python's True
@@ -164,6 +166,7 @@ class Book:
                     + (f" at most {high}" if high is not None else "") + ("" if low or high is not None
                                                                           else " without a floor")
                     for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
+            bounds += _absorbing_words(c)
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
         return "pieces", lines
 
@@ -196,6 +199,7 @@ class Book:
             markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
             text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
             text += ", in a ring" if t.circular else ""
+            text += "; paying with its markers moves them forward" if t.spend == "forward" else ""
             lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +
                                           (f"; {markers}" if markers else "")), t.span))
         return "pieces", lines
@@ -216,6 +220,15 @@ class Book:
                 text += f" (instead of {Speaker(base).text(base.costs[name].text, 'cost')}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), cost.span))
         return "pieces", lines
+
+    def _substitutes(self) -> tuple[str, list[Line]]:
+        lines = []
+        for sub in self.rules.substitutes:
+            pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
+            text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
+                    if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
+            lines.append(Line(0, sentence(text), sub.span))
+        return "substitutes", lines
 
     def _size(self, raw: Any) -> str:
         return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
@@ -265,6 +278,18 @@ class Book:
                     head.append(Line(0, sentence(f"only if {sp.text(t.guard_text)}"), t.span, list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{t.name}", sentence(words(t.name))[:-1], head, t.body,
                                                t.span, t.source))
+        for watched, ws in self.rules.watchers.items():
+            what = words(watched.rpartition(" ")[2])
+            for w in ws:
+                when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
+                        if w.limit == "overflow" else
+                        f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)"
+                        if w.limit == "underflow" else f"when {what} changes")
+                head = [Line(0, sentence(when), w.span)]
+                if w.guard_text:
+                    head.append(Line(0, sentence(f"only if {self.x.sp.text(w.guard_text)}"), w.span))
+                sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
+                                               w.span, w.source))
         return sec
 
     def procedures(self) -> Section:
@@ -313,7 +338,10 @@ class Book:
         if "first_player" in node:
             head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
         if fl.end_text:
-            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}")))
+            later = {"turn": ", at the end of that turn", "round": ", at the end of that round",
+                     "next_round": ", after one more round (that round is finished, then one more is played)"}
+            after = later.get(str(fl.end_after), "")
+            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}{after}")))
         if fl.ranking:
             head.append(Line(0, sentence("the players are ranked by " +
                                          ", then by ".join(sp.text(text) for _, text in fl.ranking) +
@@ -462,6 +490,18 @@ def render_md(doc: Document, quote: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _absorbing_words(c: Any) -> str:
+    """What a counter's cap and floor do with a change beyond them, when they do not refuse it."""
+    out = ""
+    if c.overflow == "discard":
+        out += " (a gain above it stops there)"
+    elif c.overflow == "carry":
+        out += f" (the excess goes to {words(str(c.carry_to))})"
+    if c.underflow == "discard":
+        out += "; a loss below its floor stops at the floor"
+    return out
+
+
 # Declaration kind -> what the components section says of that kind's declarations (and the entry it goes in),
 # in the order the book lists them. tests/test_dispatch.py proves it covers every kind the linker declares.
 COMPONENTS: dict[str, Callable[[Book], tuple[str, list[Line]]]] = {
@@ -474,6 +514,7 @@ COMPONENTS: dict[str, Callable[[Book], tuple[str, list[Line]]]] = {
     "dice": Book._dice,
     "costs": Book._costs,
     "events": Book._events,
+    "substitutes": Book._substitutes,
 }
 ENTRY_TITLES = {"sets": "Kinds of things", "values": "Numbers and values",
-                "pieces": "Counters, pieces, places, tracks and dice"}
+                "pieces": "Counters, pieces, places, tracks and dice", "substitutes": "Other ways to pay"}
