@@ -342,7 +342,7 @@ class Linker:
             if after is not None:
                 for name, d in self._section(decls, section):
                     after(rules, name, d, self.diags)
-        for v in rules.values.values():  # a table's keys and entries may name any symbol declared above
+        for v in rules.values.values():  # a table's keys are symbols that every other section may declare
             if v.kind == "table":
                 v.data = value_tables.declare(rules, v, v.data, self.diags)
 

@@ -517,4 +517,5 @@ COMPONENTS: dict[str, Callable[[Book], tuple[str, list[Line]]]] = {
     "substitutes": Book._substitutes,
 }
 ENTRY_TITLES = {"sets": "Kinds of things", "values": "Numbers and values",
-                "pieces": "Counters, pieces, places, tracks and dice", "substitutes": "Other ways to pay"}
+                "pieces": "Counters, pieces, places, tracks and dice",
+                "substitutes": "Other ways to pay"}
