@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .machine import Machine
     from .services import Services
 
 TURN = "end_after_turn"  # state var: true while the game is to end when the turn in progress ends
@@ -49,13 +48,13 @@ def request(m: Services, at: str) -> None:
             m.state.set_var(ROUNDS, want)
 
 
-def turn_ended(m: Machine) -> None:
+def turn_ended(m: Services) -> None:
     """A turn has ended (after its `turn_end` triggers): the game ends here if that was asked for."""
     if m.state.vars.get(TURN):
         now(m)
 
 
-def round_ended(m: Machine) -> None:
+def round_ended(m: Services) -> None:
     """A round has ended (after its last phase): the game ends here, or one round end sooner is left."""
     left = m.state.vars.get(ROUNDS)
     if left is None:
