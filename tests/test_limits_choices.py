@@ -18,7 +18,9 @@ from boardrules.diagnostics import BoardrulesError, Diagnostics
 from boardrules.engine.decisions import ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.game import Game
+from boardrules.language import syntax as s
 from boardrules.language.pack import discover, link, load_modules
+from boardrules.language.parser import parse
 from boardrules.tools import explain
 from boardrules.tools.cli import main
 
@@ -306,3 +308,52 @@ def test_check_finds_a_trigger_that_feeds_the_limit_it_watches(tmp_path: Path, c
     main(["check", "--format", "json", str(tmp_path)])
     codes = [d["code"] for d in json.loads(capsys.readouterr().out)]
     assert ("E850" in codes) == found, codes
+
+
+# ------------------------------------------------------------------------------------------- a cost's own shortfall
+
+def test_lacking_parses_as_a_part_of_one_cost_term() -> None:
+    cost = parse("4 wood lacking 2 coins each + 1 gems[any] or 3 coins", "cost")
+    first = cost.alternatives[0]
+    assert isinstance(first, s.CostSum)
+    wood, gems = first.terms
+    assert (wood.counter, wood.lacking and wood.lacking.counter, gems.lacking) == ("wood", "coins", None)
+    assert parse("lacking + each", "expr") == s.BinOp((1, 9), "+", s.Name((1, 1), "lacking"), s.Name((1, 11), "each"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 6), st.integers(0, 10), st.sampled_from([interpreted, compiled]))
+def test_a_lacking_term_pays_the_wood_held_and_coins_for_the_rest(wood: int, coins: int,
+                                                                  mode: Callable[[Rules], Rules]) -> None:
+    g = game(mode, counters={"p1.wood": wood, "p1.coins": coins})
+    lack = max(0, 4 - wood)
+    payable = coins >= 2 * lack
+    g.act("p1", "check_wood", decider=ScriptedDecider([]))
+    assert g.state.counters["p1.goods"] == (10 if payable else 0)
+    assert any(m["action"] == "buy_with_wood" for m in g.legal_actions("p1")) == payable
+    before = g.state.dumps()
+    if payable:
+        g.act("p1", "buy_with_wood", decider=ScriptedDecider([]))
+        assert (g.state.counters["p1.wood"], g.state.counters["p1.coins"]) == (wood - (4 - lack), coins - 2 * lack)
+    else:
+        with pytest.raises(BoardrulesError) as refused:
+            g.act("p1", "buy_with_wood", decider=ScriptedDecider([]))
+        assert refused.value.code == "E502" and g.state.dumps() == before
+
+
+@pytest.mark.parametrize(("cost", "code", "message"), [
+    ("3 gems[different] lacking 2 coins each", "E402", "one each of several keys has no one part to lack"),
+    ("3 grain lacking 2 coin each", "E401", "unknown counter 'coin'"),
+    ("3 grain lacking 2 coins", "E301", "cost ends too early"),
+])
+def test_lacking_terms_that_do_not_fit_are_refused(tmp_path: Path, cost: str, code: str, message: str) -> None:
+    _, diags = link_texts(tmp_path, SHORT_PACK.replace('  s: {pay: "%s", with: "2 coins", shortfall: true}\n', "")
+                          .replace("substitutes:\n", "") % cost)
+    errors = [(d.code, d.message) for d in diags.items if d.severity == "error"]
+    assert errors and errors[0][0] == code and message in errors[0][1], errors
+
+
+def test_a_substitute_says_shortfall_true_not_lacking(tmp_path: Path) -> None:
+    _, diags = link_texts(tmp_path, SHORT_PACK % ("1 grain lacking 1 coins each", "3 grain"))
+    assert [d.message for d in diags.items] == [
+        "'lacking' belongs in a cost; a substitute says it with shortfall: true"]

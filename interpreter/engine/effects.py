@@ -50,6 +50,7 @@ class CostTermC:
     per: str  # player or game
     key: str | None  # None, "any", "different", or a fixed key
     key_fn: Fn | None  # a key computed from a local name
+    lacking: CostTermC | None = None  # `lacking N c each`: what is paid for each unit the payer lacks
 
 
 @dataclass(frozen=True, slots=True)
