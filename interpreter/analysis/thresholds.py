@@ -1,4 +1,4 @@
-"""Triggers on counters and markers (`on: {change: ...}`) that cannot work:
+"""Triggers on counters and markers (`on: {change: ...}`) that cannot work (zones: zone_watch.py):
 
 - a `crosses:` threshold the counter can never reach from the side it counts from: beyond its max (going up) or
   at or below its min (going up, it never comes from below), or outside the marker's track (W857);
@@ -14,6 +14,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span
 from ..engine.rules import WatchDef
 from ..language import syntax as s
+from . import zone_watch as zones
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
@@ -47,6 +48,9 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     consts = constants(rules)
     moves = facts.linked.counter_moves()
     for watched, watchers in rules.watchers.items():
+        if watched.startswith("zone "):
+            zones.check(facts, ranges, consts, watchers, diags)
+            continue
         for w in watchers:
             if w.limit:  # runs on what a cap or floor absorbed, which the linker checked can happen
                 _reabsorbs(facts, w, diags)

@@ -59,6 +59,7 @@ class TrackDecl:
     icons: dict[int, tuple[str, ...]]
     markers: dict[str, int]
     span: Span
+    spend: str = "back"  # which way paying with one of its markers moves it: back (toward 1) or forward
 
 
 @dataclass
@@ -172,6 +173,7 @@ class FlowDef:
     final: Body
     ranking: tuple[tuple[Fn, str], ...]  # per-player keys with their text, highest first
     span: Span
+    end_after: str | None = None  # once end_when holds, the game ends: None (now), turn, round or next_round
 
 
 @dataclass
@@ -269,7 +271,7 @@ class Rules:
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",
-                 "start_player", "game_over"]
+                 "start_player", "game_over", "final_round"]
         names += list(self.values) + [m for m in self.markers if m not in self.player_markers]
         names += list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)

@@ -44,6 +44,7 @@ class Due(NamedTuple):
     base: str  # the counter's state key: "p1.coins", or "market" for a game counter
     amount: int
     key: Any  # None, "any", "different", or a key
+    marker: bool = False  # a track marker moved by `amount` spaces, not a counter
     lacking: Due | None = None  # `lacking N c each`: what pays one unit the payer lacks (a way's dues have none)
 
 

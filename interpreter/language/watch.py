@@ -1,4 +1,4 @@
-"""Triggers on counters and markers (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters'
+"""Triggers on counters, markers and zones (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters'
 overflow."""
 
 from __future__ import annotations
@@ -34,9 +34,12 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
         c = rules.counters[counter]
         names = {"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT}
         watched = counter
+    elif counter in rules.zones:  # a zone: old and new are its numbers of pieces
+        names = {"key": NONE, "old": INT, "new": INT}
+        watched = f"zone {counter}"
     else:
-        b.error("E401", f"unknown counter or marker '{counter}'", here,
-                did_you_mean(counter, [*rules.counters, *rules.markers]))
+        b.error("E401", f"unknown counter, marker or zone '{counter}'", here,
+                did_you_mean(counter, [*rules.counters, *rules.markers, *rules.zones]))
         return
     # `me` is the counter's owner (none for a game counter).
     scope = Scope(dict(names), True)
@@ -51,7 +54,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     direction = str(on.get("direction", "up"))
     if direction not in ("up", "down"):
         b.error("E201", f"direction is up or down, not {shown(direction)}", here)
-    elif direction == "down" and watched != counter:
+    elif direction == "down" and watched.startswith("marker "):
         b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
     rules.watchers.setdefault(watched, []).append(
         WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down",
