@@ -358,3 +358,27 @@ def test_a_substitute_says_shortfall_true_not_lacking(tmp_path: Path) -> None:
     _, diags = link_texts(tmp_path, SHORT_PACK % ("1 grain lacking 1 coins each", "3 grain"))
     assert [d.message for d in diags.items] == [
         "'lacking' belongs in a cost; a substitute says it with shortfall: true"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["x", "y", "z"]), unique=True), st.lists(st.sampled_from(["u", "v", "x", "y"]),
+                                                                         unique=True))
+def test_any_extension_keeps_the_rest_in_order_and_appends_the_added(tmp_path_factory: pytest.TempPathFactory,
+                                                                      drop: list[str], add: list[str]) -> None:
+    base = BASE.replace('{x: ["me.a += 1"], y: ["me.a += 2"]}', '{x: ["me.a += 1"], y: ["me.a += 2"], z: []}')
+    options = "{" + ", ".join(f"{label}: []" for label in add) + "}"
+    change = ", ".join(([f"drop: [{', '.join(drop)}]"] if drop else []) + ([f"options: {options}"] if add else []))
+    ext = f"module: ext\ntitle: Ext\nrequires: [base]\nextend:\n  actions.pick.first: {{one_of: {{{change}}}}}\n"
+    rules, diags = link_texts(tmp_path_factory.mktemp("e"), base, ext, roots=["ext"])
+    errors = {d.code for d in diags.items}
+    kept = [x for x in ["x", "y", "z"] if x not in drop]
+    if not drop and not add:
+        assert errors == {"E201"}  # an empty change says nothing
+    elif any(label in kept for label in add):
+        assert errors == {"E430"}
+    elif not kept and not add:
+        assert errors == {"E428"}
+    else:
+        assert not errors
+        step = rules.actions["pick"].body[0]
+        assert [label for label, _, _ in step.body[0].options] == kept + add
