@@ -292,6 +292,8 @@ def test_explain_says_what_limits_absorb_the_triggers_on_it_and_the_shortfall() 
     assert ("Fame instead  [triggers.fame_instead]\n  When the cap of stars absorbs part of a gain (the excess is the "
             "amount it absorbs).\n  Add excess to your fame.\n") in text
     assert "When the floor of stamina absorbs part of a loss" in text and "Only if excess is at least 2." in text
+    assert ("  The module limits.more adds star and drops coins among the options.\n"
+            "  The module limits.other adds rest among the options.\n") in text
     # the extended choice reads as the composed game has it: gems, rest, then the re-added grain
     assert text.index("      Gems (only if") < text.index("      Rest (only if") < text.index("      Grain:\n")
 
