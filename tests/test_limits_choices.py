@@ -287,7 +287,8 @@ def test_explain_says_what_limits_absorb_the_triggers_on_it_and_the_shortfall() 
     assert "Each player has stars, starting at 0, at most 10 (a gain above it stops there)." in text
     assert "Each player has stored, starting at 0, at most 5 (the excess goes to spare)." in text
     assert "Each player has stamina, starting at 3; a loss below its floor stops at the floor." in text
-    assert "Each player has stock of each of red, blue, starting at 0; red at most 3; a gain above a cap stops" in text
+    assert ("Each player has stock of each of red, blue, starting at 0; a gain above a limit stops there; red at "
+            "most 3.") in text
     assert "The part of a cost's grain you lack may be paid with 2 coins for each 1 grain." in text
     assert ("Fame instead  [triggers.fame_instead]\n  When the cap of stars absorbs part of a gain (the excess is the "
             "amount it absorbs).\n  Add excess to your fame.\n") in text
