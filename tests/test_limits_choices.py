@@ -349,10 +349,12 @@ def test_a_lacking_term_pays_the_wood_held_and_coins_for_the_rest(wood: int, coi
     ("3 gems[different] lacking 2 coins each", "E402", "one each of several keys has no one part to lack"),
     ("3 grain lacking 2 coin each", "E401", "unknown counter 'coin'"),
     ("3 grain lacking 2 coins", "E301", "cost ends too early"),
+    ("2 hours lacking 2 coins each", "E402", "a marker's spaces has no one part to lack"),
 ])
 def test_lacking_terms_that_do_not_fit_are_refused(tmp_path: Path, cost: str, code: str, message: str) -> None:
-    _, diags = link_texts(tmp_path, SHORT_PACK.replace('  s: {pay: "%s", with: "2 coins", shortfall: true}\n', "")
-                          .replace("substitutes:\n", "") % cost)
+    text = SHORT_PACK.replace('  s: {pay: "%s", with: "2 coins", shortfall: true}\n', "").replace("substitutes:\n", "")
+    text += "tracks:\n  clock: {spaces: 6, markers: {hours: {start: 6, per: player}}}\n"
+    _, diags = link_texts(tmp_path, text % cost)
     errors = [(d.code, d.message) for d in diags.items if d.severity == "error"]
     assert errors and errors[0][0] == code and message in errors[0][1], errors
 
