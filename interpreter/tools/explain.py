@@ -17,6 +17,7 @@ from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
 from .prose import Explainer, Line, Speaker, by_players, sentence, words
+from .prose_watch import watch_words
 
 
 @dataclass
@@ -235,7 +236,27 @@ class Book:
                     head.append(Line(0, sentence(f"only if {sp.text(t.guard_text)}"), t.span, list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{t.name}", sentence(words(t.name))[:-1], head, t.body,
                                                t.span, t.source))
+        for watched, ws in self.rules.watchers.items():
+            for w in ws:
+                node = self._node("triggers", w.name)
+                on = node.get("on") if isinstance(node.get("on"), dict) else {}
+                head = [Line(0, sentence(watch_words(watched, w, on, sp)), w.span)]
+                if "if" in node:
+                    sp.refs = []
+                    head.append(Line(0, sentence(f"only if {sp.text(node['if'])}"), w.span, list(sp.refs)))
+                source = node.get("source")
+                sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
+                                               w.span, str(source) if source is not None else None))
         return sec
+
+    def _node(self, section: str, name: str) -> dict:
+        """The YAML of a declared rule, in the module that declares it ({} if none does)."""
+        for m in self.modules.values():
+            table = m.doc.get(section)
+            node = table.get(name) if isinstance(table, dict) else None
+            if isinstance(node, dict):
+                return node
+        return {}
 
     def procedures(self) -> Section:
         sec = Section("procedures", "Procedures", intro="Steps that other rules carry out by name.")
