@@ -49,9 +49,12 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     moves = facts.linked.counter_moves()
     for watched, watchers in rules.watchers.items():
         if watched.startswith("zone "):
-            zones.check(facts, ranges, consts, watchers, diags)
+            zones.check(facts, ranges, consts, watchers, diags, _on_span, _threshold)
             continue
         for w in watchers:
+            if w.limit:  # runs on what a cap or floor absorbed, which the linker checked can happen
+                _reabsorbs(facts, w, diags)
+                continue
             marker = watched.startswith("marker ")
             mark = _threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
@@ -117,3 +120,14 @@ def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
     diags.error("E850", f"triggers.{w.name} runs on every change of '{w.counter}' and changes '{w.counter}' itself, "
                 "so each run starts the next", _on_span(facts, w, "change"),
                 "add an if: that stops it, change another counter, or watch a threshold with crosses:")
+
+
+def _reabsorbs(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
+    """A trigger on what a cap absorbed that adds to the capped counter itself (or on a floor, takes from it):
+    at the cap every run is absorbed again and starts the next."""
+    way = "down" if w.limit == "underflow" else "up"
+    if w.guard is not None or way not in facts.linked.changes(w.body).counters.get(w.counter, set()):
+        return
+    diags.error("E850", f"triggers.{w.name} runs on what the {'floor' if way == 'down' else 'cap'} of '{w.counter}' "
+                f"absorbs and moves '{w.counter}' {way} itself, so at the limit each run starts the next",
+                _on_span(facts, w, w.limit), "add an if: that stops it, or change another counter")

@@ -50,6 +50,7 @@ class CostTermC:
     per: str  # player or game
     key: str | None  # None, "any", "different", or a fixed key
     key_fn: Fn | None  # a key computed from a local name
+    marker: bool = False  # `counter` names a track marker: paying moves it (its track's `spend` way)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .machine import Machine
+    from .services import Services as Machine  # what rules reach; the flow passes the Machine itself
 
 TURN = "end_after_turn"  # state var: true while the game is to end when the turn in progress ends
 ROUNDS = "end_after_rounds"  # state var: how many round ends are still to come before the game ends (1: this one)

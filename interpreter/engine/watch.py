@@ -71,6 +71,17 @@ def zones_changed(g: Game, before: list[int]) -> None:
              _number_marks(old, new))
 
 
+def absorbed(g: Game, limit: str, counter: str, key: str, old: Any, new: int, excess: int) -> None:
+    """Run the triggers on what a counter's cap (`overflow`) or floor (`underflow`) absorbed of one change, also when
+    the value did not move: `excess` is the amount it absorbed (at least 1)."""
+    if g.quiet_counters:
+        return
+    head, _, cell_key = key.partition("[")
+    owner = g.player(head.split(".", 1)[0]) if "." in head else None
+    variables = {"key": cell_key[:-1] if cell_key else None, "old": old, "new": new, "excess": excess}
+    _run(g, g.rules.watchers[f"{limit} {counter}"], owner, variables, lambda *_: [])
+
+
 def moved(g: Game, marker: str, old: int, entered: list[int]) -> None:
     """Run the triggers on a marker's move: `crosses`/`every` count the spaces it entered (reached or passed)."""
     name = marker.rsplit(".", 1)[-1]

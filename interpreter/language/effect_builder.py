@@ -17,6 +17,7 @@ from . import syntax as s
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
+from .marker_costs import marker_term
 from .parser import ParseError, parse
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
 
@@ -442,8 +443,11 @@ class Builder:
             for term in alt.terms:
                 c = self.rules.counters.get(term.counter)
                 if c is None:
-                    hint = did_you_mean(term.counter, self.rules.counters)
-                    raise _Reported(CompileError("E401", f"unknown counter '{term.counter}'", term.pos, hint), t)
+                    marker = marker_term(self.rules, term)
+                    if isinstance(marker, CompileError):
+                        raise _Reported(marker, t)
+                    terms.append(e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True))
+                    continue
                 amount = self._expr(term.amount, scope, t)
                 key_fn = None
                 key = term.key

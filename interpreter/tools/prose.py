@@ -40,6 +40,26 @@ def by_players(table: dict[int, Any]) -> str:
     return ", ".join(f"{table[n]} with {n}" for n in counts) + " players"
 
 
+def table_words(table: Any) -> str:
+    """A table of values in words: `red: 1, blue: -1 (any other: 0)`; a table of tables in brackets."""
+    if table is None or not hasattr(table, "entries"):
+        return "a table"
+
+    def said(entries: dict[Any, Any]) -> str:
+        return ", ".join(f"{words(str(k))}: {'(' + said(v) + ')' if isinstance(v, dict) else _entry(v)}"
+                         for k, v in entries.items())
+
+    default = getattr(table, "default", None)
+    other = f" (any other: {_entry(default)})" if isinstance(default, int | str) else ""
+    return "a table: " + said(table.entries) + other
+
+
+def _entry(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return words(v) if isinstance(v, str) else str(v)
+
+
 def sentence(text: str) -> str:
     text = text.strip()
     if not text:
@@ -93,6 +113,8 @@ class Speaker:
                 return f"{words(name)} (unknown: {v.data})"
             if v.kind == "by_players":
                 return f"{words(name)} ({by_players(v.data)})"
+            if v.kind == "table":
+                return words(name)
         if name in r.zones or name in r.counters or name in r.tracks or name in r.markers:
             return f"the {words(name)}"
         return words(name)
@@ -119,6 +141,15 @@ def _attr(sp: Speaker, n: s.Attr) -> str:
 
 
 def _index(sp: Speaker, n: s.Index) -> str:
+    root: s.Node = n
+    keys = []
+    while isinstance(root, s.Index):
+        keys.insert(0, root.key)
+        root = root.obj
+    v = sp.rules.values.get(root.id) if isinstance(root, s.Name) else None
+    if v is not None and v.kind == "table":
+        sp.refs.append(("value", v.name))
+        return f"the {words(v.name)} of {' and '.join(operand(sp, k, _ATOM) for k in keys)}"
     return f"{operand(sp, n.obj, _ATOM)} of {operand(sp, n.key, _ATOM)}"
 
 
@@ -148,7 +179,17 @@ _CALLS: dict[str, Callable[[list[str]], str]] = {
 }
 
 
+def _rank_by(sp: Speaker, n: s.Call) -> str:
+    if len(n.args) not in (2, 3):
+        return f"rank by of {' and '.join(sp.expr(a) for a in n.args)}"
+    who = sp.expr(n.args[2]) if len(n.args) == 3 else "you"
+    return (f"the place of {who} among {operand(sp, n.args[1], _ATOM)} by {operand(sp, n.args[0], _ATOM)}, "
+            "highest first (equal share a place)")
+
+
 def _call(sp: Speaker, n: s.Call) -> str:
+    if n.fn == "rank_by":
+        return _rank_by(sp, n)
     args = [sp.expr(a) for a in n.args]
     say = _CALLS.get(n.fn)
     return say(args) if say else f"{words(n.fn)} of {' and '.join(args)}"
@@ -302,7 +343,11 @@ def cost_words(sp: Speaker, cost: s.Cost) -> str:
             if not isinstance(t.amount, s.Literal | s.Name | s.Attr):
                 amount = f"({amount})"  # a formula, kept apart from the counter it counts
             what = words(t.counter)
-            if t.key == "any":
+            track = sp.rules.tracks.get(sp.rules.markers.get(t.counter, ""))
+            if track is not None:
+                way = "forward" if track.spend == "forward" else "back"
+                terms.append(f"moving the {what} marker {amount} space{'' if amount == '1' else 's'} {way}")
+            elif t.key == "any":
                 terms.append(f"{amount} {what} of any one kind")
             elif t.key == "different":
                 terms.append(f"{amount} {what} of different kinds")
