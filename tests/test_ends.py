@@ -181,3 +181,33 @@ def test_zone_trigger_and_end_refusals_are_at_their_place(tmp_path: Path) -> Non
     found = sorted((d.code, d.span.line, d.message) for d in diags.items)
     assert [(c, line) for c, line, _ in found] == [("E401", 6), ("E420", 8), ("E420", 8)]
     assert "did you mean 'deck'" in (next(d for d in diags.items if d.code == "E401").hint or "")
+
+
+@BOTH
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moves=st.lists(st.tuples(st.sampled_from(["p1", "p2"]), st.sampled_from(["draw_card", "play_cards"])),
+                      max_size=14))
+def test_zone_triggers_agree_with_a_count_of_the_pieces_moved(mode: Any, moves: list[tuple[str, str]]) -> None:
+    game = Game.new(mode(finale("finale.free")), 2, seed=2, chance="auto")
+    hands = {"p1": 0, "p2": 0}
+    played = {"p1": 0, "p2": 0}
+    full = discard = 0
+    for player, action in moves:
+        before = game.state.dumps()
+        try:
+            game.act(player, action)
+        except BoardrulesError as exc:  # an empty deck or hand: refused, and nothing changed
+            assert exc.code == "E501" and game.state.dumps() == before
+            continue
+        if action == "draw_card":
+            hands[player] += 1
+            full += hands[player] == 3
+        else:
+            played[player] += hands[player]
+            discard += hands[player]
+            hands[player] = 0
+    c = game.state.counters
+    assert c["piles"] == discard // 2  # every: 2 on a pile that only grows
+    assert c["emptied"] == (1 if sum(hands.values()) + discard == 4 else 0)
+    assert c["full_hands"] == full
+    assert (c["p1.hand_changes"], c["p2.hand_changes"]) == (played["p1"], played["p2"])
