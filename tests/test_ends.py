@@ -211,3 +211,43 @@ def test_zone_triggers_agree_with_a_count_of_the_pieces_moved(mode: Any, moves: 
     assert c["emptied"] == (1 if sum(hands.values()) + discard == 4 else 0)
     assert c["full_hands"] == full
     assert (c["p1.hand_changes"], c["p2.hand_changes"]) == (played["p1"], played["p2"])
+
+
+WATCHED = """
+module: w
+title: W
+counters: {n: {per: game, output: true}}
+pieces: {chip: {properties: {}}}
+zones:
+  box: {}
+  bin: {}
+setup:
+  chips: {do: ["create 2 chip in box"]}
+triggers:
+  box_empty: {on: {change: box, crosses: 0, direction: down}, do: ["n += 1"]}
+  box_any: {on: {change: box}, do: ["n += 1"]}
+  bin_two: {on: {change: bin, crosses: 2}, do: ["n += 1"]}
+  bin_big: {on: {change: bin, crosses: 9}, do: ["n += 1"]}
+"""
+
+
+def _zone_findings(directory: Path, text: str) -> list[tuple[str, str]]:
+    from boardrules.analysis import check_pack
+
+    directory.mkdir()
+    (directory / "w.yaml").write_text(text, encoding="utf-8")
+    diags = Diagnostics()
+    for pack in discover([directory], diags):
+        check_pack(pack, diags)
+    return sorted((d.code, d.message.split()[0]) for d in diags.items if d.code in ("W857", "W865"))
+
+
+def test_a_trigger_on_a_zone_nothing_changes_that_way_is_a_warning(tmp_path: Path) -> None:
+    # Nothing takes a piece out of any zone and nothing puts one in bin: only box's plain watch can run (setup).
+    assert _zone_findings(tmp_path / "a", WATCHED) == [
+        ("W865", "triggers.bin_big"), ("W865", "triggers.bin_two"), ("W865", "triggers.box_empty")]
+    moving = WATCHED + "actions:\n  tip: {title: Tip, do: [move box to bin]}\n"
+    assert _zone_findings(tmp_path / "b", moving) == []
+    # A mark above the zone's capacity can never be reached.
+    assert _zone_findings(tmp_path / "c", moving.replace("bin: {}", "bin: {capacity: 3}")) == [
+        ("W857", "triggers.bin_big")]
