@@ -474,7 +474,8 @@ class Game:
         self._run_whole(Activity("end_turn", player), decider)
 
     def end_round(self) -> None:
-        """End the round in free play: per-round limits start again."""
+        """End the round in free play: per-round limits start again (and an `end game after this round` ends the
+        game here)."""
         self._run_whole(Activity("end_round"), None)
 
     def _run_whole(self, activity: Activity, decider: Decider | None) -> None:

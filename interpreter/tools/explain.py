@@ -18,6 +18,7 @@ from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
 from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
+from .prose_watch import watch_words
 
 
 @dataclass
@@ -301,16 +302,29 @@ class Book:
         for watched, ws in self.rules.watchers.items():
             what = words(watched.rpartition(" ")[2])
             for w in ws:
-                when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
-                        if w.limit == "overflow" else
-                        f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)"
-                        if w.limit == "underflow" else f"when {what} changes")
+                if w.limit:
+                    when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
+                            if w.limit == "overflow" else
+                            f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)")
+                else:
+                    on = self._node("triggers", w.name).get("on")
+                    when = watch_words(watched, w, on if isinstance(on, dict) else {}, sp)
                 head = [Line(0, sentence(when), w.span)]
                 if w.guard_text:
-                    head.append(Line(0, sentence(f"only if {self.x.sp.text(w.guard_text)}"), w.span))
+                    sp.refs = []
+                    head.append(Line(0, sentence(f"only if {sp.text(w.guard_text)}"), w.span, list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
                                                w.span, w.source))
         return sec
+
+    def _node(self, section: str, name: str) -> dict:
+        """The YAML of a declared rule, in the module that declares it ({} if none does)."""
+        for m in self.modules.values():
+            table = m.doc.get(section)
+            node = table.get(name) if isinstance(table, dict) else None
+            if isinstance(node, dict):
+                return node
+        return {}
 
     def procedures(self) -> Section:
         sec = Section("procedures", "Procedures", intro="Steps that other rules carry out by name.")
