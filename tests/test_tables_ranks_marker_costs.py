@@ -277,3 +277,16 @@ def test_a_substitute_pays_part_of_a_marker_cost_and_the_options_are_the_ways_th
     g.act("p1", "spend", {"n": 2}, Recording(["1 time + 1 coins"]))
     assert asked == [["1 time + 1 coins", "2 coins"]]  # 2 time does not fit: the marker is on space 2
     assert g.state.markers["p1.time"].pos == 1 and g.state.counters["p1.coins"] == 2
+
+
+def test_an_option_gives_one_entry_by_name_and_key_and_check_stops_listing_it(tmp_path: Path) -> None:
+    rules, _ = link_texts(tmp_path, PACK)
+    diags = Diagnostics()
+    set_options(rules, {"sealed[blue]": (4, Span("options", 1, 1))}, diags)
+    assert diags.items == [] and rules.values["sealed"].data.entries == {"red": 2, "blue": 4}
+    from boardrules.analysis import unknowns
+
+    for options in ({"sealed[blue]": (4, None)}, {"sealed": ({"blue": 4}, None)}):
+        found = Diagnostics()
+        unknowns(link_texts(tmp_path / "plain", PACK)[0], found, options)
+        assert [d.code for d in found.items] == []
