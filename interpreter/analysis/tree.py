@@ -126,9 +126,12 @@ class Linked:
         if isinstance(eff, e.EndE) and eff.what == "turn":
             return [t.body for t in r.triggers.get("turn_end", [])]
         if isinstance(eff, e.SetCounterE):
-            return [w.body for w in r.watchers.get(eff.counter, [])]
+            return [w.body for watched in (eff.counter, f"overflow {eff.counter}", f"underflow {eff.counter}")
+                    for w in r.watchers.get(watched, [])]
         if isinstance(eff, e.AdvanceE | e.PlaceE):
             return [w.body for key, ws in r.watchers.items() if key.startswith("marker ") for w in ws]
+        if isinstance(eff, e.MoveE | e.CreateE | e.RemoveE | e.RefillE):  # any watched zone may change
+            return [w.body for key, ws in r.watchers.items() if key.startswith("zone ") for w in ws]
         return []
 
     def reach(self, body: e.Body) -> Iterator[e.Effect]:

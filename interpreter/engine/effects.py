@@ -186,7 +186,8 @@ class LimitE(Effect):
 
 @dataclass(frozen=True, slots=True)
 class EndE(Effect):
-    what: str
+    what: str  # turn / round / game
+    at: str = "now"  # when `end game` ends it: now, turn (this turn), round (this round), next_round
 
 
 @dataclass(frozen=True, slots=True)

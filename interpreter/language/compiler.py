@@ -386,6 +386,8 @@ class ExprCompiler:
             return "f.g.state.vars['round']", INT
         if name == "game_over" and name not in r.counters and name not in r.values:
             return "bool(f.g.state.vars['game_over'])", BOOL
+        if name == "final_round" and name not in r.counters and name not in r.values:  # engine/ending.py's state
+            return "(f.g.state.vars.get('end_after_turn', False) or f.g.state.vars.get('end_after_rounds') == 1)", BOOL
         if name == "start_player" and name not in r.counters and name not in r.values:
             return "f.g.player(f.g.state.vars['start_player'])", PLAYER
         if len(name) >= 2 and name[0] == "p" and name[1:].isascii() and name[1:].isdigit() and name[1] != "0":

@@ -29,7 +29,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import extend, hooks, substitutes, value_tables, watch
+from . import ends, extend, extend_choices, hooks, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .compiler import PIECE_BUILTINS, Scope
@@ -218,6 +218,7 @@ class Linker:
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
         extend.apply(ordered, closure, decls, self.diags)
+        extend_choices.apply(ordered, closure, decls, self.diags)
         rules = Rules(modules=[m.id for m in ordered])
         for m in ordered:
             players = m.doc.get("players")
@@ -361,7 +362,8 @@ class Linker:
                                  _vspan(n, "initial", d.span), "use a number or a player-count table")
             low, high, key_limits = self._limits(rules, name, n, keys, d.span)
             rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
-                                               str(n.get("overflow", "refuse")), n.get("carry_to"), key_limits)
+                                               str(n.get("overflow", "refuse")), n.get("carry_to"),
+                                               str(n.get("underflow", "refuse")), key_limits)
         for name, d in self._section(decls, "counters"):
             watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "pieces"):
@@ -664,7 +666,10 @@ class Linker:
         end = node.get("end", {}) if isinstance(node.get("end"), dict) else {}
         espan = _vspan(node, "end", span)
         end_when = b.expression(end["when"], _vspan(end, "when", espan), game) if "when" in end else None
+        end_after = ends.end_after(end, espan, self.diags)
+        b.game_over = True
         final = b.body(end.get("do", []), _vspan(end, "do", espan), game.child())
+        b.game_over = False
         ranking = []
         raw_rank = node.get("ranking", [])
         rspans = getattr(raw_rank, "item_spans", None)
@@ -674,7 +679,7 @@ class Linker:
             if fn is not None:
                 ranking.append((fn, key if isinstance(key, str) else str(key)))  # a YAML string keeps its place
         rules.flow = FlowDef(phases, first, end_when, str(end["when"]) if "when" in end else None, final,
-                             tuple(ranking), span)
+                             tuple(ranking), span, end_after)
 
     def _turns(self, b: Builder, node: dict, span: Span) -> TurnsDef:
         game = Scope({}, False)

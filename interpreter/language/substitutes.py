@@ -54,4 +54,5 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
         b.error(err.err.code, err.err.message, err.text.at(err.err.pos), err.err.hint)
         return
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
-    rules.substitutes.append(SubstituteDef(name, term.counter, term.key, unit, paid.alternatives[0], guard, d.span))
+    rules.substitutes.append(SubstituteDef(name, term.counter, term.key, unit, paid.alternatives[0], guard, d.span,
+                                           n.get("shortfall") is True, (str(n.get("pay")), str(n.get("with")))))

@@ -98,7 +98,8 @@ class Speaker:
         special = {"me": "you", "players": "the players", "player_count": "the number of players",
                    "turn_player": "the player whose turn it is", "turn_number": "the turn number",
                    "chance": "chance", "it": "it", "round_number": "the round number",
-                   "start_player": "the start player", "game_over": "the game is over"}
+                   "start_player": "the start player", "game_over": "the game is over",
+                   "final_round": "this is the final round"}
         if name in special:
             return special[name]
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit():
@@ -603,6 +604,10 @@ def _may(x: Explainer, n: e.MayE, depth: int) -> list[Line]:
     return [x.head(n, f"{who}:", depth), *x.body(n.body, depth + 1)]
 
 
+_END_WORDS = {"now": "the game ends now (the rest of this is not done)",
+              "turn": "the game ends at the end of this turn",
+              "round": "the game ends at the end of this round",
+              "next_round": "the game ends after one more round (this round is finished, then one more is played)"}
 EFFECTS: dict[type, Callable[[Explainer, Any, int], str | list[Line]]] = {
     e.LetE: _stmt(_let),
     e.SetCounterE: _stmt(_assign),
@@ -626,7 +631,7 @@ EFFECTS: dict[type, Callable[[Explainer, Any, int], str | list[Line]]] = {
     e.RequireE: _stmt(_require),
     e.FailE: lambda x, n, d: f"this cannot be done: {n.message}",
     e.LimitE: _stmt(_limit),
-    e.EndE: lambda x, n, d: f"end the {n.what}",
+    e.EndE: lambda x, n, d: _END_WORDS[n.at] if n.what == "game" else f"end the {n.what}",
     e.ScoreE: lambda x, n, d: "score the game",
     e.PassE: lambda x, n, d: "pass: your turn ends, and you take no more turns in this phase",
     e.SetStartPlayerE: _stmt(lambda x, n, st: f"the start player is now {x.sp.expr(st.value)}"),
