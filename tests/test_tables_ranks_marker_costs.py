@@ -290,3 +290,26 @@ def test_an_option_gives_one_entry_by_name_and_key_and_check_stops_listing_it(tm
         found = Diagnostics()
         unknowns(link_texts(tmp_path / "plain", PACK)[0], found, options)
         assert [d.code for d in found.items] == []
+
+
+@BOTH
+@pytest.mark.parametrize(("start", "n", "paid"), [(2, 3, (1, 1)), (6, 3, (3, 3)), (1, 2, (1, -1))])
+def test_a_shortfall_substitute_pays_the_spaces_a_marker_cannot_move(
+        tmp_path: Path, mode: Callable[[Rules], Rules], start: int, n: int, paid: tuple[int, int]) -> None:
+    text = PACK + """substitutes:
+  missing_time:
+    pay: "1 time"
+    with: "1 coins"
+    shortfall: true
+"""
+    g = game(tmp_path, mode, text=text)
+    g._m.state.markers["p1.time"].pos = start
+    if paid[1] < 0:  # on space 1 the marker cannot move: both spaces are lacking, and there are no coins
+        g._m.state.counters["p1.coins"] = 0
+        with pytest.raises(BoardrulesError) as err:
+            g.act("p1", "spend", {"n": n})
+        assert err.value.code == "E502"
+        return
+    g.act("p1", "spend", {"n": n})  # one way only: nobody is asked
+    assert g.state.markers["p1.time"].pos == paid[0]
+    assert g.state.counters["p1.coins"] == paid[1]

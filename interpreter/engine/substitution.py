@@ -96,6 +96,8 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
     is paid with what the cost asks."""
     if d.key == "different":
         return []  # one each of several keys: there is no one part to lack
+    if d.marker:
+        return _marker_shortfall(g, sub, d, dues, instead)
     keys = [k for k, _, _ in g._cells(d.base, d.counter)] if d.key == "any" else [d.key]
     out = []
     most = None
@@ -118,6 +120,22 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
         out.append(([d._replace(amount=rest, key=key)] if rest else [])
                    + [w._replace(amount=w.amount * units) for w in instead])
     return out
+
+
+def _marker_shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instead: list[Due]
+                      ) -> list[list[Due]]:
+    """A shortfall substitute for a marker's move: the spaces it can still move (after the way's other moves of
+    it) are paid with it, the rest instead. A circular track lacks nothing."""
+    reach = g.marker_reach(d.base)
+    if reach is None:
+        return []
+    held = reach - sum(o.amount for o in dues if o is not d and o.marker and o.base == d.base)
+    lack = d.amount - max(held, 0)
+    units = -(-lack // sub.unit)
+    if lack <= 0 or units * sub.unit > d.amount:
+        return []
+    rest = d.amount - units * sub.unit
+    return [([d._replace(amount=rest)] if rest else []) + [w._replace(amount=w.amount * units) for w in instead]]
 
 
 def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
