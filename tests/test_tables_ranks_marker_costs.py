@@ -313,3 +313,31 @@ def test_a_shortfall_substitute_pays_the_spaces_a_marker_cannot_move(
     g.act("p1", "spend", {"n": n})  # one way only: nobody is asked
     assert g.state.markers["p1.time"].pos == paid[0]
     assert g.state.counters["p1.coins"] == paid[1]
+
+
+def test_completion_lists_a_tables_keys_and_markers_among_what_a_cost_pays(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    from boardrules.lsp.complete import complete
+    from boardrules.lsp.workspace import Workspace
+    from boardrules.resources import rules_dir
+
+    target = tmp_path / "lisboa"
+    shutil.copytree(rules_dir() / "lisboa", target)
+    path = str(target / "state_actions.yaml")
+    text = Path(path).read_text(encoding="utf-8")
+    ws = Workspace()
+    ws.open(path, text)
+    ws.quick(path)
+    st_ = ws.state(path)
+    ws.reindex(st_)
+    rules = ws.rules_for(st_, "lisboa.state_actions")
+
+    def first(line: str) -> set[str]:
+        lines = [*text.split("\n"), "actions:", "  z:", "    do:", line]
+        items = complete(st_.index, rules, os.path.realpath(path), lines, len(lines), len(line) + 1)
+        return {i.label for i in items if i.rank == min(i.rank for i in items)}
+
+    assert first("      - me.wigs += ship_hull[") == {"blue", "red", "purple", "brown"}
+    assert "cardinal" in first('    cost: "2 ') and "wigs" in first('    cost: "2 ')
