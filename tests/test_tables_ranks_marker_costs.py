@@ -341,3 +341,28 @@ def test_completion_lists_a_tables_keys_and_markers_among_what_a_cost_pays(tmp_p
 
     assert first("      - me.wigs += ship_hull[") == {"blue", "red", "purple", "brown"}
     assert "cardinal" in first('    cost: "2 ') and "wigs" in first('    cost: "2 ')
+
+
+@pytest.mark.parametrize(("guard", "code"), [("worth[c] > 1", "W821"), ("rank_by(it.coins, players) >= 1", "W822"),
+                                             ("worth[c] >= 0", None)])
+def test_range_analysis_knows_a_tables_entries_and_the_places_of_rank_by(tmp_path: Path, guard: str,
+                                                                         code: str | None) -> None:
+    from boardrules.analysis import check_pack
+    from boardrules.language.pack import discover
+
+    text = PACK.replace("  worth: {table: {red: 1, blue: -1, green: 0}, keys: colours}",
+                        "  worth: {table: {red: 1, blue: -1, green: 0}, keys: colours, output: true}")
+    text += f"""  guarded:
+    title: Guarded
+    params: {{c: {{type: symbol, in: colours}}}}
+    allowed_if: {guard}
+    do: []
+"""
+    from conftest import write_modules
+
+    write_modules(tmp_path / "p", text)
+    diags = Diagnostics()
+    (pack,) = discover([tmp_path / "p"], diags)
+    check_pack(pack, diags)
+    codes = {d.code for d in diags.items if d.code in ("W821", "W822")}
+    assert codes == ({code} if code else set()), [(d.code, d.message) for d in diags.items]

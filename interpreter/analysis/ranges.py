@@ -94,6 +94,12 @@ class Ranges:
                 return self.counter(node.name)
             return None
         if isinstance(node, s.Index):
+            root: s.Node = node
+            while isinstance(root, s.Index):
+                root = root.obj
+            v = r.values.get(root.id) if isinstance(root, s.Name) else None
+            if v is not None and v.kind == "table":  # a table: between its least and greatest entry
+                return v.data.number_range() if hasattr(v.data, "number_range") else None
             fam = node.obj
             name = fam.name if isinstance(fam, s.Attr) else fam.id if isinstance(fam, s.Name) else None
             c = r.counters.get(name or "")
@@ -112,6 +118,8 @@ class Ranges:
             products = [x * y for x in a for y in b if not ((x == 0 and abs(y) == INF) or (y == 0 and abs(x) == INF))]
             return (min(products), max(products)) if products else None
         if isinstance(node, s.Call):
+            if node.fn == "rank_by":
+                return (1, self.pmax)
             if node.fn == "count" and len(node.args) == 1:
                 arg = node.args[0]
                 zone = arg.name if isinstance(arg, s.Attr) else arg.id if isinstance(arg, s.Name) else None

@@ -67,6 +67,22 @@ class Table:
                 return self.default
         return entry
 
+    def number_range(self) -> tuple[int, int] | None:
+        """The least and the greatest entry (and default) of a table of numbers with no unknown entry."""
+        if self.leaf != "int":
+            return None
+        found: list[Any] = [] if self.default is MISSING else [self.default]
+        todo = [self.entries]
+        while todo:
+            for v in todo.pop().values():
+                if type(v) is dict:
+                    todo.append(v)
+                else:
+                    found.append(v)
+        if not found or any(type(v) is not int for v in found):
+            return None
+        return min(found), max(found)
+
     def reader(self) -> Callable[..., Any]:
         """What a compiled read calls with the frame and the keys."""
         def read(f: Frame, *keys: Any) -> Any:
