@@ -50,7 +50,7 @@ actions:
   score:
     title: Score
     params: {c: {type: symbol, in: colours}, s: {type: symbol, in: sizes}}
-    do: ["me.points += worth[c] + bonus[c] + grid[s][c] + steps_for[2]"]
+    do: ["me.points += worth[c] + bonus[c] + grid[s][c] + steps_for[2] + count(keys(grid)) - count(keys(worth))"]
   peek:
     title: Peek
     params: {c: {type: symbol, in: colours}}
@@ -104,7 +104,7 @@ def game(tmp_path: Path, mode: Callable[[Rules], Rules], players: int = 3, text:
 
 
 @BOTH
-@pytest.mark.parametrize(("c", "s", "points"), [("red", "small", 1 + 5 + 1 + 3), ("blue", "big", -1 + 0 + 4 + 3),
+@pytest.mark.parametrize(("c", "s", "points"), [("red", "small", 1 + 5 + 1 + 3 - 1), ("blue", "big", -1 + 0 + 4 + 3 - 1),
                                                 ("green", "big", None)])
 def test_a_table_is_read_by_key_with_a_default_and_a_table_of_tables(
         tmp_path: Path, mode: Callable[[Rules], Rules], c: str, s: str, points: int | None) -> None:
@@ -175,6 +175,7 @@ def test_a_table_declared_wrong_is_refused_at_its_entry(tmp_path: Path, replacem
     ("me.points += steps_for[red]", "E424", "the keys of table 'steps_for' are numbers, but this is a symbol"),
     ("me.points += grid[small]", "E424", "table 'grid' is read with 2 key(s), as grid[KEY][KEY], not 1"),
     ("me.points += count(worth)", "E424", "'worth' is a table: read one entry with worth[KEY]"),
+    ("worth[red] = 2", "E424", "'worth' is a table of constants: a rule cannot change it"),
     ("me.points += rank_by(it.coins, [1, 2])", "E425", "rank_by ranks players, but this is a list of numbers"),
     ("me.points += rank_by(it.kind, players)", "E401", "a player has no counter or zone 'kind'"),
     ("me.points += rank_by(red, players)", "E425", "rank_by ranks by a number (or a list of numbers), but this is "

@@ -14,6 +14,7 @@ from ..engine.budget import check_constant
 from ..engine.rules import Rules
 from ..engine.runtime import arith
 from . import syntax as s
+from . import value_tables
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
@@ -360,6 +361,10 @@ class Builder:
             key = target.id
             return self._counter_set(t.at(n.pos), lambda f: key, key, n.op, value, vt, n, t)
         if isinstance(target, s.Index):
+            root = value_tables.root_name(target)
+            if value_tables.table_of(r, root, scope) is not None:
+                raise _Reported(CompileError("E424", f"'{root.id}' is a table of constants: a rule cannot change it",
+                                             target.pos, "keep what changes in a keyed counter"), t)
             try:
                 cell = self.exprs.counter_key(target.obj, target.key, scope)
             except CompileError as err:

@@ -259,6 +259,21 @@ def with_entries(table: Table, given: dict[str, Any]) -> Table | str:
 # ---------------------------------------------------------------- reading
 
 
+def table_of(rules: Rules, node: s.Node, scope: Scope) -> Table | None:
+    """The table `node` names (a value's name, not shadowed by a local name), or None."""
+    if not isinstance(node, s.Name) or node.id in scope.names:
+        return None
+    v = rules.values.get(node.id)
+    return v.data if v is not None and v.kind == "table" and isinstance(v.data, Table) else None
+
+
+def root_name(node: s.Node) -> s.Node:
+    """What `a[k1][k2]` indexes at its root (`a`)."""
+    while isinstance(node, s.Index):
+        node = node.obj
+    return node
+
+
 def bare_name_error(name: str, pos: s.Pos) -> Any:
     from .compiler import CompileError
 
