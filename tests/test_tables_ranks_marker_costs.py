@@ -104,8 +104,8 @@ def game(tmp_path: Path, mode: Callable[[Rules], Rules], players: int = 3, text:
 
 
 @BOTH
-@pytest.mark.parametrize(("c", "s", "points"), [("red", "small", 1 + 5 + 1 + 3 - 1), ("blue", "big", -1 + 0 + 4 + 3 - 1),
-                                                ("green", "big", None)])
+@pytest.mark.parametrize(("c", "s", "points"), [("red", "small", 1 + 5 + 1 + 3 - 1),
+                                                ("blue", "big", -1 + 0 + 4 + 3 - 1), ("green", "big", None)])
 def test_a_table_is_read_by_key_with_a_default_and_a_table_of_tables(
         tmp_path: Path, mode: Callable[[Rules], Rules], c: str, s: str, points: int | None) -> None:
     g = game(tmp_path, mode)
