@@ -39,6 +39,7 @@ _LEAF_WORDS = {"int": "numbers", "bool": "true or false", "symbol": "symbols", "
 _KEY_TYPES = {"number": INT, "symbol": SYMBOL}
 _CONST_SYMBOL = re.compile(r"^'[a-z_][A-Za-z0-9_]*'$")
 _CONST_INT = re.compile(r"^-?\d+$")
+_ADD_HINT = "add the key to the table, or give the table a default (default: VALUE)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +93,7 @@ class Table:
             if hit is MISSING:
                 written = "][".join(shown(k) for k in keys)
                 raise BoardrulesError("E542", f"table '{self.name}' has no entry for {self.name}[{written}]",
-                                      f.g.state.cause, "add the key to the table, or give the table a default (default: VALUE)")
+                                      f.g.state.cause, _ADD_HINT)
             return hit
         return read
 
@@ -314,7 +315,7 @@ def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tu
             if value not in table.keys[level] and table.default is MISSING:
                 raise CompileError("E424", f"table '{table.name}' has no entry for {shown(value)}", key.pos,
                                    did_you_mean(str(value), [str(k) for k in table.keys[level]])
-                                   or "add it to the table, or give the table a default (default: VALUE)")
+                                   or _ADD_HINT)
             constant.append(value)
     result = _LEAF_TYPES.get(table.leaf, ANY)
     if len(constant) == len(keys):
@@ -322,7 +323,7 @@ def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tu
         if hit is MISSING:
             written = "][".join(shown(k) for k in constant)
             raise CompileError("E424", f"table '{table.name}' has no entry for {table.name}[{written}]", node.pos,
-                               "add it to the table, or give the table a default (default: VALUE)")
+                               _ADD_HINT)
         if type(hit) in (int, bool, str):
             return repr(hit), result
         return gen.const(hit), result
