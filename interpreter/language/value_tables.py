@@ -191,7 +191,7 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         for k in raw:
             if lk.levels[0] == {"symbol"} and str(k) not in rules.symbols:
                 lk.error(f"'{k}' in table '{name}' is not a declared symbol", key_span(raw, k, tspan),
-                         did_you_mean(str(k), rules.symbols) or "declare it in a set, or give the table keys:")
+                         did_you_mean(str(k), rules.symbols) or "declare it in a set (or give the table keys: SET)")
     else:
         for k in raw:
             if str(k) not in set_keys:
@@ -200,7 +200,7 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         missing = [k for k in set_keys if k not in first]
         if missing and "default" not in node:
             lk.error(f"table '{name}' has no entry for {', '.join(missing)}", tspan,
-                     "add them, or give the table a default: for every key it leaves out")
+                     "add them, or give the table a default for the keys it leaves out")
     for level, kinds in enumerate(lk.levels):
         if len(kinds) > 1:
             lk.error(f"the keys of table '{name}' at level {level + 1} mix numbers and symbols", tspan)
@@ -208,9 +208,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         lk.error(f"table '{name}' mixes entries and tables at one level: every entry needs the same number of keys",
                  tspan)
     if len(lk.leaves) > 1:
-        lk.error(f"the entries of table '{name}' mix {' and '.join(_LEAF_WORDS[k] for k in sorted(lk.leaves))}: a "
-                 "table holds one kind",
-                 tspan)
+        kinds_said = " and ".join(_LEAF_WORDS[k] for k in sorted(lk.leaves))
+        lk.error(f"the entries of table '{name}' mix {kinds_said}: a table holds one kind", tspan)
     leaf = next(iter(lk.leaves)) if len(lk.leaves) == 1 else "any"
     default = MISSING
     if "default" in node:
