@@ -367,3 +367,18 @@ def test_range_analysis_knows_a_tables_entries_and_the_places_of_rank_by(tmp_pat
     check_pack(pack, diags)
     codes = {d.code for d in diags.items if d.code in ("W821", "W822")}
     assert codes == ({code} if code else set()), [(d.code, d.message) for d in diags.items]
+
+
+@BOTH
+def test_a_shortfall_substitute_on_a_marker_pays_in_steps_until_nothing_fits(
+        tmp_path: Path, mode: Callable[[Rules], Rules]) -> None:
+    text = PACK + "substitutes:\n  coins_for_time:\n    pay: '1 time'\n    with: '2 coins'\n    shortfall: true\n"
+    g = game(tmp_path, mode, 2, text)
+    g.act("p1", "spend", {"n": 4})  # room enough: the marker pays it all, no coins
+    assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (2, 3)
+    g.act("p1", "spend", {"n": 2})  # one space left on the track, the other paid with 2 coins
+    assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (1, 1)
+    with pytest.raises(BoardrulesError) as err:  # no space left and 1 coin: refused, nothing moves
+        g.act("p1", "spend", {"n": 1})
+    assert err.value.code == "E502"
+    assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (1, 1)
