@@ -382,3 +382,44 @@ def test_a_shortfall_substitute_on_a_marker_pays_in_steps_until_nothing_fits(
         g.act("p1", "spend", {"n": 1})
     assert err.value.code == "E502"
     assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (1, 1)
+
+
+_KEYS = ["red", "blue", "green"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.dictionaries(st.sampled_from(_KEYS), st.integers(-9, 9), min_size=1), st.none() | st.integers(-9, 9),
+       st.lists(st.sampled_from(_KEYS), min_size=1, max_size=4))
+def test_a_table_read_is_its_entry_or_default_or_e542_both_ways(tmp_path_factory: pytest.TempPathFactory,
+                                                                entries: dict[str, int], default: int | None,
+                                                                reads: list[str]) -> None:
+    body = ", ".join(f"{k}: {v}" for k, v in entries.items())
+    table = f"  worth: {{table: {{{body}}}" + (f", default: {default}}}\n" if default is not None else "}\n")
+    text = PACK.replace(_VALUES, table).replace("worth[c] + ", "")
+    text = text.replace("counters:\n", "counters:\n  sum: {per: player, min: null}\n")  # a sum may go below 0
+    text += """  tally:
+    title: Tally
+    params: {c: {type: symbol, in: colours}}
+    do: ["me.sum += worth[c]"]
+"""
+    root = tmp_path_factory.mktemp("t")
+    outcomes = []
+    for mode in (interpreted, compiled):
+        g = game(root / mode.__name__, mode, players=1, text=text)
+        seen = []
+        for c in reads:
+            try:
+                g.act("p1", "tally", {"c": c})
+                seen.append(g.state.counters["p1.sum"])
+            except BoardrulesError as err:
+                seen.append(err.code)
+        outcomes.append(seen)
+    total, expected = 0, []
+    for c in reads:
+        value = entries.get(c, default)
+        if value is None:
+            expected.append("E542")
+        else:
+            total += value
+            expected.append(total)
+    assert outcomes == [expected, expected]

@@ -52,6 +52,7 @@ class Table:
     keys: tuple[frozenset[Any], ...]  # every key written at each level
     leaf: str  # int, bool, symbol, or any (only unknowns)
     default: Any = MISSING
+    domain: frozenset[Any] = frozenset()  # the symbols of its `keys:` set, which an option may give entries for
 
     @property
     def depth(self) -> int:
@@ -225,7 +226,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         return None
     rules.unknowns.extend(lk.unknowns)
     kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
-    return Table(name, entries, kinds, tuple(frozenset(k) for k in lk.keys[: len(kinds)]), leaf, default)
+    return Table(name, entries, kinds, tuple(frozenset(k) for k in lk.keys[: len(kinds)]), leaf, default,
+                 frozenset(set_keys or ()))
 
 
 def _set_keys(rules: Rules, name: str, node: dict[Any, Any], span: Span, diags: Diagnostics) -> list[str] | None:
@@ -247,13 +249,14 @@ def with_entries(table: Table, given: dict[str, Any]) -> Table | str:
     entries = dict(table.entries)
     for raw, value in given.items():
         key: Any = int(raw) if table.key_kinds[0] == "number" and _CONST_INT.match(raw) else raw
-        if key not in table.keys[0]:
+        if key not in table.keys[0] | table.domain:
             return f"{shown(raw)} is not a key of table '{table.name}'"
         kind = _leaf_kind(value)
         if kind is None or (table.leaf != "any" and kind != table.leaf):
             return f"table '{table.name}' holds {_LEAF_WORDS[table.leaf]}, got {shown(value)}"
         entries[key] = value
-    return Table(table.name, entries, table.key_kinds, table.keys, table.leaf, table.default)
+    keys = (table.keys[0] | frozenset(entries), *table.keys[1:])
+    return Table(table.name, entries, table.key_kinds, keys, table.leaf, table.default, table.domain)
 
 
 # ---------------------------------------------------------------- reading
