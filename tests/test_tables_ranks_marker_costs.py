@@ -423,3 +423,44 @@ def test_a_table_read_is_its_entry_or_default_or_e542_both_ways(tmp_path_factory
             total += value
             expected.append(total)
     assert outcomes == [expected, expected]
+
+
+FLOW = """
+module: f
+title: F
+players: {min: 1, max: 2}
+counters:
+  points: {per: player, output: true}
+tracks:
+  road:
+    spaces: 5
+    spend: %s
+    markers: {walker: %d}
+actions:
+  walk:
+    title: Walk
+    cost: "1 walker"
+    do: ["me.points += 1"]
+flow:
+  phases:
+    main:
+      turns: {until: each_once}
+      actions: [walk]
+  end:
+    when: position(walker) >= 5
+  ranking: [me.points]
+"""
+
+
+@pytest.mark.parametrize(("spend", "start", "warned"), [("forward", 1, False), ("back", 1, True), ("back", 5, True)])
+def test_the_end_condition_check_knows_which_way_a_cost_moves_a_marker(tmp_path: Path, spend: str, start: int,
+                                                                        warned: bool) -> None:
+    from boardrules.analysis import check_pack
+    from boardrules.language.pack import discover
+    from conftest import write_modules
+
+    write_modules(tmp_path / "p", FLOW % (spend, start))
+    diags = Diagnostics()
+    (pack,) = discover([tmp_path / "p"], diags)
+    check_pack(pack, diags)
+    assert ("W855" in {d.code for d in diags.items}) == warned, [(d.code, d.message) for d in diags.items]
