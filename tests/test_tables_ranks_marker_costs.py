@@ -455,9 +455,10 @@ flow:
 @pytest.mark.parametrize(("spend", "start", "warned"), [("forward", 1, False), ("back", 1, True), ("back", 5, True)])
 def test_the_end_condition_check_knows_which_way_a_cost_moves_a_marker(tmp_path: Path, spend: str, start: int,
                                                                         warned: bool) -> None:
+    from conftest import write_modules
+
     from boardrules.analysis import check_pack
     from boardrules.language.pack import discover
-    from conftest import write_modules
 
     write_modules(tmp_path / "p", FLOW % (spend, start))
     diags = Diagnostics()
