@@ -465,3 +465,22 @@ def test_the_end_condition_check_knows_which_way_a_cost_moves_a_marker(tmp_path:
     (pack,) = discover([tmp_path / "p"], diags)
     check_pack(pack, diags)
     assert ("W855" in {d.code for d in diags.items}) == warned, [(d.code, d.message) for d in diags.items]
+
+
+def test_explain_says_tables_ranks_and_marker_costs_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import HARVEST
+
+    from boardrules.tools.cli import main
+
+    assert main(["explain", str(HARVEST)]) == 0
+    out = capsys.readouterr().out
+    for said in ("Crop worth: a table: wheat: 3, barley: 2, oats: 1.",
+                 "Gem bonus: a table: ruby: 2 (any other: 0).",
+                 "Grid: a table: wheat: (amber: 1, jade: 2, ruby: 3), barley: (amber: 4, jade: 5, ruby: 6).",
+                 "Add the crop worth of crop to your points.",
+                 "the place of p among the players by its coins, highest first (equal share a place)",
+                 "Cost: moving the hours marker 2 spaces back.",
+                 "Cost: moving the strides marker 1 space forward and 1 coins.",
+                 "A cost's move of the hours marker may be paid with 2 coins for each space instead.",
+                 "The stride track has 5 spaces; paying with its markers moves them forward"):
+        assert said in out, said
