@@ -15,7 +15,8 @@ from ..engine.rules import Rules
 from ..engine.runtime import arith
 from . import syntax as s
 from . import value_tables
-from .compiler import CompileError, ExprCompiler, Scope, span_in
+from .compile_error import CompileError
+from .compiler import ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term

@@ -24,6 +24,7 @@ from ..diagnostics import BoardrulesError, Diagnostics, Span, did_you_mean
 from ..engine.runtime import check_known
 from ..engine.values import Unknown, shown
 from . import syntax as s
+from .compile_error import CompileError
 from .types import ANY, BOOL, INT, SYMBOL, Type
 from .ynodes import key_span, value_span
 
@@ -225,8 +226,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
     if not lk.ok:
         return None
     rules.unknowns.extend(lk.unknowns)
-    kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
-    return Table(name, entries, kinds, tuple(frozenset(k) for k in lk.keys[: len(kinds)]), leaf, default,
+    key_kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
+    return Table(name, entries, key_kinds, tuple(frozenset(k) for k in lk.keys[: len(key_kinds)]), leaf, default,
                  frozenset(set_keys or ()))
 
 
@@ -278,15 +279,11 @@ def root_name(node: s.Node) -> s.Node:
 
 
 def bare_name_error(name: str, pos: s.Pos) -> Any:
-    from .compiler import CompileError
-
     return CompileError("E424", f"'{name}' is a table: read one entry with {name}[KEY]", pos)
 
 
 def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type] | None:
     """Source for `table[k1][k2]...`, or None when the indexed thing is not a table."""
-    from .compiler import CompileError
-
     keys: list[s.Node] = []
     root: s.Node = node
     while isinstance(root, s.Index):
