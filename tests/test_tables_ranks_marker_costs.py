@@ -484,3 +484,21 @@ def test_explain_says_tables_ranks_and_marker_costs_in_words(capsys: pytest.Capt
                  "A cost's move of the hours marker may be paid with 2 coins for each space instead.",
                  "The stride track has 5 spaces; paying with its markers moves them forward"):
         assert said in out, said
+
+
+@pytest.mark.parametrize(("cost", "found"), [('"6 time"', True), ('"5 time"', False), ('"9 hand"', False)])
+def test_a_marker_cost_beyond_its_straight_track_is_e824(tmp_path: Path, cost: str, found: bool) -> None:
+    from conftest import write_modules
+
+    from boardrules.analysis import check_pack
+    from boardrules.language.pack import discover
+
+    write_modules(tmp_path / "p", PACK + f"  far:\n    title: Far\n    cost: {cost}\n    do: []\n")
+    diags = Diagnostics()
+    (pack,) = discover([tmp_path / "p"], diags)
+    check_pack(pack, diags)
+    e824 = [d.message for d in diags.items if d.code == "E824"]
+    assert bool(e824) == found, e824
+    if found:
+        assert e824 == ["this cost moves 'time' 6 spaces, but its track 'clock' has only 6 spaces, so it can never "
+                        "be paid"]

@@ -234,6 +234,8 @@ def _compare(ranges: Ranges, site: Site, n: s.Compare, diags: Diagnostics) -> No
 def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> None:
     amount = ranges.of(term.amount)
     c = ranges.rules.counters.get(term.counter)
+    if amount is not None and amount[0] == amount[1] and term.counter in ranges.rules.markers:
+        _marker_cost(ranges, site, term, int(amount[0]), diags)
     if amount is None or c is None or amount[0] != amount[1]:
         return
     n = int(amount[0])
@@ -250,6 +252,16 @@ def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> N
         diags.error("E824", f"this cost asks {n} {c.name}, but '{c.name}' never holds more than "
                     f"{min(highs[p] for p in short)}{at}", site.span(term),
                     f"lower the cost, or raise counters.{c.name}.max")
+
+
+def _marker_cost(ranges: Ranges, site: Site, term: s.CostTerm, n: int, diags: Diagnostics) -> None:
+    """E824 for a cost that moves a marker further than its straight track reaches from any space."""
+    track = ranges.rules.tracks.get(ranges.rules.markers[term.counter])
+    spaces = ranges.resolve(track.spaces) if track is not None and not track.circular else None
+    if spaces and n > max(spaces.values()) - 1:
+        diags.error("E824", f"this cost moves '{term.counter}' {n} spaces, but its track '{track.name}' has only "
+                    f"{max(spaces.values())} spaces, so it can never be paid", site.span(term),
+                    f"lower the cost, or give tracks.{track.name} more spaces")
 
 
 def _create(ranges: Ranges, site: Site, n: s.Create, diags: Diagnostics) -> None:
