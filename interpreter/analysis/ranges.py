@@ -257,7 +257,9 @@ def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> N
 def _marker_cost(ranges: Ranges, site: Site, term: s.CostTerm, n: int, diags: Diagnostics) -> None:
     """E824 for a cost that moves a marker further than its straight track reaches from any space."""
     track = ranges.rules.tracks.get(ranges.rules.markers[term.counter])
-    spaces = ranges.resolve(track.spaces) if track is not None and not track.circular else None
+    if track is None or track.circular:
+        return
+    spaces = ranges.resolve(track.spaces)
     if spaces and n > max(spaces.values()) - 1:
         diags.error("E824", f"this cost moves '{term.counter}' {n} spaces, but its track '{track.name}' has only "
                     f"{max(spaces.values())} spaces, so it can never be paid", site.span(term),

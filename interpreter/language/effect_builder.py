@@ -362,10 +362,10 @@ class Builder:
             key = target.id
             return self._counter_set(t.at(n.pos), lambda f: key, key, n.op, value, vt, n, t)
         if isinstance(target, s.Index):
-            root = value_tables.root_name(target)
-            if value_tables.table_of(r, root, scope) is not None:
-                raise _Reported(CompileError("E424", f"'{root.id}' is a table of constants: a rule cannot change it",
-                                             target.pos, "keep what changes in a keyed counter"), t)
+            table = value_tables.table_of(r, value_tables.root_name(target), scope)
+            if table is not None:
+                raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
+                                             "it", target.pos, "keep what changes in a keyed counter"), t)
             try:
                 cell = self.exprs.counter_key(target.obj, target.key, scope)
             except CompileError as err:
