@@ -78,6 +78,10 @@ def unknowns(rules: Rules, diags: Diagnostics, options: dict[str, Any] | None = 
     for name, note, span in rules.unknowns:
         if options and name in options:
             continue  # the option gives the value the pack leaves open
+        base, _, key = name.partition("[")
+        given = options.get(base) if options and key else None
+        if isinstance(given, tuple) and isinstance(given[0], dict) and key[:-1] in given[0]:
+            continue  # a table's entry, given by an option that sets several: {blue: 2}
         diags.warning("W601", f"'{name}' is unknown: {note}", span,
                       f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
                       "(or a scenario's options:)")

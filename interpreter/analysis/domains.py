@@ -81,9 +81,17 @@ def declared(rules: Rules, ranges: Ranges) -> dict[str, Domain]:
 
 
 def marker_moves(linked: Linked) -> dict[str, set[str]]:
-    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out), "any" by `place`
-    or by an amount not known before play."""
+    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out) or by a cost that
+    moves it, "any" by `place` or by an amount not known before play."""
     out: dict[str, set[str]] = {}
+    costs = [a.cost for a in linked.rules.actions.values() if a.cost is not None]
+    costs += [eff.cost for body in linked.bodies.values() for eff in walk(body) if isinstance(eff, e.PayE)]
+    terms = [t for cost in costs for alt in cost.alternatives for t in alt]
+    for term in [*terms, *(t for sub in linked.rules.substitutes for t in sub.instead)]:
+        track = linked.rules.tracks.get(linked.rules.markers.get(term.counter, ""))
+        if term.marker and track is not None:  # a cost moves it its track's `spend` way (a ring: either)
+            out.setdefault(term.counter, set()).add("any" if track.circular else
+                                                    "up" if track.spend == "forward" else "down")
     for body in linked.bodies.values():
         for eff in walk(body):
             if not isinstance(eff, e.AdvanceE | e.PlaceE):

@@ -692,6 +692,9 @@ class ExprCompiler:
             counter = self.rules.counters.get(node.args[0].id)
             if counter is not None and counter.keys is not None:
                 return gen.const(list(counter.keys)), list_of(SYMBOL)
+            table = value_tables.table_of(self.rules, node.args[0], scope)
+            if table is not None:  # a table's first keys, in the order it is written
+                return gen.const(list(table.entries)), list_of(SYMBOL if table.key_kinds[0] == "symbol" else INT)
         if node.fn == "rank_by":  # its key is read per player, as `it`: compiled in place
             return compile_rank_by(self, node, scope, gen)
         spec = FUNCTIONS.get(node.fn)

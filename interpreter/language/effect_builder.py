@@ -14,6 +14,7 @@ from ..engine.budget import check_constant
 from ..engine.rules import Rules
 from ..engine.runtime import arith
 from . import syntax as s
+from . import value_tables
 from .compile_error import CompileError
 from .compiler import ExprCompiler, Scope, span_in
 from .hooks import wrap_body
@@ -361,6 +362,10 @@ class Builder:
             key = target.id
             return self._counter_set(t.at(n.pos), lambda f: key, key, n.op, value, vt, n, t)
         if isinstance(target, s.Index):
+            table = value_tables.table_of(r, value_tables.root_name(target), scope)
+            if table is not None:
+                raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
+                                             "it", target.pos, "keep what changes in a keyed counter"), t)
             try:
                 cell = self.exprs.counter_key(target.obj, target.key, scope)
             except CompileError as err:

@@ -150,7 +150,7 @@ def complete(index: Index, rules: Rules | None, file: str, lines: list[str], lin
         return pick.keys(owner.group(1) if owner else "", role == "cost")
     if role == "cost":
         amount = re.search(r"(^|[+(]|\bor|\blacking)\s*(\d+|\w+|\([^)]*\))\s+$", head)
-        counters = pick.sections(("counters",), rank=0)
+        counters = pick.sections(("counters", "markers"), rank=0)  # a marker is paid by moving it
         return counters if amount else [*pick.sections(("costs",)), Item("nothing", "keyword", "costs nothing"),
                                          *[Item(i.label, i.kind, i.detail, i.documentation, 2) for i in counters]]
     if role == "effect":
@@ -163,7 +163,7 @@ def complete(index: Index, rules: Rules | None, file: str, lines: list[str], lin
             if pattern.search(head):
                 return pick.sections(sections, rank=0)
         if re.match(r"^pay\s", head):
-            return [*pick.sections(("costs",), rank=0), *pick.sections(("counters",))]
+            return [*pick.sections(("costs",), rank=0), *pick.sections(("counters", "markers"))]
     elif re.search(r"\bcan\(\s*$", head):
         return pick.sections(("actions",), rank=0)
     return pick.argument(head) or pick.expression()
@@ -237,6 +237,10 @@ class _Picker:
     def keys(self, owner: str, cost: bool) -> list[Item]:
         counter = self.rules.counters.get(owner)
         out = [Item(k, "enum_member", f"a key of {owner}", rank=0) for k in (counter.keys or ())] if counter else []
+        table = self.rules.values.get(owner)
+        if table is not None and table.kind == "table" and hasattr(table.data, "keys"):
+            out = [Item(str(k), "enum_member", f"a key of table {owner}", rank=0) for k in sorted(table.data.keys[0],
+                                                                                                  key=str)]
         if cost:
             return [*out, Item("any", "keyword", "any one key, chosen when paying"),
                     Item("different", "keyword", "different keys, chosen when paying")]

@@ -227,8 +227,15 @@ class Book:
         lines = []
         for sub in self.rules.substitutes:
             pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
-            text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
-                    if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
+            if sub.counter in self.rules.markers:  # a cost's move of a marker, by the space
+                spaces = "space" if sub.unit == 1 else f"{sub.unit} spaces"
+                text = (f"the spaces a cost would move the {words(sub.counter)} marker past its track's end may be "
+                        f"paid with {paid} for each {spaces}" if sub.shortfall else
+                        f"a cost's move of the {words(sub.counter)} marker may be paid with {paid} for each {spaces} "
+                        "instead")
+            else:
+                text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
+                        if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
             lines.append(Line(0, sentence(text), sub.span))
         return "substitutes", lines
 
