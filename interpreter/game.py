@@ -21,6 +21,7 @@ from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
+from .engine.resume import Runs
 from .engine.rules import Rules
 from .engine.state import State
 from .engine.values import Piece, Player, plain, shown
@@ -190,6 +191,10 @@ class Pending:
 class Game:
     """A game in progress. Start one with `Game.new`; see docs/embedding.md."""
 
+    # Keep the dry runs that finish and make their changes again instead of running them (engine/resume.py);
+    # the differential tests turn it off on one of two games to prove both play alike.
+    keep_runs = True
+
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None, *,
                  flow: bool = False, chance: str = "auto", undo_depth: int | None = UNDO_DEPTH,
                  search_budget: int = SEARCH_BUDGET, limits: Limits | None = None) -> None:
@@ -216,8 +221,9 @@ class Game:
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
-        self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
+        self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
+        self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -289,7 +295,7 @@ class Game:
             if self._open is not None:
                 waiting = self._waiting
                 if waiting is None:
-                    result = probe(self._m, self._open, self.chance == "step")
+                    result = probe(self._m, self._open, self.chance == "step", runs=self._kept())
                     waiting = result.decision if result.outcome == "stop" else None
                 if waiting is not None:
                     self._pending = self._decision(waiting)
@@ -335,7 +341,14 @@ class Game:
         return out
 
     def _new_search(self) -> Search:
-        return Search(self._m, self.chance == "step", self.search_budget)
+        return Search(self._m, self.chance == "step", self.search_budget, runs=self._kept())
+
+    def _kept(self) -> Runs | None:
+        """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
+        if not self.keep_runs:
+            return None
+        runs = self._runs = Runs.current(self._runs, self._m.state)
+        return runs
 
     def _prove(self, pending: Pending, option_id: int) -> bool:
         """Whether the pending decision's candidate can be carried out to the end (one proof, on demand)."""
@@ -419,6 +432,20 @@ class Game:
         activity = self._open
         assert activity is not None
         m = self._m
+        runs = self._kept()
+        kept = runs.find(activity) if runs is not None else None
+        if kept is not None:  # a proof ran it with these answers already: where it stops, or what it does
+            n = len(activity.answers)
+            if n < len(kept.answers):
+                self._waiting = kept.asked[n]
+                return
+            if m.coverage is None:  # a traced run records each rule it runs: run it then
+                mark = m.state.mark()
+                m.state.redo(kept.redo)
+                for name in kept.started:
+                    m.covered.add(name)
+                self._finish(activity, mark, None)
+                return
         saved = m.decider
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
@@ -557,6 +584,7 @@ class Game:
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
+        other._runs = None  # kept runs belong to this game's state
         other._search = other._new_search()
         other._stops = dict(self._stops)
         return other
