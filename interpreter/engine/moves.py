@@ -32,6 +32,7 @@ SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
 MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
+MAX_MOVES_KEPT = 4_096  # Move values kept per game for reuse (see _combinations)
 
 
 @dataclass(frozen=True)
@@ -376,8 +377,21 @@ def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
         else:
             return
     names = [p for p, _ in action.params]
+    made = m.moves_made
     for i, combo in enumerate(itertools.product(*domains)):
         if i >= MAX_MOVES_PER_ACTION:
             raise BoardrulesError("E511", f"'{name}' has more than {MAX_MOVES_PER_ACTION} parameter combinations",
                                   action.span, "narrow the parameters' domains")
-        yield Move(name, tuple(zip(names, combo, strict=True)))
+        # A turn lists the same moves again and again: each is made once (1 and True are equal keys, so the
+        # types are part of the key).
+        key = (name, combo, tuple(map(type, combo)))
+        try:
+            move = made.get(key)
+        except TypeError:  # a value that is a list
+            yield Move(name, tuple(zip(names, combo, strict=True)))
+            continue
+        if move is None:
+            move = Move(name, tuple(zip(names, combo, strict=True)))
+            if len(made) < MAX_MOVES_KEPT:
+                made[key] = move
+        yield move
