@@ -128,9 +128,13 @@ class Pending:
         """Every option id is below this (ids are positions among the candidates), without proving any."""
         return len(self._candidates)
 
-    def any_legal(self) -> bool:
-        """Whether at least one option can be carried out (proving candidates in id order until one can)."""
-        return any(self._legal(o) for o in self._candidates)
+    def any_legal(self, order: Sequence[int] | None = None) -> bool:
+        """Whether at least one option can be carried out (proving candidates in id order, or in `order`, until
+        one can: the answer is the same in any order)."""
+        candidates = self._candidates
+        if order is None:
+            return any(self._legal(o) for o in candidates)
+        return any(self._legal(candidates[i]) for i in order)
 
     def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
         """The same decision for a copy of the game in the same state: what is proven stays proven."""
@@ -223,6 +227,7 @@ class Game:
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
+        self._proofs: dict[str, tuple[bool, int]] = {}  # action -> was its last proof legal, and its work
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
 
@@ -316,7 +321,7 @@ class Game:
                 self._stops = {}
                 self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
                                         self._prove)
-                if self._pending.any_legal():
+                if self._pending.any_legal(self._likely_first(moves)):
                     break
                 self._pending = None
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
@@ -343,6 +348,18 @@ class Game:
     def _new_search(self) -> Search:
         return Search(self._m, self.chance == "step", self.search_budget, runs=self._kept())
 
+    def _likely_first(self, moves: list[Move]) -> list[int]:
+        """The order in which to look for one legal move: actions whose last proof found them legal, cheapest
+        proof first, then actions not proven yet, then those last found illegal. Only the cost of the search
+        depends on it (and, in a pack whose proofs overrun the work limit, whether E513 is met)."""
+        proofs = self._proofs
+
+        def rank(i: int) -> tuple[int, int]:
+            last = proofs.get(moves[i].action)
+            return (1, 0) if last is None else (0 if last[0] else 2, last[1])
+
+        return sorted(range(len(moves)), key=rank)
+
     def _kept(self) -> Runs | None:
         """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
         if not self.keep_runs:
@@ -362,7 +379,10 @@ class Game:
         else:
             assert self._open is not None
             activity = _with(self._open, answer)
+        left = self._search.work_left
         ok = self._search.can_finish(activity)
+        if pending.kind == "move":
+            self._proofs[answer.action] = (ok, left - self._search.work_left)
         first = self._search.first
         if ok and first is not None and first.stop_at is not None:
             self._stops[option_id] = first.stop_at  # apply need not run it again to find where it stops
