@@ -70,12 +70,17 @@ def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
 
 def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
     """Which way a counter assignment can move the counter: {"up"}, {"down"}, or both."""
-    amount = _literal(syntax(eff.value), consts or {})
-    if eff.op == "=" or amount is None:
+    return step(eff.op, eff.value, consts)
+
+
+def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
+    """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
+    amount = _literal(syntax(value), consts or {})
+    if op == "=" or amount is None:
         return {"up", "down"}
     if amount == 0:
         return set()
-    up = (amount > 0) == (eff.op == "+=")
+    up = (amount > 0) == (op == "+=")
     return {"up" if up else "down"}
 
 
@@ -126,9 +131,12 @@ class Linked:
         if isinstance(eff, e.EndE) and eff.what == "turn":
             return [t.body for t in r.triggers.get("turn_end", [])]
         if isinstance(eff, e.SetCounterE):
-            return [w.body for w in r.watchers.get(eff.counter, [])]
+            return [w.body for watched in (eff.counter, f"overflow {eff.counter}", f"underflow {eff.counter}")
+                    for w in r.watchers.get(watched, [])]
         if isinstance(eff, e.AdvanceE | e.PlaceE):
             return [w.body for key, ws in r.watchers.items() if key.startswith("marker ") for w in ws]
+        if isinstance(eff, e.MoveE | e.CreateE | e.RemoveE | e.RefillE):  # any watched zone may change
+            return [w.body for key, ws in r.watchers.items() if key.startswith("zone ") for w in ws]
         return []
 
     def reach(self, body: e.Body) -> Iterator[e.Effect]:
@@ -159,7 +167,10 @@ class Linked:
             elif isinstance(eff, e.PayE):
                 for alt in eff.cost.alternatives:
                     for term in alt:
-                        out.counter(term.counter, {"down"})
+                        if term.marker:
+                            out.markers = True
+                        else:
+                            out.counter(term.counter, {"down"})
             elif isinstance(eff, e.SetPropE):
                 out.props.add(eff.prop)
             elif isinstance(eff, e.LetE | e.ChooseE | e.RollE):
@@ -190,8 +201,10 @@ class Linked:
         for action in self.rules.actions.values():
             for alt in (action.cost.alternatives if action.cost is not None else ()):
                 for term in alt:
-                    out.setdefault(term.counter, set()).add("down")
+                    if not term.marker:
+                        out.setdefault(term.counter, set()).add("down")
         for sub in self.rules.substitutes:  # what is paid instead of part of a cost
             for term in sub.instead:
-                out.setdefault(term.counter, set()).add("down")
+                if not term.marker:
+                    out.setdefault(term.counter, set()).add("down")
         return out
