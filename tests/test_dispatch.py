@@ -70,4 +70,4 @@ def test_the_rulebook_tells_every_component_kind() -> None:
     assert all(lines for kind, (_, lines) in said.items() if kind in ("sets", "values", "counters", "zones"))
     # the book's order: kinds of things, then numbers, then the rest
     entries = [e.id for e in book.components().entries]
-    assert entries == ["components.sets", "components.values", "components.pieces"]
+    assert entries == ["components.sets", "components.values", "components.pieces", "components.substitutes"]

@@ -99,7 +99,7 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
     if d.marker:
         return _marker_shortfall(g, sub, d, dues, instead)
     keys = [k for k, _, _ in g._cells(d.base, d.counter)] if d.key == "any" else [d.key]
-    out = []
+    out: list[list[Due]] = []
     most = None
     for key in keys:
         cell = d.base if key is None else f"{d.base}[{plain(key)}]"

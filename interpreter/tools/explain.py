@@ -159,14 +159,15 @@ class Book:
             bounds = f", never below {c.min}" if c.min else ", without a floor" if c.min is None else ""
             bounds += f", at most {self.x.sp.name(c.max) if isinstance(c.max, str) else c.max}" if c.max is not None \
                 else ""
-            if c.key_limits:  # limits per key: say each key's own
-                bounds = "".join(
+            if c.key_limits:  # limits per key: say each key's own, after what the limits do with a change beyond them
+                bounds = _absorbing_words(c, "; ") + "".join(
                     f"; {words(k)}" + (f" never below {low}" if low else "") + (" and" if low and high is not None
                                                                                  else "")
                     + (f" at most {high}" if high is not None else "") + ("" if low or high is not None
                                                                           else " without a floor")
                     for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
-            bounds += _absorbing_words(c)
+            else:
+                bounds += _absorbing_words(c, " (")
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
         return "pieces", lines
 
@@ -490,13 +491,14 @@ def render_md(doc: Document, quote: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _absorbing_words(c: Any) -> str:
-    """What a counter's cap and floor do with a change beyond them, when they do not refuse it."""
-    out = ""
+def _absorbing_words(c: Any, lead: str) -> str:
+    """What a counter's cap and floor do with a change beyond them, when they do not refuse it: in brackets after
+    the one cap (lead " ("), or as a clause before the limits of each key (lead "; ")."""
+    out, close = "", ")" if lead == " (" else ""
     if c.overflow == "discard":
-        out += " (a gain above it stops there)"
+        out += f"{lead}a gain above {'it' if close else 'a limit'} stops there{close}"
     elif c.overflow == "carry":
-        out += f" (the excess goes to {words(str(c.carry_to))})"
+        out += f"{lead}the excess goes to {words(str(c.carry_to))}{close}"
     if c.underflow == "discard":
         out += "; a loss below its floor stops at the floor"
     return out
