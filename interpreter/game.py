@@ -616,6 +616,7 @@ class Game:
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
         other._runs = None  # kept runs belong to this game's state
+        other._proofs = dict(self._proofs)
         other._search = other._new_search()
         other._stops = dict(self._stops)
         return other
