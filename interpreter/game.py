@@ -362,12 +362,19 @@ class Game:
         proof first, then actions not proven yet, then those last found illegal. Only the cost of the search
         depends on it (and, in a pack whose proofs overrun the work limit, whether E513 is met)."""
         proofs = self._proofs
+        groups: dict[str, list[int]] = {}  # by action, in id order
+        for i, move in enumerate(moves):
+            group = groups.get(move.action)
+            if group is None:
+                groups[move.action] = [i]
+            else:
+                group.append(i)
 
-        def rank(i: int) -> tuple[int, int]:
-            last = proofs.get(moves[i].action)
+        def rank(action: str) -> tuple[int, int]:
+            last = proofs.get(action)
             return (1, 0) if last is None else (0 if last[0] else 2, last[1])
 
-        return sorted(range(len(moves)), key=rank)
+        return [i for action in sorted(groups, key=rank) for i in groups[action]]
 
     def _kept(self) -> Runs | None:
         """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""

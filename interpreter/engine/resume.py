@@ -79,10 +79,14 @@ class Runs:
         head = _head(activity)
         if head is None:
             return None
+        runs = self._by_head.get(head)
+        if not runs:
+            return None
         answers = activity.answers
         n = len(answers)
-        for run in self._by_head.get(head, ()):
-            if len(run.answers) >= n and all(same(a, b) for a, b in zip(answers, run.answers[:n], strict=True)):
+        for run in runs:
+            kept = run.answers
+            if len(kept) >= n and all(a is b or same(a, b) for a, b in zip(answers, kept[:n], strict=True)):
                 return run
         return None
 
