@@ -32,6 +32,7 @@ CHANCE = "chance"
 TERMINAL = "terminal"
 UNDO_DEPTH = 64  # completed activities that undo() can take back
 _SHARED_ENTRIES = 4_096  # distinct log entries kept once and shared (see Game._finish)
+_PROOF_SETUP = 100  # what a proof costs beyond its work units (starting the run, taking it back), in those units
 _TRIM_AT = 4_096  # journal entries older than the undo history are dropped in chunks of at least this many
 
 
@@ -228,7 +229,7 @@ class Game:
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
-        self._proofs: dict[str, tuple[bool, int]] = {}  # action -> was its last proof legal, and its work
+        self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
 
@@ -358,9 +359,10 @@ class Game:
         return Search(self._m, self.chance == "step", self.search_budget, runs=self._kept())
 
     def _likely_first(self, moves: list[Move]) -> list[int]:
-        """The order in which to look for one legal move: actions whose last proof found them legal, cheapest
-        proof first, then actions not proven yet, then those last found illegal. Only the cost of the search
-        depends on it (and, in a pack whose proofs overrun the work limit, whether E513 is met)."""
+        """The order in which to look for one legal move: by the work a proof of the action has cost so far in
+        this game, divided by how often it was legal, least first; actions not proven yet last, in id order.
+        Only the cost of the search depends on it (and, in a pack whose proofs overrun the work limit, whether
+        E513 is met)."""
         proofs = self._proofs
         groups: dict[str, list[int]] = {}  # by action, in id order
         for i, move in enumerate(moves):
@@ -370,9 +372,12 @@ class Game:
             else:
                 group.append(i)
 
-        def rank(action: str) -> tuple[int, int]:
-            last = proofs.get(action)
-            return (1, 0) if last is None else (0 if last[0] else 2, last[1])
+        def rank(action: str) -> float:
+            seen = proofs.get(action)
+            if seen is None:
+                return float("inf")
+            n, legal, work = seen
+            return (work / n) * (n + 2) / (legal + 1)  # expected work to a legal one (legal rate smoothed)
 
         return [i for action in sorted(groups, key=rank) for i in groups[action]]
 
@@ -398,7 +403,10 @@ class Game:
         left = self._search.work_left
         ok = self._search.can_finish(activity)
         if pending.kind == "move":
-            self._proofs[answer.action] = (ok, left - self._search.work_left)
+            seen = self._proofs.setdefault(answer.action, [0, 0, 0])
+            seen[0] += 1
+            seen[1] += ok
+            seen[2] += left - self._search.work_left + _PROOF_SETUP
         first = self._search.first
         if ok and first is not None and first.stop_at is not None:
             self._stops[option_id] = first.stop_at  # apply need not run it again to find where it stops
@@ -623,7 +631,7 @@ class Game:
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
         other._runs = None  # kept runs belong to this game's state
-        other._proofs = dict(self._proofs)
+        other._proofs = {k: list(v) for k, v in self._proofs.items()}
         other._search = other._new_search()
         other._stops = dict(self._stops)
         return other
