@@ -71,6 +71,7 @@ class Machine(Choices, Payments):
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
         self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
+        self.moves_made: dict[Any, Any] = {}  # Move values by action and parameters (moves._combinations)
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
