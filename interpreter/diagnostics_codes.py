@@ -380,6 +380,13 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the counter's cells by `[any]`, `[different]` or a key held in a name: the addition changes nothing.",
        "extend:\n  sets.moods: [sulky]   # no rule says sulky, none goes through moods",
        "extend:\n  sets.moods: [sulky]\nactions:\n  sulk: {do: [{match: me.mood, cases: {sulky: [...]}}]}"),
+    _c("W866", "warning", "check", "a marker trigger that can never run given how the marker moves",
+       "A trigger on a marker's moves waits for something no rule does: nothing advances or places the marker; a "
+       "`crosses:` or `every:` mark on a marker that is only placed (`place` passes no space); or, on a straight "
+       "track, a mark at or before the space the marker starts on when it only moves forward.",
+       "tracks: {road: {spaces: 9, markers: {cart: 3}}}\ntriggers:\n  left_town: {on: {change: cart, crosses: 2}, "
+       "do: [...]}   # cart starts on 3 and only advances",
+       "triggers:\n  far: {on: {change: cart, crosses: 6}, do: [...]}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -653,6 +653,21 @@ WHOLE_GAME_CASES = [
      "  a: {do: ['advance runner by 1']}\n",
      "triggers.far waits for 'runner' to reach space 12, but its track 'road' has spaces 1 to 10",
      ("crosses: 12", "crosses: 9")),
+    ("W866", "tracks:\n  road: {spaces: 10, markers: {cart: 3}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  start: {on: {change: cart, crosses: 2}, do: ['fame += 1']}\nactions:\n"
+     "  a: {do: ['advance cart by 2']}\n",
+     "triggers.start waits for marker 'cart' to reach space 2, but it starts on space 3 and only moves forward on a "
+     "straight track, so it never runs", ("crosses: 2", "crosses: 5")),
+    ("W866", "tracks:\n  road: {spaces: 10, markers: {cart: 1}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  far: {on: {change: cart, every: 3}, do: ['fame += 1']}\nactions:\n"
+     "  a: {do: ['place cart at 7']}\n",
+     "triggers.far counts the spaces marker 'cart' passes, but rules only place it (place passes no space), so it "
+     "never runs", ("'place cart at 7'", "'advance cart by 6'")),
+    ("W866", "tracks:\n  road: {spaces: 10, markers: {cart: 1}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  moved: {on: {change: cart}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: position(cart) < 9, "
+     "do: []}\n",
+     "triggers.moved runs when marker 'cart' moves, but no rule advances or places it, so it never runs",
+     ("do: []}", "do: ['advance cart by 1']}")),
     ("W858", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\ntriggers:\n"
      "  broke: {on: {change: coins, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
      "  a: {allowed_if: me.coins < 9, do: ['me.coins += 1']}\n",

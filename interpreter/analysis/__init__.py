@@ -15,6 +15,7 @@ from . import (
     gameflow,
     hooks,
     loops,
+    markers,
     ranges,
     readwrite,
     scenarios,
@@ -29,7 +30,7 @@ from .refs import site_refs
 from .walk import walk_modules
 
 ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_size.check, gameflow.check,
-            thresholds.check, loops.check, hooks.check, writes.check, extensions.check)
+            thresholds.check, markers.check, loops.check, hooks.check, writes.check, extensions.check)
 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None

@@ -81,8 +81,8 @@ def declared(rules: Rules, ranges: Ranges) -> dict[str, Domain]:
 
 
 def marker_moves(linked: Linked) -> dict[str, set[str]]:
-    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out), "any" by `place`
-    or by an amount not known before play."""
+    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out), "any" by an
+    `advance` whose amount is not known before play, "place" by `place`."""
     out: dict[str, set[str]] = {}
     for body in linked.bodies.values():
         for eff in walk(body):
@@ -91,9 +91,9 @@ def marker_moves(linked: Linked) -> dict[str, set[str]]:
             node = syntax(eff.marker)
             name = getattr(node, "name", None) or getattr(node, "id", None)
             if not isinstance(name, str):
-                return {m: {"any"} for m in linked.rules.markers}  # a marker given by an expression: any of them
+                return {m: {"any", "place"} for m in linked.rules.markers}  # a marker given by an expression
             if isinstance(eff, e.PlaceE):
-                out.setdefault(name, set()).add("any")
+                out.setdefault(name, set()).add("place")
                 continue
             ways = step("+=", eff.by, linked.consts)
             out.setdefault(name, set()).update(ways if len(ways) == 1 else {"any"} if ways else set())

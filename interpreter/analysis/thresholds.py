@@ -20,7 +20,7 @@ from .ranges import Ranges
 from .tree import syntax
 
 
-def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
+def on_span(facts: Facts, w: WatchDef, key: str) -> Span:
     """Where a watcher's `on:` (or one of its keys) is written."""
     for m in facts.modules.values():
         table = m.doc.get("triggers")
@@ -32,7 +32,7 @@ def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
     return w.span
 
 
-def _threshold(fn: Any, consts: dict[str, Any]) -> int | None:
+def threshold(fn: Any, consts: dict[str, Any]) -> int | None:
     node = syntax(fn)
     value = getattr(node, "value", None)
     if type(value) is int:
@@ -49,14 +49,14 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     for watched, watchers in rules.watchers.items():
         for w in watchers:
             marker = watched.startswith("marker ")
-            mark = _threshold(w.crosses, consts) if w.crosses is not None else None
+            mark = threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
                 continue
             if not marker and w.counter not in facts.inputs and w.counter not in rules.options:
                 if w.crosses is None and w.every is None:
                     if not moves.get(w.counter):
                         diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
-                                      "changes it, so it never runs", _on_span(facts, w, "change"),
+                                      "changes it, so it never runs", on_span(facts, w, "change"),
                                       "check the counter it watches")
                         continue
                     _retriggers(facts, w, diags)
@@ -64,7 +64,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 way = "down" if w.down else "up"
                 if way not in moves.get(w.counter, set()):
                     diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
-                                  f"moves it {way}, so it never runs", _on_span(facts, w, "change"),
+                                  f"moves it {way}, so it never runs", on_span(facts, w, "change"),
                                   "check the counter it watches and its direction")
                     continue
             if not marker:
@@ -73,7 +73,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
 
 def _beyond(facts: Facts, ranges: Ranges, w: WatchDef, marker: bool, mark: int, diags: Diagnostics) -> bool:
     rules = facts.rules
-    where = _on_span(facts, w, "crosses")
+    where = on_span(facts, w, "crosses")
     if marker:
         track = rules.tracks.get(rules.markers.get(w.counter, ""))
         spaces = ranges.resolve(track.spaces) if track is not None else None
@@ -111,5 +111,5 @@ def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
     elif w.guard is not None:
         return  # its `if:` may stop the chain (a countdown, a cap)
     diags.error("E850", f"triggers.{w.name} runs on every change of '{w.counter}' and changes '{w.counter}' itself, "
-                "so each run starts the next", _on_span(facts, w, "change"),
+                "so each run starts the next", on_span(facts, w, "change"),
                 "add an if: that stops it, change another counter, or watch a threshold with crosses:")
