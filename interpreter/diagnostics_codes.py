@@ -387,6 +387,15 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "tracks: {road: {spaces: 9, markers: {cart: 3}}}\ntriggers:\n  left_town: {on: {change: cart, crosses: 2}, "
        "do: [...]}   # cart starts on 3 and only advances",
        "triggers:\n  far: {on: {change: cart, crosses: 6}, do: [...]}"),
+    _c("W867", "warning", "check", "whole-game play reads a value the game module leaves unknown",
+       "The pack's game module (the module with a flow that no other module requires, which a whole game plays) "
+       "leaves a value `unknown`, and a formula that play reaches (setup, a phase, an action a phase offers, its "
+       "guard or cost, the end condition, the ranking, final scoring, or a procedure or trigger these run) reads "
+       "it, directly or through a value computed from it: every game stops with E601 there. The hint names the "
+       "option that gives it (`--set NAME=VALUE`); W601 lists every unknown, read or not.",
+       "# base.yaml\nvalues: {harvest_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
+       "\nactions: {harvest: {do: ['me.grain += harvest_size']}}",
+       "# game.yaml\nvalues: {harvest_size: {value: 3, note: stand-in}}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -813,3 +813,47 @@ actions:
     used = base.replace("'1 dust[grit]'", "'1 dust[any]'")
     goes_through = ext + "actions:\n  d: {do: [{for: m in moods, do: ['me.points += 1']}]}\n"
     assert found(tmp_path / "good", used, goes_through) == []
+
+
+GAME_WITH_UNKNOWN = """
+module: g
+title: G
+requires: [t]
+values:
+  stand_in_bonus: {value: 2, note: stand-in}
+actions:
+  harvest: {do: ['me.grain += harvest_size']}
+flow:
+  phases:
+    play:
+      turns: {until: each_once}
+      actions: [harvest, rest]
+  end:
+    when: round_number > 3
+  ranking: [me.grain]
+"""
+BASE_WITH_UNKNOWN = HEAD + """
+values:
+  harvest_size: {unknown: printed on the card}
+  bigger: {expr: harvest_size + 1}
+counters:
+  grain: {per: player, output: true}
+actions:
+  rest: {do: ['me.grain += 1']}
+"""
+
+
+def test_whole_game_play_reading_a_value_the_game_module_leaves_unknown(tmp_path: Path) -> None:
+    got = [(c, line, m) for c, line, m in found(tmp_path / "bad", BASE_WITH_UNKNOWN, GAME_WITH_UNKNOWN)
+           if c == "W867"]
+    assert got == [("W867", 8, "whole-game play reads 'harvest_size', which the game module 'g' leaves unknown, so "
+                               "every game stops with E601 here")]
+    through = GAME_WITH_UNKNOWN.replace("me.grain += harvest_size", "me.grain += bigger")
+    got = [m for c, _, m in found(tmp_path / "through", BASE_WITH_UNKNOWN, through) if c == "W867"]
+    assert got == ["whole-game play reads 'harvest_size' (through 'bigger'), which the game module 'g' leaves "
+                   "unknown, so every game stops with E601 here"]
+    # An action no phase offers is not play; a value the game gives is known.
+    unplayed = GAME_WITH_UNKNOWN.replace("actions: [harvest, rest]", "actions: [rest]")
+    assert [c for c, _, _ in found(tmp_path / "unplayed", BASE_WITH_UNKNOWN, unplayed) if c == "W867"] == []
+    given = GAME_WITH_UNKNOWN.replace("me.grain += harvest_size", "me.grain += stand_in_bonus")
+    assert [c for c, _, _ in found(tmp_path / "given", BASE_WITH_UNKNOWN, given) if c == "W867"] == []
