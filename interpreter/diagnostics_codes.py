@@ -392,7 +392,8 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "leaves a value `unknown`, and a formula that play reaches (setup, a phase, an action a phase offers, its "
        "guard or cost, the end condition, the ranking, final scoring, or a procedure or trigger these run) reads "
        "it, directly or through a value computed from it: every game stops with E601 there. The hint names the "
-       "option that gives it (`--set NAME=VALUE`); W601 lists every unknown, read or not.",
+       "option that gives it (`--set NAME=VALUE`); W601 lists every unknown, read or not. An unknown declared with "
+       "the `type:` its option must have (or `input: true`) is a parameter each game starts with: not reported.",
        "# base.yaml\nvalues: {harvest_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
        "\nactions: {harvest: {do: ['me.grain += harvest_size']}}",
        "# game.yaml\nvalues: {harvest_size: {value: 3, note: stand-in}}"),

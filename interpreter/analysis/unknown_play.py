@@ -6,7 +6,8 @@ game reaches, or the game stops with E601 the first time it needs it. This follo
 (setup, the phases' bodies and conditions, the actions the phases offer with their guards and costs, the end
 condition and ranking, final scoring) through the procedures, actions and triggers those run, and reports each
 formula there that reads such a value (directly, or through a value computed from it), naming the option that
-would give it. An option given to `check` (`--set`, `--options`) gives the value.
+would give it. An option given to `check` (`--set`, `--options`) gives the value; an unknown declared with the
+`type:` its option must have, or `input: true`, is a parameter every game is started with, and is left alone.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from .walk import subnodes
 
 
 def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, options: set[str]) -> None:
-    unknown = {name for name, v in game.values.items() if v.kind == "unknown" and name not in options}
+    # An unknown that declares the type its option must have (`type: int`), or is marked `input: true`, is a
+    # parameter each game is started with, not a gap left by mistake.
+    unknown = {name for name, v in game.values.items() if v.kind == "unknown" and name not in options
+               and v.type is None and name not in facts.inputs}
     if not unknown:
         return
     through = _through_values(game, unknown)
