@@ -97,6 +97,15 @@ def marker_moves(linked: Linked) -> dict[str, set[str]]:
                 continue
             ways = step("+=", eff.by, linked.consts)
             out.setdefault(name, set()).update(ways if len(ways) == 1 else {"any"} if ways else set())
+    # A cost paid in a marker's spaces moves it (back, or forward on a track spent forward).
+    rules = linked.rules
+    costs = [a.cost for a in rules.actions.values() if a.cost is not None] + list(rules.costs.values())
+    costs += [eff.cost for body in linked.bodies.values() for eff in walk(body) if isinstance(eff, e.PayE)]
+    terms = [term for cost in costs for alt in cost.alternatives for term in alt]
+    terms += [term for sub in rules.substitutes for term in sub.instead]
+    for term in terms:
+        if term.counter in rules.markers:
+            out.setdefault(term.counter, set()).update({"any", "place"})
     return out
 
 

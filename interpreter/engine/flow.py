@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..diagnostics import BoardrulesError
+from . import ending
 from .interpreter import Frame
 from .runtime import check_known
 from .values import Player, shown
@@ -18,6 +19,7 @@ from .values import Player, shown
 if TYPE_CHECKING:
     from .machine import Machine
     from .rules import FlowDef, PhaseDef
+    from .services import Services
 
 MAX_FLOW_STEPS = 10_000  # phases entered without a single move: a flow that can never reach a turn
 
@@ -53,9 +55,13 @@ def settle(m: Machine) -> None:
         if v["game_over"]:
             return
         if flow.end_when is not None and check_known(flow.end_when(Frame(m, None)), Frame(m, None)):
-            m.end_game()
-            return
+            if flow.end_after is None:
+                m.end_game()
+                return
+            ending.request(m, flow.end_after)
         phase = flow.phases[v["phase"]]
+        if v.get(ending.TURN) and (phase.turns is None or not v["phase_live"]):
+            ending.now(m)  # the end of "this turn" asked for where no turn is running: the game ends here
         if phase.turns is None or not v["phase_live"]:
             _advance(m)
             continue
@@ -93,7 +99,7 @@ def can_move(m: Machine, player: str | None, action: str) -> str | None:
     return None
 
 
-def ranking(m: Machine) -> list[tuple[int, str, tuple[object, ...]]]:
+def ranking(m: Services) -> list[tuple[int, str, tuple[object, ...]]]:
     """(rank, player, keys) in rank order; equal keys share a rank (1, 1, 3)."""
     flow = _flow(m)
     rows = []
@@ -110,7 +116,7 @@ def ranking(m: Machine) -> list[tuple[int, str, tuple[object, ...]]]:
 
 
 # ---------------------------------------------------------------- inside the flow
-def _flow(m: Machine) -> FlowDef:
+def _flow(m: Services) -> FlowDef:
     flow = m.rules.flow
     if flow is None:
         raise BoardrulesError("E509", "these rules declare no flow: take actions one by one with act()")
@@ -162,6 +168,7 @@ def _advance(m: Machine) -> None:
     if index == len(flow.phases):
         index = 0
         st.clear_usage("round")
+        ending.round_ended(m)  # before the round number goes up: the game ended in the round it was in
         st.set_var("round", st.vars["round"] + 1)
     _enter(m, index)
 

@@ -8,6 +8,7 @@ A rule or value a module `replace`s is shown as a change against the base it rep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ from ..engine.rules import Rules, ValueDecl
 from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
-from .prose import Explainer, Line, Speaker, by_players, sentence, words
+from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
 
 
 @dataclass
@@ -53,6 +54,8 @@ def _value_words(v: ValueDecl, sp: Speaker) -> str:
         return by_players(v.data)
     if v.kind == "expr":
         return sp.text(v.data)
+    if v.kind == "table":
+        return table_words(v.data)
     if isinstance(v.data, list):
         return ", ".join(words(str(x)) for x in v.data)
     if isinstance(v.data, bool) or v.data is None:  # said as the rules' own words, never Python's True
@@ -121,21 +124,31 @@ class Book:
         if len(declared) > 1:  # the last module in requires order sets the count; say who says what
             intro += " (" + "; ".join(f"{m}: {d.get('min', '?')} to {d.get('max', '?')}" for m, d in declared) + ")"
         sec = Section("components", "Components", intro=intro)
-        if r.sets:
-            sec.entries.append(Entry("components.sets", "Kinds of things", [
-                Line(0, sentence(f"{words(n)}: {', '.join(words(i) for i in items)}")) for n, items in r.sets.items()
-            ], None))
+        groups: dict[str, list[Line]] = {}
+        for say in COMPONENTS.values():
+            entry, lines = say(self)
+            groups.setdefault(entry, []).extend(lines)
+        sec.entries += [Entry(f"components.{entry}", ENTRY_TITLES[entry], lines, None)
+                        for entry, lines in groups.items() if lines]
+        return sec
+
+    def _sets(self) -> tuple[str, list[Line]]:
+        return "sets", [Line(0, sentence(f"{words(n)}: {', '.join(words(i) for i in items)}"))
+                        for n, items in self.rules.sets.items()]
+
+    def _values(self) -> tuple[str, list[Line]]:
         lines = []
-        for name, v in r.values.items():
+        for name, v in self.rules.values.items():
             text = f"{words(name)}: {_value_words(v, self.x.sp)}"
             change, base = self._change(f"values.{name}")
             if change is not None and base is not None and name in base.values:
                 text += f" (instead of {_value_words(base.values[name], Speaker(base))}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), v.span, [("value", name)]))
-        if lines:
-            sec.entries.append(Entry("components.values", "Numbers and values", lines, None))
+        return "values", lines
+
+    def _counters(self) -> tuple[str, list[Line]]:
         lines = []
-        for c in r.counters.values():
+        for c in self.rules.counters.values():
             who = "Each player has" if c.per == "player" else "The game has"
             keys = f" of each of {', '.join(words(k) for k in c.keys)}" if c.keys else ""
             initial = c.initial
@@ -153,11 +166,20 @@ class Book:
                     + (f" at most {high}" if high is not None else "") + ("" if low or high is not None
                                                                           else " without a floor")
                     for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
+            bounds += _absorbing_words(c)
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
-        for kind, props in r.kinds.items():
+        return "pieces", lines
+
+    def _kinds(self) -> tuple[str, list[Line]]:
+        lines = []
+        for kind, props in self.rules.kinds.items():
             said = ", ".join(f"{words(p)}" + ("" if t == "any" else f" ({t})") for p, t in props.items())
             lines.append(Line(0, sentence(f"a {words(kind)} piece" + (f" has {said}" if said else "")), None))
-        for z in r.zones.values():
+        return "pieces", lines
+
+    def _zones(self) -> tuple[str, list[Line]]:
+        lines = []
+        for z in self.rules.zones.values():
             who = "Each player has" if z.per == "player" else "There is"
             shape = []
             if z.ordered:
@@ -168,24 +190,45 @@ class Book:
                 shape.append(f"room for {self._size(z.capacity)}")
             lines.append(Line(0, sentence(f"{who} a place called {words(z.name)}" +
                                           (f" ({', '.join(shape)})" if shape else "")), z.span))
-        for t in r.tracks.values():
+        return "pieces", lines
+
+    def _tracks(self) -> tuple[str, list[Line]]:
+        lines = []
+        for t in self.rules.tracks.values():
             icons = "; ".join(f"space {n}: {', '.join(words(i) for i in ic)}" for n, ic in sorted(t.icons.items()))
             markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
             text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
             text += ", in a ring" if t.circular else ""
+            text += "; paying with its markers moves them forward" if t.spend == "forward" else ""
             lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +
                                           (f"; {markers}" if markers else "")), t.span))
-        for die, sides in r.dice.items():
-            lines.append(Line(0, sentence(f"{words(die)} is a {sides}-sided die"), None))
-        for name, cost in r.costs.items():
+        return "pieces", lines
+
+    def _dice(self) -> tuple[str, list[Line]]:
+        return "pieces", [Line(0, sentence(f"{words(die)} is a {sides}-sided die"), None)
+                          for die, sides in self.rules.dice.items()]
+
+    def _events(self) -> tuple[str, list[Line]]:
+        return "pieces", []  # an event is told in the game flow section, with who raises it and who listens
+
+    def _costs(self) -> tuple[str, list[Line]]:
+        lines = []
+        for name, cost in self.rules.costs.items():
             text = f"the cost {words(name)} is {self.x.sp.text(cost.text, 'cost')}"
             change, base = self._change(f"costs.{name}")
             if change is not None and base is not None and name in base.costs:
                 text += f" (instead of {Speaker(base).text(base.costs[name].text, 'cost')}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), cost.span))
-        if lines:
-            sec.entries.append(Entry("components.pieces", "Counters, pieces, places, tracks and dice", lines, None))
-        return sec
+        return "pieces", lines
+
+    def _substitutes(self) -> tuple[str, list[Line]]:
+        lines = []
+        for sub in self.rules.substitutes:
+            pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
+            text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
+                    if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
+            lines.append(Line(0, sentence(text), sub.span))
+        return "substitutes", lines
 
     def _size(self, raw: Any) -> str:
         return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
@@ -235,6 +278,18 @@ class Book:
                     head.append(Line(0, sentence(f"only if {sp.text(t.guard_text)}"), t.span, list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{t.name}", sentence(words(t.name))[:-1], head, t.body,
                                                t.span, t.source))
+        for watched, ws in self.rules.watchers.items():
+            what = words(watched.rpartition(" ")[2])
+            for w in ws:
+                when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
+                        if w.limit == "overflow" else
+                        f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)"
+                        if w.limit == "underflow" else f"when {what} changes")
+                head = [Line(0, sentence(when), w.span)]
+                if w.guard_text:
+                    head.append(Line(0, sentence(f"only if {self.x.sp.text(w.guard_text)}"), w.span))
+                sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
+                                               w.span, w.source))
         return sec
 
     def procedures(self) -> Section:
@@ -283,7 +338,10 @@ class Book:
         if "first_player" in node:
             head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
         if fl.end_text:
-            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}")))
+            later = {"turn": ", at the end of that turn", "round": ", at the end of that round",
+                     "next_round": ", after one more round (that round is finished, then one more is played)"}
+            after = later.get(str(fl.end_after), "")
+            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}{after}")))
         if fl.ranking:
             head.append(Line(0, sentence("the players are ranked by " +
                                          ", then by ".join(sp.text(text) for _, text in fl.ranking) +
@@ -430,3 +488,34 @@ def render_md(doc: Document, quote: bool = False) -> str:
                                          f"`{_where(entry.span)}`" if entry.span else "") if x)
             out += ["", tail, ""] if tail else [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _absorbing_words(c: Any) -> str:
+    """What a counter's cap and floor do with a change beyond them, when they do not refuse it."""
+    out = ""
+    if c.overflow == "discard":
+        out += " (a gain above it stops there)"
+    elif c.overflow == "carry":
+        out += f" (the excess goes to {words(str(c.carry_to))})"
+    if c.underflow == "discard":
+        out += "; a loss below its floor stops at the floor"
+    return out
+
+
+# Declaration kind -> what the components section says of that kind's declarations (and the entry it goes in),
+# in the order the book lists them. tests/test_dispatch.py proves it covers every kind the linker declares.
+COMPONENTS: dict[str, Callable[[Book], tuple[str, list[Line]]]] = {
+    "sets": Book._sets,
+    "values": Book._values,
+    "counters": Book._counters,
+    "pieces": Book._kinds,
+    "zones": Book._zones,
+    "tracks": Book._tracks,
+    "dice": Book._dice,
+    "costs": Book._costs,
+    "events": Book._events,
+    "substitutes": Book._substitutes,
+}
+ENTRY_TITLES = {"sets": "Kinds of things", "values": "Numbers and values",
+                "pieces": "Counters, pieces, places, tracks and dice",
+                "substitutes": "Other ways to pay"}
