@@ -673,6 +673,12 @@ WHOLE_GAME_CASES = [
      "  a: {allowed_if: me.coins < 9, do: ['me.coins += 1']}\n",
      "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
      ("do: ['me.coins += 1']", "do: ['me.coins += 1'], cost: '2 coins'")),
+    ("W858", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\nprocedures:\n"
+     "  gain: {params: {n: int}, do: ['me.coins += n']}\ntriggers:\n"
+     "  broke: {on: {change: coins, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
+     "  a: {allowed_if: me.coins < 9, do: ['call gain(2)']}\n  b: {allowed_if: me.coins < 9, do: ['call gain(1)']}\n",
+     "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
+     ("'call gain(1)'", "'call gain(-1)'")),
     ("W858", "counters:\n  heat: {per: game, initial: 2}\n  fame: {per: game, output: true}\ntriggers:\n"
      "  warm: {on: {change: heat}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: heat > 1, do: []}\n",
      "triggers.warm runs when 'heat' changes, but no rule ever changes it, so it never runs",
@@ -857,3 +863,21 @@ def test_whole_game_play_reading_a_value_the_game_module_leaves_unknown(tmp_path
     assert [c for c, _, _ in found(tmp_path / "unplayed", BASE_WITH_UNKNOWN, unplayed) if c == "W867"] == []
     given = GAME_WITH_UNKNOWN.replace("me.grain += harvest_size", "me.grain += stand_in_bonus")
     assert [c for c, _, _ in found(tmp_path / "given", BASE_WITH_UNKNOWN, given) if c == "W867"] == []
+
+
+def test_an_instead_hook_dropping_an_output_counter_is_reported(tmp_path: Path) -> None:
+    base = HEAD + """
+counters:
+  points: {per: player, output: true}
+  luck: {per: player, output: true}
+procedures:
+  score: {params: {n: int}, do: ['me.points += n']}
+actions:
+  a: {do: ['call score(2)']}
+"""
+    hook = "module: h\ntitle: H\nrequires: [t]\nwrap:\n  procedures.score:\n    instead: ['me.luck += 1']\n"
+    got = [(c, line, m) for c, line, m in found(tmp_path / "hooked", base, hook) if c == "W859"]
+    assert got == [("W859", 5, "this instead hook never runs proceed, so 'procedures.score' no longer changes "
+                               "points, which other rules rely on")]
+    kept = hook.replace("['me.luck += 1']", "['proceed', 'me.luck += 1']")
+    assert found(tmp_path / "kept", base, kept) == []
