@@ -132,18 +132,18 @@ def reachable(facts: Facts, linked: Linked, ranges: Ranges) -> dict[str, Domain]
     markers = marker_moves(linked)
     for marker in rules.markers:
         var = f"position(me.{marker})" if marker in rules.player_markers else f"position({marker})"
-        start = _marker_start(rules, marker)
+        space = _marker_start(rules, marker)
         track = rules.tracks.get(rules.markers[marker])
-        if var not in out or start is None or track is None:
+        if var not in out or space is None or track is None:
             continue
         ways = markers.get(marker, set())
         low, high = out[var]
         if not ways:
-            out[var] = (start, start)
+            out[var] = (space, space)
         elif ways == {"up"} and not track.circular:
-            out[var] = (max(low, start), high)
+            out[var] = (max(low, space), high)
         elif ways == {"down"} and not track.circular:
-            out[var] = (low, min(high, start))
+            out[var] = (low, min(high, space))
     return out
 
 
@@ -170,7 +170,7 @@ def at_start(facts: Facts, linked: Linked, ranges: Ranges) -> dict[str, Domain]:
     if not markers_moved:
         for marker in rules.markers:
             var = f"position(me.{marker})" if marker in rules.player_markers else f"position({marker})"
-            start = _marker_start(rules, marker)
-            if var in out and start is not None:
-                out[var] = (start, start)
+            space = _marker_start(rules, marker)
+            if var in out and space is not None:
+                out[var] = (space, space)
     return out
