@@ -16,7 +16,7 @@ from ..engine.rules import WatchDef
 from .domains import marker_moves
 from .facts import Facts
 from .points import constants
-from .thresholds import on_span, threshold
+from .watch_marks import on_span, threshold
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:

@@ -9,37 +9,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics
 from ..engine.rules import WatchDef
-from ..language import syntax as s
 from . import zone_watch as zones
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
-from .tree import syntax
-
-
-def on_span(facts: Facts, w: WatchDef, key: str) -> Span:
-    """Where a watcher's `on:` (or one of its keys) is written."""
-    for m in facts.modules.values():
-        table = m.doc.get("triggers")
-        node = table.get(w.name) if isinstance(table, dict) else None
-        on = node.get("on") if isinstance(node, dict) else None
-        if isinstance(on, dict):
-            spans = getattr(on, "value_spans", {})
-            return spans.get(key) or getattr(node, "value_spans", {}).get("on", w.span)
-    return w.span
-
-
-def threshold(fn: Any, consts: dict[str, Any]) -> int | None:
-    node = syntax(fn)
-    value = getattr(node, "value", None)
-    if type(value) is int:
-        return value
-    found = consts.get(node.id) if isinstance(node, s.Name) else None
-    return found if type(found) is int else None
+from .watch_marks import on_span as _on_span
+from .watch_marks import threshold as _threshold
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:
@@ -56,14 +33,14 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 _reabsorbs(facts, w, diags)
                 continue
             marker = watched.startswith("marker ")
-            mark = threshold(w.crosses, consts) if w.crosses is not None else None
+            mark = _threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
                 continue
             if not marker and w.counter not in facts.inputs and w.counter not in rules.options:
                 if w.crosses is None and w.every is None:
                     if not moves.get(w.counter):
                         diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
-                                      "changes it, so it never runs", on_span(facts, w, "change"),
+                                      "changes it, so it never runs", _on_span(facts, w, "change"),
                                       "check the counter it watches")
                         continue
                     _retriggers(facts, w, diags)
@@ -71,7 +48,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 way = "down" if w.down else "up"
                 if way not in moves.get(w.counter, set()):
                     diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
-                                  f"moves it {way}, so it never runs", on_span(facts, w, "change"),
+                                  f"moves it {way}, so it never runs", _on_span(facts, w, "change"),
                                   "check the counter it watches and its direction")
                     continue
             if not marker:
@@ -80,7 +57,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
 
 def _beyond(facts: Facts, ranges: Ranges, w: WatchDef, marker: bool, mark: int, diags: Diagnostics) -> bool:
     rules = facts.rules
-    where = on_span(facts, w, "crosses")
+    where = _on_span(facts, w, "crosses")
     if marker:
         track = rules.tracks.get(rules.markers.get(w.counter, ""))
         spaces = ranges.resolve(track.spaces) if track is not None else None
@@ -118,7 +95,7 @@ def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
     elif w.guard is not None:
         return  # its `if:` may stop the chain (a countdown, a cap)
     diags.error("E850", f"triggers.{w.name} runs on every change of '{w.counter}' and changes '{w.counter}' itself, "
-                "so each run starts the next", on_span(facts, w, "change"),
+                "so each run starts the next", _on_span(facts, w, "change"),
                 "add an if: that stops it, change another counter, or watch a threshold with crosses:")
 
 
@@ -130,4 +107,4 @@ def _reabsorbs(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
         return
     diags.error("E850", f"triggers.{w.name} runs on what the {'floor' if way == 'down' else 'cap'} of '{w.counter}' "
                 f"absorbs and moves '{w.counter}' {way} itself, so at the limit each run starts the next",
-                on_span(facts, w, w.limit), "add an if: that stops it, or change another counter")
+                _on_span(facts, w, w.limit), "add an if: that stops it, or change another counter")

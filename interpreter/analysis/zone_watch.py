@@ -17,22 +17,22 @@ from ..engine.rules import WatchDef
 from .facts import Facts
 from .ranges import INF, Ranges
 from .tree import walk
+from .watch_marks import on_span as _on_span
+from .watch_marks import threshold as _threshold
 
 
 def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[WatchDef], diags: Diagnostics) -> None:
-    from .thresholds import on_span, threshold  # the counters' checks share these helpers
-
     for w in watchers:
         zone = w.counter
         size = ranges.zone_size(zone)
-        mark = threshold(w.crosses, consts) if w.crosses is not None else None
+        mark = _threshold(w.crosses, consts) if w.crosses is not None else None
         if mark is not None:
             never = (mark < 0 or mark >= size) if w.down else (mark <= 0 or mark > size)
             if never:
                 words = f"it holds at most {size:g} pieces" if size != INF and mark >= size else \
                     "a zone never holds fewer than 0 pieces"
                 diags.warning("W857", f"triggers.{w.name} waits for the number of pieces in '{zone}' to cross "
-                              f"{mark}, but {words}", on_span(facts, w, "crosses"),
+                              f"{mark}, but {words}", _on_span(facts, w, "crosses"),
                               f"check the threshold against zones.{zone}'s capacity")
                 continue
         if zone in facts.inputs:
@@ -48,7 +48,7 @@ def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[W
         else:
             continue
         diags.warning("W865", f"triggers.{w.name} watches the pieces in zone '{zone}', but {way}, so it never runs",
-                      on_span(facts, w, "change"), "check the zone it watches and its direction")
+                      _on_span(facts, w, "change"), "check the zone it watches and its direction")
 
 
 def _fills(facts: Facts, zone: str) -> bool:
