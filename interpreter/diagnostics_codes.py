@@ -430,8 +430,9 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "- let n = 3\n- while: n > 0\n  do: ['me.points += 1']",
        "- let n = 3\n- while: n > 0\n  do: ['me.points += 1', 'n -= 1']"),
     _c("W862", "warning", "check", "a write overwritten before anything reads it",
-       "A line sets a counter or a local name with `=`, and the very next line sets it again with `=` without "
-       "reading it (and no trigger watches the counter): the first write does nothing.",
+       "A line sets a counter or a local name with `=`, and a later line of the same block sets it again with `=` "
+       "without reading it, with only plain assignments that neither read it nor start a trigger in between (and "
+       "no trigger watches the counter): the first write does nothing.",
        "do: ['me.coins = 2', 'me.coins = 5']", "do: ['me.coins = 2', 'me.coins += 5']"),
     _c("W863", "warning", "check", "a scenario whose expectations already hold before its steps",
        "Every `expect` entry is a counter that already has the expected value before the steps (from `state:` or "

@@ -695,6 +695,11 @@ WHOLE_GAME_CASES = [
      "'me.coins = 2', 'me.coins = 5']}\n",
      "'me.coins' is set here and set again by the next line before anything reads it, so this write does nothing",
      ("'me.coins = 5'", "'me.coins += 5'")),
+    ("W862", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\nactions:\n"
+     "  a:\n    allowed_if: me.coins < 9\n    do:\n      - me.coins = 2\n      - me.fame += 1\n      - let n = 3\n"
+     "      - me.coins = n\n",
+     "'me.coins' is set here and set again by line 15 before anything reads it, so this write does nothing",
+     ("- let n = 3", "- let n = me.coins")),
     ("W860", "counters:\n  coins: {per: player, initial: 5}\n  gems: {per: player, initial: 1}\nsubstitutes:\n"
      "  gift: {pay: 1 coins, with: 0 gems}\nactions:\n  a: {cost: '2 coins + 1 gems', do: []}\n",
      "substitute 'gift' pays nothing for each 1 coins, so every cost in coins can be paid for free",
