@@ -679,6 +679,12 @@ WHOLE_GAME_CASES = [
      "  a: {allowed_if: me.coins < 9, do: ['call gain(2)']}\n  b: {allowed_if: me.coins < 9, do: ['call gain(1)']}\n",
      "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
      ("'call gain(1)'", "'call gain(-1)'")),
+    ("W858", "counters:\n  points: {per: player, output: true}\n  fame: {per: player, output: true}\nzones:\n"
+     "  yard: {per: player}\npieces:\n  hen: {properties: {}}\ntriggers:\n"
+     "  shame: {on: {change: points, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
+     "  a: {do: ['create hen in me.yard', 'me.points += 2 * count(me.yard) + 1']}\n",
+     "triggers.shame counts 'points' going down, but no rule ever moves it down, so it never runs",
+     ("'me.points += 2 * count(me.yard) + 1'", "'me.points += 2 * count(me.yard) - 3'")),
     ("W858", "counters:\n  heat: {per: game, initial: 2}\n  fame: {per: game, output: true}\ntriggers:\n"
      "  warm: {on: {change: heat}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: heat > 1, do: []}\n",
      "triggers.warm runs when 'heat' changes, but no rule ever changes it, so it never runs",

@@ -68,6 +68,21 @@ def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
     return None
 
 
+def _never_negative(node: s.Node, consts: dict[str, int]) -> bool:
+    """Whether an amount is 0 or more whatever the state: a count, a length, sums and products of such."""
+    amount = _literal(node, consts)
+    if amount is not None:
+        return amount >= 0
+    if isinstance(node, s.Call):
+        if node.fn in ("count", "len", "abs"):
+            return True
+        if node.fn in ("min", "max") and node.args:
+            return all(_never_negative(a, consts) for a in node.args)
+    if isinstance(node, s.BinOp) and node.op in ("+", "*", "//"):
+        return _never_negative(node.left, consts) and _never_negative(node.right, consts)
+    return False
+
+
 def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
     """Which way a counter assignment can move the counter: {"up"}, {"down"}, or both."""
     return step(eff.op, eff.value, consts)
@@ -75,7 +90,10 @@ def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[s
 
 def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
     """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
-    amount = _literal(syntax(value), consts or {})
+    node = syntax(value)
+    amount = _literal(node, consts or {})
+    if amount is None and op in ("+=", "-=") and node is not None and _never_negative(node, consts or {}):
+        return {"up" if op == "+=" else "down"}  # or no move at all, when it is 0
     if op == "=" or amount is None:
         return {"up", "down"}
     if amount == 0:
