@@ -466,9 +466,9 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "it, directly or through a value computed from it: every game stops with E601 there. The hint names the "
        "option that gives it (`--set NAME=VALUE`); W601 lists every unknown, read or not. An unknown declared with "
        "the `type:` its option must have (or `input: true`) is a parameter each game starts with: not reported.",
-       "# base.yaml\nvalues: {harvest_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
-       "\nactions: {harvest: {do: ['me.grain += harvest_size']}}",
-       "# game.yaml\nvalues: {harvest_size: {value: 3, note: stand-in}}"),
+       "# base.yaml\nvalues: {yield_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
+       "\nactions: {gather: {do: ['me.ore += yield_size']}}",
+       "# game.yaml\nvalues: {yield_size: {value: 3, note: stand-in}}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "
