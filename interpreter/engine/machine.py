@@ -21,6 +21,7 @@ from .interpreter import Frame, run_body
 from .rules import Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
+from .totality import for_players
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain, shown
 
 STEP_BUDGET = 10_000
@@ -68,7 +69,8 @@ class Machine(Choices, Payments):
         # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
-        self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
+        self._works: dict[tuple[str | None, str, bool], Callable[[], None]] = {}  # see action_work
+        self.totality = for_players(rules, players)  # which actions always finish (engine/totality.py)
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
@@ -185,10 +187,12 @@ class Machine(Choices, Payments):
         raise BoardrulesError("E509", f"there is no player '{pid}' in a {len(self.players)}-player game")
 
     # ---------------------------------------------------------------- actions
-    def action_work(self, player: str | None, action: str, params: dict[str, Any] | None) -> Callable[[], None]:
-        """What taking an action does (guard, cost, body), checked for a known action and parameters first."""
+    def action_work(self, player: str | None, action: str, params: dict[str, Any] | None,
+                    whole: bool = True) -> Callable[[], None]:
+        """What taking an action does (guard, cost, body), checked for a known action and parameters first;
+        without `whole`, everything but the body (see engine.totality)."""
         if not params:  # the same work every time: made once per player and action
-            made = self._works.get((player, action))
+            made = self._works.get((player, action, whole))
             if made is not None:
                 return made
         a = self.rules.actions.get(action)
@@ -205,15 +209,15 @@ class Machine(Choices, Payments):
             self.budget.rule = a.rule
             if self.state.usage["action"]:
                 self.state.clear_usage("action")
-            self.run_action(a.name, variables, me)
+            self.run_action(a.name, variables, me, whole)
 
         if not params:
-            self._works[(player, action)] = work
+            self._works[(player, action, whole)] = work
         return work
 
-    def run_action(self, name: str, variables: dict[str, Any], me: Player | None) -> None:
+    def run_action(self, name: str, variables: dict[str, Any], me: Player | None, whole: bool = True) -> None:
         """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
-        another rule's `take`)."""
+        another rule's `take`); without `whole`, all but the effects."""
         a = self.rules.actions[name]
         self.covered.add(a.rule)
         self.state.cause = a.span
@@ -230,7 +234,8 @@ class Machine(Choices, Payments):
         if a.cost is not None:
             self.state.cause = a.cost.span
             self.pay(a.cost, f)
-        run_body(a.body, f)
+        if whole:
+            run_body(a.body, f)
 
     def take(self, name: str, params: dict[str, Any], me: Player | None) -> None:
         """`take ACTION(args) as p`: the action inside the running rule, as part of it."""

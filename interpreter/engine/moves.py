@@ -54,7 +54,9 @@ class Activity:
     params: dict[str, Any] = field(default_factory=dict)
     answers: list[Any] = field(default_factory=list)
 
-    def work(self, m: Machine) -> Callable[[], None]:
+    def work(self, m: Machine, whole: bool = True) -> Callable[[], None]:
+        """What running the activity does; without `whole`, a move or action up to its effects (its parameters,
+        the flow's permission, its guard and cost), and not the flow after it."""
         if self.kind == "setup":
             def setup() -> None:
                 m.run_setup()
@@ -70,8 +72,8 @@ class Activity:
             return lambda: m.state.clear_usage("round")
         if self.kind == "take":  # inside a running rule: no per-action reset, no flow
             me = m.player(self.player)
-            return lambda: m.run_action(str(self.action), self.params, me)
-        action_work = m.action_work(self.player, str(self.action), self.params)
+            return lambda: m.run_action(str(self.action), self.params, me, whole)
+        action_work = m.action_work(self.player, str(self.action), self.params, whole)
         if self.kind == "act" or not m.flow_on:
             return action_work
 
@@ -81,7 +83,8 @@ class Activity:
                 raise BoardrulesError("E501", f"{self.action} cannot be taken now: {why}",
                                       m.rules.actions[str(self.action)].span)
             action_work()
-            flow.after_move(m)
+            if whole:
+                flow.after_move(m)
 
         return move
 
@@ -130,14 +133,15 @@ class Probe:
     stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
 
 
-def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False) -> Probe:
-    """Run the activity with its answers and take every change back: what would happen."""
+def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, whole: bool = True) -> Probe:
+    """Run the activity with its answers and take every change back: what would happen (without `whole`, up
+    to a move's effects: see Activity.work)."""
     saved, covered, mark = m.decider, m.covered, m.state.mark()
     decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
     m.covered = set()  # a dry run is not play: it must not count for coverage
     traced, m.coverage = m.coverage, None
     try:
-        m.transaction(activity.work(m))
+        m.transaction(activity.work(m, whole))
         result = Probe("done")
     except StopForAnswer as stop:
         result = Probe("stop", stop.decision)
@@ -240,6 +244,9 @@ class Search:
             self.exhausted = True
             return True
         self.left -= 1
+        verdict = self._total(activity)
+        if verdict is not None:
+            return verdict
         # First walk through every decision with its first answer (and, with chance stepped, every chance event
         # with its first outcome): one run, however many decisions, draws or shuffle steps. Only if that way
         # fails, stop at the first decision and try each of its answers, depth first. Either way the move is
@@ -260,9 +267,27 @@ class Search:
         base = _with_all(activity, result.extra)
         return any(self._finishes(_with(base, answer)) for answer in answers)
 
-    def _probe(self, activity: Activity, witness: bool) -> Probe:
+    def _total(self, activity: Activity) -> bool | None:
+        """The verdict without running the move's effects, when they and the flow after them always finish
+        (engine.totality): the move can be carried out exactly when its parameters, guard and cost pass, and
+        then with any answers to the decisions inside it. None when the analysis cannot tell."""
+        m, kind = self.m, activity.kind
+        total = m.totality
+        if total is None or kind not in ("move", "act", "take") or activity.action not in m.rules.actions \
+                or not total.action(str(activity.action)) \
+                or (kind == "move" and m.flow_on and not total.after_move(m.state.deferred)):
+            return None
+        result = self._probe(activity, True, whole=False)
+        if result.outcome == "done":
+            return True
+        if result.extra:  # a way through a choice in the cost failed: another answer may pay
+            return None
+        self._note(result.error, activity)
+        return False
+
+    def _probe(self, activity: Activity, witness: bool, whole: bool = True) -> Probe:
         m = self.m
-        result = probe(m, activity, self.chance_steps, witness)
+        result = probe(m, activity, self.chance_steps, witness, whole)
         # what the dry run did, as far as its own limits let it (one that overran them failed with E513)
         self._charge(1 + min(m.steps, m.step_budget) + min(m.budget.work, m.budget.limits.work), activity)
         return result
