@@ -22,8 +22,10 @@ from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant
 from ..engine.values import Ref, Zone
 from . import syntax as s
+from . import value_tables
 from .builtins import FUNCTIONS, max2, min2
 from .code_cache import compile_expression
+from .ranks import compile_rank_by
 from .types import (
     ANY,
     BOOL,
@@ -384,6 +386,8 @@ class ExprCompiler:
             return "f.g.state.vars['round']", INT
         if name == "game_over" and name not in r.counters and name not in r.values:
             return "bool(f.g.state.vars['game_over'])", BOOL
+        if name == "final_round" and name not in r.counters and name not in r.values:  # engine/ending.py's state
+            return "(f.g.state.vars.get('end_after_turn', False) or f.g.state.vars.get('end_after_rounds') == 1)", BOOL
         if name == "start_player" and name not in r.counters and name not in r.values:
             return "f.g.player(f.g.state.vars['start_player'])", PLAYER
         if len(name) >= 2 and name[0] == "p" and name[1:].isascii() and name[1:].isdigit() and name[1] != "0":
@@ -393,6 +397,8 @@ class ExprCompiler:
             return f"_player_at(f, {int(name[1:])})", PLAYER
         if name in r.values:
             v = r.values[name]
+            if v.kind == "table":
+                raise value_tables.bare_name_error(name, node.pos)
             if v.kind == "const" and isinstance(v.data, int | str | bool):
                 return repr(v.data if not isinstance(v.data, str) else str(v.data)), declared(r.value_type(name))
             return f"{gen.const(r.value_reader(name))}(f)", declared(r.value_type(name))
@@ -495,6 +501,9 @@ class ExprCompiler:
         return _joined(*parts, checked, _Text("]"))
 
     def _index(self, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type]:
+        table = value_tables.compile_read(self, node, scope, gen)
+        if table is not None:
+            return table
         cell = self._cell(node.obj, node.key, scope, gen)
         if cell is not None:
             return f"{gen.state()}.counters[{cell}]", INT
@@ -688,6 +697,8 @@ class ExprCompiler:
             counter = self.rules.counters.get(node.args[0].id)
             if counter is not None and counter.keys is not None:
                 return gen.const(list(counter.keys)), list_of(SYMBOL)
+        if node.fn == "rank_by":  # its key is read per player, as `it`: compiled in place
+            return compile_rank_by(self, node, scope, gen)
         spec = FUNCTIONS.get(node.fn)
         if spec is None:
             raise CompileError("E401", f"unknown function '{node.fn}'", node.pos, did_you_mean(node.fn, FUNCTIONS))
