@@ -19,11 +19,13 @@ from boardrules.game import CHANCE, Game, _with
 from boardrules.language.pack import load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
-FLOW_PACKS = {"relay": (ROOT / "tests" / "packs" / "relay", {"prize": 4}),
-              "lisboa": (ROOT / "rules" / "lisboa", None),
-              "village": (ROOT / "rules" / "village", None)}
-FREE_PACKS = {"harvest": (ROOT / "tests" / "packs" / "harvest", {"prize_coins": 3}),
-              "payments": (ROOT / "tests" / "packs" / "payments", None)}
+PACKS = ROOT / "tests" / "packs"
+FLOW_PACKS = {"relay": (PACKS / "relay", None, {"prize": 4}), "finale": (PACKS / "finale", None, None),
+              "finale.tally": (PACKS / "finale", ["finale.tally"], None),
+              "finale.deck": (PACKS / "finale", ["finale.deck"], None),
+              "lisboa": (ROOT / "rules" / "lisboa", None, None), "village": (ROOT / "rules" / "village", None, None)}
+FREE_PACKS = {"harvest": (PACKS / "harvest", None, {"prize_coins": 3}), "payments": (PACKS / "payments", None, None),
+              "limits": (PACKS / "limits", None, None), "finale.free": (PACKS / "finale", ["finale.free"], None)}
 
 MODULE = """
 module: t
@@ -135,8 +137,8 @@ def _candidates(game: Game) -> list[Activity]:
 @pytest.mark.parametrize("name", list(FLOW_PACKS))
 @pytest.mark.parametrize("chance", ["step", "auto"])
 def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: str) -> None:
-    path, options = FLOW_PACKS[name]
-    rules = load_rules(path, None, options)
+    path, modules, options = FLOW_PACKS[name]
+    rules = load_rules(path, modules, options)
     if name == "village":  # its pack leaves values unknown that the whole game fills: check the analysis anyway
         assert for_players(rules, 3) is None
         rules.totality = Totality(rules)
@@ -169,8 +171,8 @@ def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: s
 
 @pytest.mark.parametrize("name", list(FREE_PACKS))
 def test_the_fast_verdict_is_the_full_search_in_free_play(name: str) -> None:
-    path, options = FREE_PACKS[name]
-    rules = load_rules(path, None, options)
+    path, modules, options = FREE_PACKS[name]
+    rules = load_rules(path, modules, options)
     for seed in (1, 2, 3):
         game = Game(rules, 2, seed)
         game.setup()

@@ -95,15 +95,16 @@ class Totality:
         self._writes: dict[str, list[tuple[str, Any]]] | None = None
         # Each check gets the node and the local names known to hold a piece (see body).
         self._checks: dict[type, _Check] = {
-            e.LetE: _always, e.RollE: _always, e.DrawE: _always, e.ShuffleE: _always, e.RefillE: _always,
+            e.LetE: _always, e.RollE: _always, e.DrawE: _always, e.ShuffleE: _always,
+            e.RefillE: lambda n, held: self._zones(),
             e.PassE: _always, e.SetStartPlayerE: _always, e.ProceedE: _always,
             e.PayE: _never, e.RequireE: _never, e.FailE: _never, e.LimitE: _never, e.WhileE: _never,
-            e.RemoveE: lambda n, held: self._pieces(n.what, held),
+            e.RemoveE: lambda n, held: self._pieces(n.what, held) and self._zones(),
             e.UnlinkE: lambda n, held: self._pieces(n.what, held),
             e.LinkE: lambda n, held: _one_piece(n.a, held) and _one_piece(n.b, held),
             e.SetPropE: self._set_prop, e.SetCounterE: lambda n, held: self._set_counter(n),
-            e.MoveE: lambda n, held: self._pieces(n.what, held) and self._room(_zone_name(n.to)),
-            e.CreateE: lambda n, held: self._room(_zone_name(n.zone)),
+            e.MoveE: lambda n, held: self._pieces(n.what, held) and self._room(_zone_name(n.to)) and self._zones(),
+            e.CreateE: lambda n, held: self._room(_zone_name(n.zone)) and self._zones(),
             e.ChooseE: lambda n, held: n.optional and n.count is None,  # a required choice may find nothing
             e.AdvanceE: lambda n, held: self._markers(), e.PlaceE: lambda n, held: self._markers(),
             e.EmitE: lambda n, held: self._event(n.event), e.DeferE: lambda n, held: self._event(n.event),
@@ -154,7 +155,7 @@ class Totality:
         try:
             hit = True
             for node in body:
-                if not self._checks[type(node)](node, held):
+                if not self._checks.get(type(node), _never)(node, held):  # a statement it does not know: no
                     hit = False
                     break
                 bound = getattr(node, "var", None) or getattr(node, "name", None) or getattr(node, "bind", None)
@@ -285,7 +286,8 @@ class Totality:
         """Whether a counter can always move this way: no floor going down, no refusing cap going up."""
         c = self.rules.counters[counter]
         if not up:
-            return c.min is None and not any(low is not None for low, _ in c.key_limits.values())
+            return c.underflow == "discard" or (c.min is None and not any(low is not None for low, _ in
+                                                                            c.key_limits.values()))
         capped = c.max is not None or any(high is not None for _, high in c.key_limits.values())
         if not capped or c.overflow == "discard":
             return True
@@ -295,7 +297,14 @@ class Totality:
         return self._counter_moves(c.carry_to, True, seen) and self._watchers(c.carry_to)
 
     def _watchers(self, counter: str) -> bool:
-        return all(self.body(w.body) for w in self.rules.watchers.get(counter, ()))
+        """The triggers on the counter's changes and on what its cap or floor absorbs."""
+        watchers = self.rules.watchers
+        return all(self.body(w.body) for key in (counter, f"overflow {counter}", f"underflow {counter}")
+                   for w in watchers.get(key, ()))
+
+    def _zones(self) -> bool:
+        """The triggers on zones' numbers of pieces (any zone: where a statement puts a piece is not always known)."""
+        return self._watched("zone ")
 
     def _room(self, zone: str | None, seen: frozenset[str] = frozenset()) -> bool:
         """Whether a piece can always be put in the zone (no slots, no refusing capacity)."""
@@ -309,15 +318,19 @@ class Totality:
         return self._room(z.carry_to, seen | {z.name})
 
     def _markers(self) -> bool:
-        return all(self.body(w.body) for name, ws in self.rules.watchers.items() if name.startswith("marker ")
+        return self._watched("marker ")
+
+    def _watched(self, prefix: str) -> bool:
+        return all(self.body(w.body) for name, ws in self.rules.watchers.items() if name.startswith(prefix)
                    for w in ws)
 
     def _event(self, event: str) -> bool:
         return all(self.body(t.body) for t in self.rules.triggers.get(event, ()))
 
     def _end(self, n: e.EndE) -> bool:
+        # Ending the turn or the round may end a game whose end was asked for: `end.do` runs then too.
         flow = self.rules.flow
-        return n.what != "game" or flow is None or self.body(flow.final)
+        return flow is None or self.body(flow.final)
 
     def _scoring(self) -> bool:
         return all(self.body(s.body) for s in self.rules.scoring)
