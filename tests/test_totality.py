@@ -42,6 +42,8 @@ counters:
   capped: {per: player, initial: 0, max: 3}
   kept: {per: player, initial: 0, max: 3, overflow: discard}
   price: {per: game, keys: colours, initial: 2, min: 1}
+  stock: {per: player, keys: colours, initial: 0}
+  floored: {per: player, initial: 0, underflow: discard}
 pieces:
   token:
     properties:
@@ -66,6 +68,14 @@ actions:
   picks: {title: picks, do: ["choose c from colours", "me.coins += 1"]}
   maybe_picks: {title: maybe picks, do: ["choose c from colours optional", "me.coins += 1"]}
   may: {title: may, do: [{may: {do: ["me.coins += 1"]}}]}
+  sell: {title: sell, params: {c: {type: symbol, in: colours}}, allowed_if: "me.stock[c] > 0 and me.coins >= 0",
+         do: ["me.stock[c] -= 1", "me.coins += 1"]}
+  sell_two: {title: sell two, params: {c: {type: symbol, in: colours}}, allowed_if: "me.stock[c] > 0",
+             do: ["me.stock[c] -= 1", "me.stock[c] -= 1"]}
+  sell_other: {title: sell other, params: {c: {type: symbol, in: colours}}, allowed_if: "me.stock[c] > 0",
+               do: ["me.stock[blue] -= 1"]}
+  sell_enough: {title: sell enough, allowed_if: "2 <= me.stock[red]", do: ["me.stock[red] -= 2"]}
+  lose_floored: {title: lose floored, do: ["me.floored -= 5"]}
   loops: {title: loops, do: [{while: "me.coins < 3", do: ["me.coins += 1"]}]}
 """
 
@@ -80,7 +90,8 @@ def analysis(build: Any) -> Totality:
     ("gain", True), ("gain_capped", False), ("gain_kept", True), ("spend", False), ("spend_free", True),
     ("reset", True), ("overset", False), ("by_price", True), ("by_worth", True), ("make", True),
     ("make_boxed", False), ("needs", False), ("pays", True), ("picks", False), ("maybe_picks", True),
-    ("may", True), ("loops", False)])
+    ("may", True), ("loops", False), ("sell", True), ("sell_two", False), ("sell_other", False),
+    ("sell_enough", True), ("lose_floored", True)])
 def test_which_bodies_always_finish(analysis: Totality, action: str, total: bool) -> None:
     # A cost is not part of the body: the search still pays it (see Search._total).
     assert analysis.action(action) is total

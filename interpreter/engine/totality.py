@@ -58,6 +58,32 @@ def _checked(cond: Any) -> frozenset[str]:
     return frozenset()
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Whether two expressions are written the same, wherever they stand (positions aside)."""
+    if type(a) is not type(b):
+        return False
+    if not dataclasses.is_dataclass(a):
+        return bool(a == b)
+    return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a) if f.name != "pos")
+
+
+def _lower_bounds(node: Any) -> list[tuple[Any, int]]:
+    """(expression, the least it can be) for each `x > n`, `x >= n` (or `n < x`, `n <= x`) the condition
+    requires, through `and`."""
+    kind = type(node).__name__
+    if kind == "BoolOp":
+        return _lower_bounds(node.left) + _lower_bounds(node.right) if node.op == "and" else []
+    if kind != "Compare":
+        return []
+    flipped = {"<": ">", "<=": ">="}
+    target, op, bound = node.left, node.op, node.right
+    if node.op in flipped:
+        target, op, bound = node.right, flipped[node.op], node.left
+    if op not in (">", ">=") or type(bound).__name__ != "Literal" or type(bound.value) is not int:
+        return []
+    return [(target, bound.value + (op == ">"))]
+
+
 def _literal(fn: Any) -> object:
     """The value of an expression written as a literal, else None (the linker keeps each function's syntax)."""
     syntax = getattr(fn, "syntax", None)
@@ -125,8 +151,33 @@ class Totality:
         """Whether the action's body (after its parameters, guard and cost pass) always finishes."""
         hit = self._actions.get(name)
         if hit is None:
-            hit = self._actions[name] = self.body(self.rules.actions[name].body)
+            a = self.rules.actions[name]
+            first = self._guarded_losses(a)
+            hit = self._actions[name] = self._nodes_finish(a.body[first:], frozenset())
         return hit
+
+    def _guarded_losses(self, a: ActionDef) -> int:
+        """How many of the body's first statements are losses of a counter cell that the action's guard proves
+        it holds enough for (`allowed_if: me.stock[g] > 0` then `me.stock[g] -= 1`)."""
+        bounds = _lower_bounds(_syntax(a.guard)) if a.guard is not None else []
+        first = 0
+        for node in a.body:
+            if type(node) is not e.SetCounterE or node.op != "-=" or any(  # a trigger could change the cell
+                    k in self.rules.watchers for k in (node.counter, f"overflow {node.counter}",
+                                                       f"underflow {node.counter}")):
+                break
+            amount, cell = _literal(node.value), getattr(node.key, "cell", None)
+            c = self.rules.counters[node.counter]
+            floor = max([low for low in [c.min, *(lo for lo, _ in c.key_limits.values())] if low is not None],
+                        default=None)
+            if type(amount) is not int or cell is None or floor is None or amount < 0 or not any(
+                    _same(target.obj, cell[0]) and _same(target.key, cell[1]) and at_least - amount >= floor
+                    for target, at_least in bounds if type(target).__name__ == "Index"):
+                break
+            # a second loss of the same cell would need the guard to cover both: only distinct cells are proven
+            bounds = [(t, b) for t, b in bounds if not (_same(t.obj, cell[0]) and _same(t.key, cell[1]))]
+            first += 1
+        return first
 
     def flow(self) -> bool:
         """Whether everything the flow does after a move (turn ends, phases, rounds, the end) always finishes."""
@@ -153,18 +204,20 @@ class Totality:
             return False
         self._busy.add(key)
         try:
-            hit = True
-            for node in body:
-                if not self._checks.get(type(node), _never)(node, held):  # a statement it does not know: no
-                    hit = False
-                    break
-                bound = getattr(node, "var", None) or getattr(node, "name", None) or getattr(node, "bind", None)
-                if type(bound) is str and bound in held:
-                    held = held - {bound}
+            hit = self._nodes_finish(body, held)
         finally:
             self._busy.discard(key)
         self._bodies[key] = hit
         return hit
+
+    def _nodes_finish(self, nodes: tuple[e.Effect, ...], held: frozenset[str]) -> bool:
+        for node in nodes:
+            if not self._checks.get(type(node), _never)(node, held):  # a statement it does not know: no
+                return False
+            bound = getattr(node, "var", None) or getattr(node, "name", None) or getattr(node, "bind", None)
+            if type(bound) is str and bound in held:
+                held = held - {bound}
+        return True
 
     def _pieces(self, fn: Any, held: frozenset[str]) -> bool:
         """Whether an expression always gives live pieces: a name known to hold one, a zone, or a filter."""
