@@ -76,6 +76,7 @@ actions:
                do: ["me.stock[blue] -= 1"]}
   sell_enough: {title: sell enough, allowed_if: "2 <= me.stock[red]", do: ["me.stock[red] -= 2"]}
   lose_floored: {title: lose floored, do: ["me.floored -= 5"]}
+  checked: {title: checked, do: ["require me.coins > 0 else 'no'", "me.coins -= 1", "me.free += 1"]}
   loops: {title: loops, do: [{while: "me.coins < 3", do: ["me.coins += 1"]}]}
 """
 
@@ -95,6 +96,14 @@ def analysis(build: Any) -> Totality:
 def test_which_bodies_always_finish(analysis: Totality, action: str, total: bool) -> None:
     # A cost is not part of the body: the search still pays it (see Search._total).
     assert analysis.action(action) is total
+
+
+def test_a_proof_runs_the_body_up_to_what_always_finishes(analysis: Totality) -> None:
+    body = analysis.rules.actions["checked"].body
+    assert analysis.head("checked") == body[:2]  # the require and the loss it guards; `free` has no floor
+    assert analysis.head("checked") is analysis.head("checked")  # one tuple: compiled once
+    assert analysis.head("needs") is analysis.rules.actions["needs"].body
+    assert analysis.head("gain") == ()
 
 
 def test_an_unknown_value_switches_the_analysis_off(build: Any) -> None:
@@ -170,7 +179,7 @@ def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: s
                 fast, slow = _verdicts(game, activities)
                 assert fast == slow, [(a.action, a.params, a.answers) for a, f, s in
                                       zip(activities, fast, slow, strict=True) if f != s]
-                fast_seen += sum(1 for a in activities if Search(game._m, False)._total(a) is not None)
+                fast_seen += sum(1 for a in activities if Search(game._m, game.chance == "step")._total(a) is not None)
                 for option in pending.options:  # every listed option is carried out to the end of its move
                     trial = game.clone()
                     trial.apply(option.id)

@@ -193,7 +193,7 @@ class Machine(Choices, Payments):
     def action_work(self, player: str | None, action: str, params: dict[str, Any] | None,
                     whole: bool = True) -> Callable[[], None]:
         """What taking an action does (guard, cost, body), checked for a known action and parameters first;
-        without `whole`, everything but the body (see engine.totality)."""
+        without `whole`, all but the end of the body that always finishes (see engine.totality)."""
         if not params:  # the same work every time: made once per player and action
             made = self._works.get((player, action, whole))
             if made is not None:
@@ -220,7 +220,7 @@ class Machine(Choices, Payments):
 
     def run_action(self, name: str, variables: dict[str, Any], me: Player | None, whole: bool = True) -> None:
         """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
-        another rule's `take`); without `whole`, all but the effects."""
+        another rule's `take`); without `whole`, all but the effects that always finish."""
         a = self.rules.actions[name]
         self.covered.add(a.rule)
         self.state.cause = a.span
@@ -239,6 +239,8 @@ class Machine(Choices, Payments):
             self.pay(a.cost, f)
         if whole:
             run_body(a.body, f)
+        else:  # a proof: the start of the body after which the rest always finishes (engine/totality.py)
+            run_body(self.totality.head(name), f)
 
     def take(self, name: str, params: dict[str, Any], me: Player | None) -> None:
         """`take ACTION(args) as p`: the action inside the running rule, as part of it."""

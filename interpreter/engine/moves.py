@@ -268,17 +268,25 @@ class Search:
         return any(self._finishes(_with(base, answer)) for answer in answers)
 
     def _total(self, activity: Activity) -> bool | None:
-        """The verdict without running the move's effects, when they and the flow after them always finish
-        (engine.totality): the move can be carried out exactly when its parameters, guard and cost pass, and
-        then with any answers to the decisions inside it. None when the analysis cannot tell."""
+        """The verdict without running what always finishes (engine.totality): the end of the action's body
+        after which nothing can refuse or be left without an answer, and the flow after the move when all of it
+        always finishes. The move (or the answers given so far) can be carried out exactly when the rest, its
+        parameters, guard, cost and the start of its body, finishes with them. None when the analysis saves
+        nothing or cannot tell."""
         m, kind = self.m, activity.kind
         total = m.totality
-        if total is None or kind not in ("move", "act", "take") or activity.action not in m.rules.actions \
-                or not total.action(str(activity.action)) \
-                or (kind == "move" and m.flow_on and not total.after_move(m.state.deferred)):
+        if total is None or kind not in ("move", "act", "take") or activity.action not in m.rules.actions:
+            return None
+        name = str(activity.action)
+        skips_flow = kind == "move" and m.flow_on
+        if skips_flow and not total.after_move(m.state.deferred):
+            return None
+        if not skips_flow and total.head(name) is m.rules.actions[name].body:
             return None
         result = self._probe(activity, True, whole=False)
         if result.outcome == "done":
+            if self.first is None and result.stop_at is not None:
+                self.first = result  # the same run to the same decision: apply can resume there
             return True
         if result.extra:  # a way through a choice in the cost failed: another answer may pay
             return None

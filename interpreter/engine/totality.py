@@ -116,6 +116,7 @@ class Totality:
         self._bodies: dict[tuple[int, frozenset[str]], bool] = {}
         self._busy: set[tuple[int, frozenset[str]]] = set()  # bodies being analysed: a cycle is not proven total
         self._actions: dict[str, bool] = {}
+        self._heads: dict[str, e.Body] = {}
         self._flow: bool | None = None
         self._props: dict[str, bool] = {}
         self._writes: dict[str, list[tuple[str, Any]]] | None = None
@@ -154,6 +155,22 @@ class Totality:
             a = self.rules.actions[name]
             first = self._guarded_losses(a)
             hit = self._actions[name] = self._nodes_finish(a.body[first:], frozenset())
+        return hit
+
+    def head(self, name: str) -> e.Body:
+        """The shortest start of the action's body after which the rest always finishes: what a proof runs (the
+        whole body when its last statement may refuse, nothing when all of it always finishes). The same tuple
+        each time, so a compiled body is made for it once."""
+        hit = self._heads.get(name)
+        if hit is None:
+            body = self.rules.actions[name].body
+            if self.action(name):
+                hit = ()
+            else:
+                cut = 1 + max(i for i, node in enumerate(body) if not self._checks.get(type(node), _never)(
+                    node, frozenset()))
+                hit = body if cut == len(body) else body[:cut]
+            self._heads[name] = hit
         return hit
 
     def _guarded_losses(self, a: ActionDef) -> int:
