@@ -18,7 +18,7 @@ from .choices import Choices
 from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
 from .interpreter import Frame, run_body
-from .rules import Rules
+from .rules import ActionDef, Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
 from .totality import for_players
@@ -223,6 +223,18 @@ class Machine(Choices, Payments):
         another rule's `take`); without `whole`, all but the effects that always finish."""
         a = self.rules.actions[name]
         self.covered.add(a.rule)
+        f = self.allowed(a, variables, me)
+        if a.cost is not None:
+            self.state.cause = a.cost.span
+            self.pay(a.cost, f)
+        if whole:
+            run_body(a.body, f)
+        else:  # a proof: the start of the body after which the rest always finishes (engine/totality.py)
+            run_body(self.totality.head(name), f)
+
+    def allowed(self, a: ActionDef, variables: dict[str, Any], me: Player | None) -> Frame:
+        """Check an action's parameters against their domains and its guard (reading the state, never writing
+        it); the frame its cost and body run in."""
         self.state.cause = a.span
         f = Frame(self, me, dict(variables))
         for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
@@ -234,13 +246,7 @@ class Machine(Choices, Payments):
             # The refusal carries the guard's text, so a scenario can name the rule that refused (`rule:`).
             where = dataclasses.replace(a.span, text=a.guard_text) if a.span is not None else None
             raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", where)
-        if a.cost is not None:
-            self.state.cause = a.cost.span
-            self.pay(a.cost, f)
-        if whole:
-            run_body(a.body, f)
-        else:  # a proof: the start of the body after which the rest always finishes (engine/totality.py)
-            run_body(self.totality.head(name), f)
+        return f
 
     def take(self, name: str, params: dict[str, Any], me: Player | None) -> None:
         """`take ACTION(args) as p`: the action inside the running rule, as part of it."""

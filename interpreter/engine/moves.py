@@ -283,6 +283,10 @@ class Search:
             return None
         if not skips_flow and total.head(name) is m.rules.actions[name].body:
             return None
+        if not total.head(name) and total.plain_cost(name):
+            verdict = self._read(activity, skips_flow)
+            if verdict is not None:
+                return verdict
         result = self._probe(activity, True, whole=False)
         if result.outcome == "done":
             if self.first is None and result.stop_at is not None:
@@ -292,6 +296,45 @@ class Search:
             return None
         self._note(result.error, activity)
         return False
+
+    def _read(self, activity: Activity, skips_flow: bool) -> bool | None:
+        """The verdict on a move whose body always finishes and whose cost is paid without a choice, by reading
+        the state as a run would check it (the flow's permission, the game's end, the parameters, the guard,
+        whether the cost can be paid), without a transaction. None to leave it to a dry run."""
+        m = self.m
+        budget, name = m.budget, str(activity.action)
+        saved = m.steps, budget.work, budget.pieces, budget.rule, m.state.cause
+        m.steps = budget.work = budget.pieces = 0  # as a run starts (Machine.transaction)
+        try:
+            a = m.rules.actions[name]
+            why = flow.can_move(m, activity.player, name) if skips_flow else None
+            if why is not None:
+                raise BoardrulesError("E501", f"{name} cannot be taken now: {why}", a.span)
+            if activity.kind == "take":
+                me, variables = m.player(activity.player), activity.params
+            else:
+                if m.state.vars.get("game_over"):
+                    raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
+                me = m.player(activity.player)
+                if a.by == "player" and me is None:
+                    return None
+                variables = m.params(a.name, a.params, activity.params, a.span)
+            f = m.allowed(a, variables, me)
+            if a.cost is not None and not m._payable(a.cost, f):
+                raise BoardrulesError("E502", f"cannot pay {a.cost.text}", a.cost.span)
+            verdict, error = True, None
+        except BoardrulesError as err:
+            if err.code == INTERNAL:
+                raise
+            verdict, error = False, err
+        except Exception:  # what a run turns into a diagnostic (an unknown compared, a deep recursion): run it
+            return None
+        finally:
+            self._charge(1 + min(m.steps, m.step_budget) + min(budget.work, budget.limits.work), activity)
+            m.steps, budget.work, budget.pieces, budget.rule, m.state.cause = saved
+        if error is not None:
+            self._note(error, activity)
+        return verdict
 
     def _probe(self, activity: Activity, witness: bool, whole: bool = True) -> Probe:
         m = self.m

@@ -173,6 +173,19 @@ class Totality:
             self._heads[name] = hit
         return hit
 
+    def plain_cost(self, name: str) -> bool:
+        """Whether the action's cost is paid exactly when it can be, without a choice or a trigger: one way to pay,
+        counters with fixed keys, no substitutes (what Payments._payable then checks is what paying needs)."""
+        cost = self.rules.actions[name].cost
+        if cost is None:
+            return True
+        if self.rules.substitutes or len(cost.alternatives) != 1:
+            return False
+        watchers = self.rules.watchers
+        return all(not t.marker and t.key not in ("any", "different") and not any(
+            k in watchers for k in (t.counter, f"overflow {t.counter}", f"underflow {t.counter}"))
+            for t in cost.alternatives[0])
+
     def _guarded_losses(self, a: ActionDef) -> int:
         """How many of the body's first statements are losses of a counter cell that the action's guard proves
         it holds enough for (`allowed_if: me.stock[g] > 0` then `me.stock[g] -= 1`)."""
