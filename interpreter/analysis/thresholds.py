@@ -9,37 +9,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics
 from ..engine.rules import WatchDef
-from ..language import syntax as s
 from . import zone_watch as zones
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
-from .tree import syntax
-
-
-def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
-    """Where a watcher's `on:` (or one of its keys) is written."""
-    for m in facts.modules.values():
-        table = m.doc.get("triggers")
-        node = table.get(w.name) if isinstance(table, dict) else None
-        on = node.get("on") if isinstance(node, dict) else None
-        if isinstance(on, dict):
-            spans = getattr(on, "value_spans", {})
-            return spans.get(key) or getattr(node, "value_spans", {}).get("on", w.span)
-    return w.span
-
-
-def _threshold(fn: Any, consts: dict[str, Any]) -> int | None:
-    node = syntax(fn)
-    value = getattr(node, "value", None)
-    if type(value) is int:
-        return value
-    found = consts.get(node.id) if isinstance(node, s.Name) else None
-    return found if type(found) is int else None
+from .watch_marks import on_span as _on_span
+from .watch_marks import threshold as _threshold
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:

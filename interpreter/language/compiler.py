@@ -25,6 +25,7 @@ from . import syntax as s
 from . import value_tables
 from .builtins import FUNCTIONS, max2, min2
 from .code_cache import compile_expression
+from .compile_error import CompileError
 from .ranks import compile_rank_by
 from .types import (
     ANY,
@@ -82,12 +83,6 @@ _BASE_NS: dict[str, Any] = {
 # The only Python built-ins generated code may name. Without this, eval() would hand it all of them (open,
 # __import__, ...): nothing YAML-controlled reaches the source unescaped, and this keeps it so if that ever broke.
 _BUILTINS: dict[str, Any] = {"bool": bool, "len": len}
-
-
-class CompileError(Exception):
-    def __init__(self, code: str, message: str, pos: s.Pos, hint: str | None = None):
-        super().__init__(message)
-        self.code, self.message, self.pos, self.hint = code, message, pos, hint
 
 
 @dataclass

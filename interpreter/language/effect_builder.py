@@ -14,7 +14,8 @@ from ..engine.budget import check_constant
 from ..engine.rules import Rules
 from ..engine.runtime import arith
 from . import syntax as s
-from .compiler import CompileError, ExprCompiler, Scope, span_in
+from .compile_error import CompileError
+from .compiler import ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term

@@ -22,17 +22,19 @@ _BODY_KEYS = ("do", "then", "else")
 
 def _copy(node: Any) -> Any:
     """A shallow copy that keeps the node's places (so the other modules' view of the rule is not changed)."""
-    if isinstance(node, dict):
-        out = YMap(getattr(node, "span", None))
+    if isinstance(node, YMap):
+        out = YMap(node.span)
         out.update(node)
-        out.key_spans.update(getattr(node, "key_spans", {}))
-        out.value_spans.update(getattr(node, "value_spans", {}))
+        out.key_spans.update(node.key_spans)
+        out.value_spans.update(node.value_spans)
         return out
-    if isinstance(node, list):
-        lst = YList(getattr(node, "span", None))
+    if isinstance(node, YList):
+        lst = YList(node.span)
         lst.extend(node)
-        lst.item_spans.extend(getattr(node, "item_spans", []) or [])
+        lst.item_spans.extend(node.item_spans)
         return lst
+    if isinstance(node, (dict, list)):  # made by another extension, without places
+        return type(node)(node)
     return node
 
 

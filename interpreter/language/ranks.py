@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine.runtime import as_list, check_known, runtime_type_error
 from ..engine.values import Player, shown
 from . import syntax as s
+from .compile_error import CompileError
 from .types import ANY, INT, PLAYER, Type, list_of
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ def _rank(f: Frame, keys: list[Any]) -> int:
 
 
 def compile_rank_by(ec: ExprCompiler, node: s.Call, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-    from .compiler import CompileError
 
     if not 2 <= len(node.args) <= 3:
         raise CompileError("E405", f"'rank_by' takes 2 or 3 argument(s), got {len(node.args)}", node.pos,

@@ -7,7 +7,8 @@ from typing import Any
 from ..engine.rules import Rules
 from ..engine.substitution import SubstituteDef
 from . import syntax as s
-from .compiler import CompileError, Scope
+from .compile_error import CompileError
+from .compiler import Scope
 from .effect_builder import Builder, Text, _Reported
 from .marker_costs import marker_term
 

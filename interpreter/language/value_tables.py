@@ -24,6 +24,7 @@ from ..diagnostics import BoardrulesError, Diagnostics, Span, did_you_mean
 from ..engine.runtime import check_known
 from ..engine.values import Unknown, shown
 from . import syntax as s
+from .compile_error import CompileError
 from .types import ANY, BOOL, INT, SYMBOL, Type
 from .ynodes import key_span, value_span
 
@@ -208,8 +209,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
     if not lk.ok:
         return None
     rules.unknowns.extend(lk.unknowns)
-    kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
-    return Table(name, entries, kinds, tuple(frozenset(k) for k in lk.keys[: len(kinds)]), leaf, default)
+    key_kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
+    return Table(name, entries, key_kinds, tuple(frozenset(k) for k in lk.keys[: len(key_kinds)]), leaf, default)
 
 
 def _set_keys(rules: Rules, name: str, node: dict[Any, Any], span: Span, diags: Diagnostics) -> list[str] | None:
@@ -244,14 +245,12 @@ def with_entries(table: Table, given: dict[str, Any]) -> Table | str:
 
 
 def bare_name_error(name: str, pos: s.Pos) -> Any:
-    from .compiler import CompileError
 
     return CompileError("E424", f"'{name}' is a table: read one entry with {name}[KEY]", pos)
 
 
 def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type] | None:
     """Source for `table[k1][k2]...`, or None when the indexed thing is not a table."""
-    from .compiler import CompileError
 
     keys: list[s.Node] = []
     root: s.Node = node

@@ -142,7 +142,7 @@ def _attr(sp: Speaker, n: s.Attr) -> str:
 
 def _index(sp: Speaker, n: s.Index) -> str:
     root: s.Node = n
-    keys = []
+    keys: list[s.Node] = []
     while isinstance(root, s.Index):
         keys.insert(0, root.key)
         root = root.obj
