@@ -238,8 +238,10 @@ class Machine(Choices, Payments):
             self.pay(a.cost, f)
         if whole:
             run_body(a.body, f)
-        else:  # a proof: the start of the body after which the rest always finishes (engine/totality.py)
+        elif self.totality is not None:  # a proof: the body up to what always finishes (engine/totality.py)
             run_body(self.totality.head(name), f)
+        else:
+            run_body(a.body, f)
 
     def allowed(self, a: ActionDef, variables: dict[str, Any], me: Player | None) -> Frame:
         """Check an action's parameters against their domains and its guard (reading the state, never writing

@@ -22,7 +22,7 @@ from .choices import StopForAnswer
 from .decisions import Decision
 from .interpreter import Frame
 from .runtime import as_list
-from .values import Player, plain
+from .values import Player, UnknownCompared, plain
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -320,14 +320,14 @@ class Search:
                     return None
                 variables = m.params(a.name, a.params, activity.params, a.span)
             f = m.allowed(a, variables, me)
-            if a.cost is not None and not m._payable(a.cost, f):
+            if a.cost is not None and not m.payable(a.cost, f):
                 raise BoardrulesError("E502", f"cannot pay {a.cost.text}", a.cost.span)
             verdict, error = True, None
         except BoardrulesError as err:
             if err.code == INTERNAL:
                 raise
             verdict, error = False, err
-        except Exception:  # what a run turns into a diagnostic (an unknown compared, a deep recursion): run it
+        except (UnknownCompared, RecursionError):  # what a run turns into its own diagnostic: let a run say it
             return None
         finally:
             self._charge(1 + min(m.steps, m.step_budget) + min(budget.work, budget.limits.work), activity)

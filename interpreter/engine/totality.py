@@ -175,7 +175,7 @@ class Totality:
 
     def plain_cost(self, name: str) -> bool:
         """Whether the action's cost is paid exactly when it can be, without a choice or a trigger: one way to pay,
-        counters with fixed keys, no substitutes (what Payments._payable then checks is what paying needs)."""
+        counters with fixed keys, no substitutes (what Payments.payable then checks is what paying needs)."""
         cost = self.rules.actions[name].cost
         if cost is None:
             return True
