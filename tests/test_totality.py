@@ -77,6 +77,7 @@ actions:
   sell_enough: {title: sell enough, allowed_if: "2 <= me.stock[red]", do: ["me.stock[red] -= 2"]}
   lose_floored: {title: lose floored, do: ["me.floored -= 5"]}
   checked: {title: checked, do: ["require me.coins > 0 else 'no'", "me.coins -= 1", "me.free += 1"]}
+  offered: {title: offered, do: ["require me.coins > 0 else 'no'", {may: {do: ["require me.coins > 5 else 'no'"]}}]}
   loops: {title: loops, do: [{while: "me.coins < 3", do: ["me.coins += 1"]}]}
 """
 
@@ -104,6 +105,9 @@ def test_a_proof_runs_the_body_up_to_what_always_finishes(analysis: Totality) ->
     assert analysis.head("checked") is analysis.head("checked")  # one tuple: compiled once
     assert analysis.head("needs") is analysis.rules.actions["needs"].body
     assert analysis.head("gain") == ()
+    # A `may` whose step can refuse: an answer to it needs a run, but the move always has a way on (decline it).
+    offered = analysis.rules.actions["offered"].body
+    assert analysis.head("offered") is offered and analysis.reach.head("offered") == offered[:1]
 
 
 def test_an_unknown_value_switches_the_analysis_off(build: Any) -> None:

@@ -19,6 +19,7 @@ from .budget import Budget, Limits
 from .choices import Choices
 from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
+from .effects import Body
 from .interpreter import Frame, run_body
 from .rules import ActionDef, Rules
 from .runtime import as_list, check_known, unknown_error
@@ -71,7 +72,7 @@ class Machine(Choices, Payments):
         # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
-        self._works: dict[tuple[str | None, str, bool], Callable[[], None]] = {}  # see action_work
+        self._works: dict[tuple[str | None, str, int | None], Callable[[], None]] = {}  # see action_work
         self.totality = for_players(rules, players)  # which actions always finish (engine/totality.py)
         n = len(self.players)
         self._bounds = {
@@ -200,11 +201,11 @@ class Machine(Choices, Payments):
 
     # ---------------------------------------------------------------- actions
     def action_work(self, player: str | None, action: str, params: dict[str, Any] | None,
-                    whole: bool = True) -> Callable[[], None]:
+                    head: Body | None = None) -> Callable[[], None]:
         """What taking an action does (guard, cost, body), checked for a known action and parameters first;
-        without `whole`, all but the end of the body that always finishes (see engine.totality)."""
+        with `head`, that start of the body instead of all of it (a proof: see engine.totality)."""
         if not params:  # the same work every time: made once per player and action
-            made = self._works.get((player, action, whole))
+            made = self._works.get((player, action, None if head is None else id(head)))
             if made is not None:
                 return made
         a = self.rules.actions.get(action)
@@ -221,27 +222,22 @@ class Machine(Choices, Payments):
             self.budget.rule = a.rule
             if self.state.usage["action"]:
                 self.state.clear_usage("action")
-            self.run_action(a.name, variables, me, whole)
+            self.run_action(a.name, variables, me, head)
 
         if not params:
-            self._works[(player, action, whole)] = work
+            self._works[(player, action, None if head is None else id(head))] = work
         return work
 
-    def run_action(self, name: str, variables: dict[str, Any], me: Player | None, whole: bool = True) -> None:
+    def run_action(self, name: str, variables: dict[str, Any], me: Player | None, head: Body | None = None) -> None:
         """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
-        another rule's `take`); without `whole`, all but the effects that always finish."""
+        another rule's `take`); with `head`, that start of its effects only (a proof: see engine.totality)."""
         a = self.rules.actions[name]
         self.covered.add(a.rule)
         f = self.allowed(a, variables, me)
         if a.cost is not None:
             self.state.cause = a.cost.span
             self.pay(a.cost, f)
-        if whole:
-            run_body(a.body, f)
-        elif self.totality is not None:  # a proof: the body up to what always finishes (engine/totality.py)
-            run_body(self.totality.head(name), f)
-        else:
-            run_body(a.body, f)
+        run_body(a.body if head is None else head, f)
 
     def allowed(self, a: ActionDef, variables: dict[str, Any], me: Player | None) -> Frame:
         """Check an action's parameters against their domains and its guard (reading the state, never writing

@@ -20,6 +20,7 @@ from . import flow
 from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
+from .effects import Body
 from .interpreter import Frame
 from .runtime import as_list
 from .values import Player, UnknownCompared, plain
@@ -54,9 +55,9 @@ class Activity:
     params: dict[str, Any] = field(default_factory=dict)
     answers: list[Any] = field(default_factory=list)
 
-    def work(self, m: Machine, whole: bool = True) -> Callable[[], None]:
-        """What running the activity does; without `whole`, a move or action up to its effects (its parameters,
-        the flow's permission, its guard and cost), and not the flow after it."""
+    def work(self, m: Machine, head: Body | None = None) -> Callable[[], None]:
+        """What running the activity does; with `head`, a move or action with only that start of its body (after
+        its parameters, the flow's permission, its guard and cost), and not the flow after it."""
         if self.kind == "setup":
             def setup() -> None:
                 m.run_setup()
@@ -72,8 +73,8 @@ class Activity:
             return m.end_round_here
         if self.kind == "take":  # inside a running rule: no per-action reset, no flow
             me = m.player(self.player)
-            return lambda: m.run_action(str(self.action), self.params, me, whole)
-        action_work = m.action_work(self.player, str(self.action), self.params, whole)
+            return lambda: m.run_action(str(self.action), self.params, me, head)
+        action_work = m.action_work(self.player, str(self.action), self.params, head)
         if self.kind == "act" or not m.flow_on:
             return action_work
 
@@ -83,7 +84,7 @@ class Activity:
                 raise BoardrulesError("E501", f"{self.action} cannot be taken now: {why}",
                                       m.rules.actions[str(self.action)].span)
             action_work()
-            if whole:
+            if head is None:
                 flow.after_move(m)
 
         return move
@@ -133,15 +134,16 @@ class Probe:
     stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
 
 
-def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, whole: bool = True) -> Probe:
-    """Run the activity with its answers and take every change back: what would happen (without `whole`, up
-    to a move's effects: see Activity.work)."""
+def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False,
+          head: Body | None = None) -> Probe:
+    """Run the activity with its answers and take every change back: what would happen (with `head`, only that
+    start of a move's body: see Activity.work)."""
     saved, covered, mark = m.decider, m.covered, m.state.mark()
     decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
     m.covered = set()  # a dry run is not play: it must not count for coverage
     traced, m.coverage = m.coverage, None
     try:
-        m.transaction(activity.work(m, whole))
+        m.transaction(activity.work(m, head))
         result = Probe("done")
     except StopForAnswer as stop:
         result = Probe("stop", stop.decision)
@@ -281,13 +283,17 @@ class Search:
         skips_flow = kind == "move" and m.flow_on
         if skips_flow and not total.after_move(m.state.deferred):
             return None
-        if not skips_flow and total.head(name) is m.rules.actions[name].body:
+        # Without answers, the rest need only have some way to finish; an answer given to a decision in it needs
+        # every way to (what an answer to a decision in the head needs is checked by running the head).
+        answers = len(activity.answers)
+        head = total.head(name) if answers else total.reach.head(name)
+        if not skips_flow and head is m.rules.actions[name].body:
             return None
-        if not total.head(name) and total.plain_cost(name):
+        if not head and total.plain_cost(name) and (not answers or not total.head(name)):
             verdict = self._read(activity, skips_flow)
             if verdict is not None:
                 return verdict
-        result = self._probe(activity, True, whole=False)
+        result = self._probe(activity, True, head=head)
         if result.outcome == "done":
             if self.first is None and result.stop_at is not None:
                 self.first = result  # the same run to the same decision: apply can resume there
@@ -336,9 +342,9 @@ class Search:
             self._note(error, activity)
         return verdict
 
-    def _probe(self, activity: Activity, witness: bool, whole: bool = True) -> Probe:
+    def _probe(self, activity: Activity, witness: bool, head: Body | None = None) -> Probe:
         m = self.m
-        result = probe(m, activity, self.chance_steps, witness, whole)
+        result = probe(m, activity, self.chance_steps, witness, head)
         # what the dry run did, as far as its own limits let it (one that overran them failed with E513)
         self._charge(1 + min(m.steps, m.step_budget) + min(m.budget.work, m.budget.limits.work), activity)
         return result

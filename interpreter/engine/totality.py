@@ -111,8 +111,12 @@ def _zone_name(fn: Any) -> str | None:
 class Totality:
     """Total bodies, actions and the flow of one rule set; each answer is worked out once, on first ask."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, exists: bool = False) -> None:
+        """With `exists`, the weaker question: whether some answers to the body's decisions always finish it (a
+        `may` can be declined, an optional choice answered with none, a `one_of` take an open option)."""
         self.rules = rules
+        self.exists = exists
+        self._reach: Totality | None = None
         self._bodies: dict[tuple[int, frozenset[str]], bool] = {}
         self._busy: set[tuple[int, frozenset[str]]] = set()  # bodies being analysed: a cycle is not proven total
         self._actions: dict[str, bool] = {}
@@ -143,7 +147,7 @@ class Totality:
             e.ForE: lambda n, held: self.body(n.body, held - {n.var}),
             e.RepeatE: lambda n, held: self.body(n.body, held),
             e.MatchE: lambda n, held: all(self.body(b, held) for _, b in n.cases) and self.body(n.other, held),
-            e.OneOfE: self._one_of, e.MayE: lambda n, held: self.body(n.body, held),
+            e.OneOfE: self._one_of, e.MayE: lambda n, held: exists or self.body(n.body, held),
             e.WrapE: lambda n, held: all(self.body(b, held) for b in (n.before, n.inner, n.after, n.instead or ())),
         }
 
@@ -157,6 +161,13 @@ class Totality:
             hit = self._actions[name] = self._nodes_finish(a.body[first:], frozenset())
         return hit
 
+    @property
+    def reach(self) -> Totality:
+        """The same rule set's analysis of bodies that some answers always finish (see __init__)."""
+        if self._reach is None:
+            self._reach = self if self.exists else Totality(self.rules, exists=True)
+        return self._reach
+
     def head(self, name: str) -> e.Body:
         """The shortest start of the action's body after which the rest always finishes: what a proof runs (the
         whole body when its last statement may refuse, nothing when all of it always finishes). The same tuple
@@ -166,10 +177,11 @@ class Totality:
             body = self.rules.actions[name].body
             if self.action(name):
                 hit = ()
-            else:
-                cut = 1 + max(i for i, node in enumerate(body) if not self._checks.get(type(node), _never)(
+            else:  # hooks around the body run in its frame, one after the other: their `after` can be left out
+                flat = _flat(body)
+                cut = 1 + max(i for i, node in enumerate(flat) if not self._checks.get(type(node), _never)(
                     node, frozenset()))
-                hit = body if cut == len(body) else body[:cut]
+                hit = body if cut == len(flat) else tuple(flat[:cut])
             self._heads[name] = hit
         return hit
 
@@ -423,8 +435,25 @@ class Totality:
         return a.guard is None and a.cost is None and not a.domains and self.action(name)
 
     def _one_of(self, n: e.OneOfE, held: frozenset[str]) -> bool:
-        # Some option must always be open (one without a guard), and every option must finish.
+        # Some option must always be open (one without a guard), and every option (or, for `exists`, such an open
+        # one) must finish.
+        if self.exists:
+            return any(guard is None and self.body(b, held) for _, guard, b in n.options)
         return any(guard is None for _, guard, _ in n.options) and all(self.body(b, held) for _, _, b in n.options)
+
+
+def _flat(body: e.Body) -> list[e.Effect]:
+    """The body's statements with its hooks and steps spread out: a wrap without `instead` runs before, the
+    wrapped body and after in the same frame, as a step runs its body, so running them in a row is the same."""
+    out: list[e.Effect] = []
+    for node in body:
+        if type(node) is e.WrapE and node.instead is None:
+            out += [*_flat(node.before), *_flat(node.inner), *_flat(node.after)]
+        elif type(node) is e.StepE:
+            out += _flat(node.body)
+        else:
+            out.append(node)
+    return out
 
 
 def _nodes(value: Any) -> Iterator[e.Effect]:
