@@ -234,9 +234,28 @@ class Book:
     def _size(self, raw: Any) -> str:
         return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
 
+    def _extended(self, key: str) -> list[Line]:
+        """What modules' `extend` added to or dropped from the rule's one_of (the body already shows the result)."""
+        out = []
+        for mid in self.rules.modules:
+            table = self.modules[mid].doc.get("extend")
+            for target, spec in (table.items() if isinstance(table, dict) else []):
+                change = spec.get("one_of") if isinstance(spec, dict) else None
+                if not isinstance(change, dict) or ".".join(str(target).split(".")[:2]) != key:
+                    continue
+                said = []
+                if isinstance(change.get("options"), dict):
+                    said.append("adds " + ", ".join(words(str(o)) for o in change["options"]))
+                if isinstance(change.get("drop"), list):
+                    said.append("drops " + ", ".join(words(str(o)) for o in change["drop"]))
+                if said:
+                    out.append(Line(0, sentence(f"the module {mid} {' and '.join(said)} among the options"),
+                                    getattr(table, "key_spans", {}).get(target)))
+        return out
+
     def _entry(self, key: str, title: str, head: list[Line], body: Any, span: Span, source: str | None) -> Entry:
         change, base = self._change(key)
-        entry = Entry(key, title, [*head, *self.x.body(body)], span, source, change)
+        entry = Entry(key, title, [*head, *self._extended(key), *self.x.body(body)], span, source, change)
         if base is not None:
             old = {k: b for k, _, b in rule_bodies(base)}
             if key in old:
