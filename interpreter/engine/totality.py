@@ -187,14 +187,15 @@ class Totality:
 
     def plain_cost(self, name: str) -> bool:
         """Whether the action's cost is paid exactly when it can be, without a choice or a trigger: one way to pay,
-        counters with fixed keys, no substitutes (what Payments.payable then checks is what paying needs)."""
+        counters with fixed keys, nothing paid for a shortfall, no substitutes (what Payments.payable then checks
+        is what paying needs)."""
         cost = self.rules.actions[name].cost
         if cost is None:
             return True
         if self.rules.substitutes or len(cost.alternatives) != 1:
             return False
         watchers = self.rules.watchers
-        return all(not t.marker and t.key not in ("any", "different") and not any(
+        return all(not t.marker and t.lacking is None and t.key not in ("any", "different") and not any(
             k in watchers for k in (t.counter, f"overflow {t.counter}", f"underflow {t.counter}"))
             for t in cost.alternatives[0])
 
