@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from boardrules.engine.moves import Activity, Search
+from boardrules.engine.moves import Activity, Search, candidate_moves
 from boardrules.engine.totality import Totality, for_players
 from boardrules.game import CHANCE, Game, _with
 from boardrules.language.pack import load_rules
@@ -204,13 +204,16 @@ def test_the_fast_verdict_is_the_full_search_in_free_play(name: str) -> None:
         rng = random.Random(seed)
         for _ in range(40):
             player = rng.choice(game.players)
-            from boardrules.engine.moves import candidate_moves
-
             moves = candidate_moves(game._m, player)
             activities = [Activity("act", player, mv.action, dict(mv.params)) for mv in moves]
             fast, slow = _verdicts(game, activities)
             assert fast == slow
             legal = [mv for mv, ok in zip(moves, fast, strict=True) if ok]
+            for mv in legal:  # every listed move is carried out to its end
+                trial = game.clone()
+                pending = trial.begin(player, mv.action, dict(mv.params))
+                while pending is not None:
+                    pending = trial.answer(pending.sample(rng))
             if not legal:
                 continue
             move = rng.choice(legal)
