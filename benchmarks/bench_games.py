@@ -14,7 +14,7 @@ other work holds is not counted.
 - listing: on the move decisions of a random game, listing every legal move (`Pending.options` on a fresh
   pending) against one run of the chosen move to its first decision, on the same states.
 
-    python benchmarks/bench_games.py [--repeats 5] [--players 2 3 4] [--skip mcts listing]
+    python benchmarks/bench_games.py [--repeats 5] [--players 2 3 4] [--skip mcts listing] [--no-totality]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from open_spiel.python.games import tic_tac_toe  # noqa: F401  (registers python
 from timing import interleaved, ratios, show, show_ratio
 
 from boardrules.adapters import openspiel as adapter
+from boardrules.engine import machine
 from boardrules.engine.moves import Activity, probe
 from boardrules.game import Game
 from boardrules.language.pack import load_rules
@@ -156,7 +157,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chance", nargs="*", default=["step", "auto"])
     parser.add_argument("--packs", nargs="*", default=list(PACKS))
     parser.add_argument("--skip", nargs="*", default=[], choices=["games", "mcts", "listing"])
+    parser.add_argument("--no-totality", action="store_true",
+                        help="prove every move by running it, as before engine/totality.py (for before/after figures)")
     args = parser.parse_args(argv)
+    if args.no_totality:
+        machine.for_players = lambda rules, players: None
     rules = {name: load_rules(PACKS[name], None, None) for name in args.packs}
 
     contenders: dict[str, Callable[[], float]] = {"ttt random actions/s": ttt_actions}

@@ -321,6 +321,7 @@ def _with_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Dia
     out.counters = {name: dataclasses.replace(c) for name, c in rules.counters.items()}
     out.prop_defaults = dict(rules.prop_defaults)
     out.options = dict(rules.options)
+    out.totality = None  # options change counters' limits, so what always finishes is worked out again
     set_options(out, options, diags)
     return out
 

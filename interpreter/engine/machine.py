@@ -19,10 +19,12 @@ from .budget import Budget, Limits
 from .choices import Choices
 from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
+from .effects import Body
 from .interpreter import Frame, run_body
-from .rules import Rules
+from .rules import ActionDef, Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
+from .totality import for_players
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain, shown
 
 STEP_BUDGET = 10_000
@@ -70,7 +72,8 @@ class Machine(Choices, Payments):
         # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
-        self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
+        self._works: dict[tuple[str | None, str, int | None], Callable[[], None]] = {}  # see action_work
+        self.totality = for_players(rules, players)  # which actions always finish (engine/totality.py)
         self.moves_made: dict[Any, Any] = {}  # Move values by action and parameters (moves._combinations)
         n = len(self.players)
         self._bounds = {
@@ -198,10 +201,12 @@ class Machine(Choices, Payments):
         raise BoardrulesError("E509", f"there is no player '{pid}' in a {len(self.players)}-player game")
 
     # ---------------------------------------------------------------- actions
-    def action_work(self, player: str | None, action: str, params: dict[str, Any] | None) -> Callable[[], None]:
-        """What taking an action does (guard, cost, body), checked for a known action and parameters first."""
+    def action_work(self, player: str | None, action: str, params: dict[str, Any] | None,
+                    head: Body | None = None) -> Callable[[], None]:
+        """What taking an action does (guard, cost, body), checked for a known action and parameters first;
+        with `head`, that start of the body instead of all of it (a proof: see engine.totality)."""
         if not params:  # the same work every time: made once per player and action
-            made = self._works.get((player, action))
+            made = self._works.get((player, action, None if head is None else id(head)))
             if made is not None:
                 return made
         a = self.rules.actions.get(action)
@@ -218,17 +223,26 @@ class Machine(Choices, Payments):
             self.budget.rule = a.rule
             if self.state.usage["action"]:
                 self.state.clear_usage("action")
-            self.run_action(a.name, variables, me)
+            self.run_action(a.name, variables, me, head)
 
         if not params:
-            self._works[(player, action)] = work
+            self._works[(player, action, None if head is None else id(head))] = work
         return work
 
-    def run_action(self, name: str, variables: dict[str, Any], me: Player | None) -> None:
+    def run_action(self, name: str, variables: dict[str, Any], me: Player | None, head: Body | None = None) -> None:
         """An action's parameter domains, guard, cost and effects (what taking it means, on its own or inside
-        another rule's `take`)."""
+        another rule's `take`); with `head`, that start of its effects only (a proof: see engine.totality)."""
         a = self.rules.actions[name]
         self.covered.add(a.rule)
+        f = self.allowed(a, variables, me)
+        if a.cost is not None:
+            self.state.cause = a.cost.span
+            self.pay(a.cost, f)
+        run_body(a.body if head is None else head, f)
+
+    def allowed(self, a: ActionDef, variables: dict[str, Any], me: Player | None) -> Frame:
+        """Check an action's parameters against their domains and its guard (reading the state, never writing
+        it); the frame its cost and body run in."""
         self.state.cause = a.span
         f = Frame(self, me, dict(variables))
         for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
@@ -240,10 +254,7 @@ class Machine(Choices, Payments):
             # The refusal carries the guard's text, so a scenario can name the rule that refused (`rule:`).
             where = dataclasses.replace(a.span, text=a.guard_text) if a.span is not None else None
             raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", where)
-        if a.cost is not None:
-            self.state.cause = a.cost.span
-            self.pay(a.cost, f)
-        run_body(a.body, f)
+        return f
 
     def take(self, name: str, params: dict[str, Any], me: Player | None) -> None:
         """`take ACTION(args) as p`: the action inside the running rule, as part of it."""

@@ -20,10 +20,11 @@ from . import flow
 from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
+from .effects import Body
 from .interpreter import Frame
 from .resume import Finished, Runs
 from .runtime import as_list
-from .values import Player, plain
+from .values import Player, UnknownCompared, plain
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -56,7 +57,9 @@ class Activity:
     params: dict[str, Any] = field(default_factory=dict)
     answers: list[Any] = field(default_factory=list)
 
-    def work(self, m: Machine) -> Callable[[], None]:
+    def work(self, m: Machine, head: Body | None = None) -> Callable[[], None]:
+        """What running the activity does; with `head`, a move or action with only that start of its body (after
+        its parameters, the flow's permission, its guard and cost), and not the flow after it."""
         if self.kind == "setup":
             def setup() -> None:
                 m.run_setup()
@@ -72,8 +75,8 @@ class Activity:
             return m.end_round_here
         if self.kind == "take":  # inside a running rule: no per-action reset, no flow
             me = m.player(self.player)
-            return lambda: m.run_action(str(self.action), self.params, me)
-        action_work = m.action_work(self.player, str(self.action), self.params)
+            return lambda: m.run_action(str(self.action), self.params, me, head)
+        action_work = m.action_work(self.player, str(self.action), self.params, head)
         if self.kind == "act" or not m.flow_on:
             return action_work
 
@@ -83,7 +86,8 @@ class Activity:
                 raise BoardrulesError("E501", f"{self.action} cannot be taken now: {why}",
                                       m.rules.actions[str(self.action)].span)
             action_work()
-            flow.after_move(m)
+            if head is None:
+                flow.after_move(m)
 
         return move
 
@@ -137,22 +141,26 @@ class Probe:
     kept: bool = False  # read from a kept finished run, without running
 
 
-def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None) -> Probe:
+def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
+          head: Body | None = None) -> Probe:
     """Run the activity with its answers and take every change back: what would happen. With `runs` (of this
-    state), a run that finishes is kept there, and a run kept there already answers without running."""
+    state), a run that finishes is kept there, and a run kept there already answers without running. With `head`,
+    only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run."""
     if runs is not None and not runs.fresh(m.state):
         runs = None  # kept for a state that has changed since
     if runs is not None:
         kept = runs.find(activity)
         if kept is not None:
             return _from_kept(kept, len(activity.answers), witness)
+    if head is not None:
+        runs = None
     saved, covered, mark = m.decider, m.covered, m.state.mark()
     decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
     started = _Started()  # a dry run is not play: it must not count for coverage
     m.covered = started  # type: ignore[assignment]  # only `add` is called on it
     traced, m.coverage = m.coverage, None
     try:
-        m.transaction(activity.work(m))
+        m.transaction(activity.work(m, head))
         result = Probe("done")
         if runs is not None:
             runs.add(activity, Finished([*activity.answers, *decider.extra], decider.asked, m.state.capture(mark),
@@ -276,6 +284,9 @@ class Search:
             self.exhausted = True
             return True
         self.left -= 1
+        verdict = self._total(activity)
+        if verdict is not None:
+            return verdict
         # First walk through every decision with its first answer (and, with chance stepped, every chance event
         # with its first outcome): one run, however many decisions, draws or shuffle steps. Only if that way
         # fails, stop at the first decision and try each of its answers, depth first. Either way the move is
@@ -296,9 +307,82 @@ class Search:
         base = _with_all(activity, result.extra)
         return any(self._finishes(_with(base, answer)) for answer in answers)
 
-    def _probe(self, activity: Activity, witness: bool) -> Probe:
+    def _total(self, activity: Activity) -> bool | None:
+        """The verdict without running what always finishes (engine.totality): the end of the action's body
+        after which nothing can refuse or be left without an answer, and the flow after the move when all of it
+        always finishes. The move (or the answers given so far) can be carried out exactly when the rest, its
+        parameters, guard, cost and the start of its body, finishes with them. None when the analysis saves
+        nothing or cannot tell."""
+        m, kind = self.m, activity.kind
+        total = m.totality
+        if total is None or kind not in ("move", "act", "take") or activity.action not in m.rules.actions:
+            return None
+        name = str(activity.action)
+        skips_flow = kind == "move" and m.flow_on
+        if skips_flow and not total.after_move(m.state.deferred):
+            return None
+        # Without answers, the rest need only have some way to finish; an answer given to a decision in it needs
+        # every way to (what an answer to a decision in the head needs is checked by running the head).
+        answers = len(activity.answers)
+        head = total.head(name) if answers else total.reach.head(name)
+        if not skips_flow and head is m.rules.actions[name].body:
+            return None
+        if not head and total.plain_cost(name) and (not answers or not total.head(name)):
+            verdict = self._read(activity, skips_flow)
+            if verdict is not None:
+                return verdict
+        result = self._probe(activity, True, head=head)
+        if result.outcome == "done":
+            if self.first is None and result.stop_at is not None:
+                self.first = result  # the same run to the same decision: apply can resume there
+            return True
+        if result.extra:  # a way through a choice in the cost failed: another answer may pay
+            return None
+        self._note(result.error, activity)
+        return False
+
+    def _read(self, activity: Activity, skips_flow: bool) -> bool | None:
+        """The verdict on a move whose body always finishes and whose cost is paid without a choice, by reading
+        the state as a run would check it (the flow's permission, the game's end, the parameters, the guard,
+        whether the cost can be paid), without a transaction. None to leave it to a dry run."""
         m = self.m
-        result = probe(m, activity, self.chance_steps, witness, self.runs)
+        budget, name = m.budget, str(activity.action)
+        saved = m.steps, budget.work, budget.pieces, budget.rule, m.state.cause
+        m.steps = budget.work = budget.pieces = 0  # as a run starts (Machine.transaction)
+        try:
+            a = m.rules.actions[name]
+            why = flow.can_move(m, activity.player, name) if skips_flow else None
+            if why is not None:
+                raise BoardrulesError("E501", f"{name} cannot be taken now: {why}", a.span)
+            if activity.kind == "take":
+                me, variables = m.player(activity.player), activity.params
+            else:
+                if m.state.vars.get("game_over"):
+                    raise BoardrulesError("E501", "the game is over: no action can be taken", a.span)
+                me = m.player(activity.player)
+                if a.by == "player" and me is None:
+                    return None
+                variables = m.params(a.name, a.params, activity.params, a.span)
+            f = m.allowed(a, variables, me)
+            if a.cost is not None and not m.payable(a.cost, f):
+                raise BoardrulesError("E502", f"cannot pay {a.cost.text}", a.cost.span)
+            verdict, error = True, None
+        except BoardrulesError as err:
+            if err.code == INTERNAL:
+                raise
+            verdict, error = False, err
+        except (UnknownCompared, RecursionError):  # what a run turns into its own diagnostic: let a run say it
+            return None
+        finally:
+            self._charge(1 + min(m.steps, m.step_budget) + min(budget.work, budget.limits.work), activity)
+            m.steps, budget.work, budget.pieces, budget.rule, m.state.cause = saved
+        if error is not None:
+            self._note(error, activity)
+        return verdict
+
+    def _probe(self, activity: Activity, witness: bool, head: Body | None = None) -> Probe:
+        m = self.m
+        result = probe(m, activity, self.chance_steps, witness, self.runs, head)
         if result.kept:
             self._charge(1, activity)
             return result

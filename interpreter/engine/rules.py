@@ -238,6 +238,8 @@ class Rules:
     # property depending on x's type. The analyses read it so that a property named like a counter is not taken
     # for a use of the counter. The node is kept beside its kind, so its id stays its own.
     denoted: dict[int, tuple[Any, str]] = field(default_factory=dict, repr=False, compare=False)
+    # Which bodies always finish (engine.totality), worked out on first use by a game of these rules.
+    totality: Any = field(default=None, repr=False, compare=False)
 
     def denote(self, node: Any, section: str) -> None:
         self.denoted[id(node)] = (node, section)
