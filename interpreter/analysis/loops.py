@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostics
 from ..engine import effects as e
+from ..language import checked as c
 from ..language import syntax as s
 from .facts import Facts
 from .tree import Changes, syntax, walk
@@ -18,6 +19,7 @@ from .walk import subnodes
 # Calls whose result depends only on their arguments, or on zones (their pieces).
 _PURE = {"min", "max", "abs", "len", "sum", "first", "last", "keys", "floor", "ceil"}
 _ZONE = {"count", "any", "all", "pieces", "first", "last"}
+_LOCAL = ("var", "local")  # names a rule or the expression itself binds
 
 
 def _can_change(node: s.Node, scope_names: set[str], ch: Changes, facts: Facts) -> bool | None:
@@ -65,8 +67,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
             node = syntax(eff.cond)
             if node is None or not any(isinstance(n, s.Name | s.Attr) for n in subnodes(node)):
                 continue  # `while: true` is a loop on purpose (the step budget stops it)
-            scope = getattr(eff.cond, "syntax", (None, None))[1]
-            names = set(getattr(scope, "names", {}) or {})
+            assert eff.cond.tree is not None
+            names = {n.ref.name for n in c.nodes(eff.cond.tree) if isinstance(n, c.Name) and n.ref.kind in _LOCAL}
             if _can_change(node, names, linked.changes(eff.body), facts) is False:
                 diags.warning("W861", "nothing in this loop's body (nor what it calls or starts) can change its "
                               "condition, so it runs forever or never", facts.where(node, eff.span, rule),

@@ -89,7 +89,7 @@ def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
     """The cost's alternatives, then every way substitutions add to them, all worked out in the state as it is
     now: paying one term never changes what another asks for."""
     own = [Way(i, tuple(g.due(term, f) for term in alt)) for i, alt in enumerate(cost.alternatives)]
-    subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard(f), f)]
+    subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard.fn(f), f)]
     if not subs:
         return own
     out = list(own)

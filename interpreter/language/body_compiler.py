@@ -31,9 +31,10 @@ from ..engine.interpreter import RUNNERS, counter_change, illegal
 from ..engine.runtime import charge
 from ..engine.state import _MISSING, _SAVABLE
 from ..engine.values import Player
-from . import syntax as s
-from .compiler import PIECE_BUILTINS, ExprCompiler, Scope, _Gen, _record
-from .types import ANY, BOOL, INT, PIECE, ZONE, Type
+from . import checked as c
+from .compiler import ExprCompiler
+from .emitter import Gen, namespace, record
+from .types import ANY, BOOL, INT, ZONE, Type
 
 if TYPE_CHECKING:
     from ..engine.rules import Rules
@@ -95,17 +96,17 @@ class BodyCompiler:
         w.lines = [*prologue, *w.lines]
         src = "\n".join(w.lines) + "\n"
         filename = f"<rule {_escaped(str(span.file))}:{span.line}>" if span is not None else "<rule>"
-        namespace = ExprCompiler.namespace(w.gen)
+        globals_ = namespace(w.gen)
         # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
-        namespace.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type,
+        globals_.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type,
                          _charge=charge, _isinstance=isinstance, _PLAIN=_PLAIN, _Player=Player, _MISSING=_MISSING,
                          _SAVABLE_MAX=_SAVABLE - 1, _min=min)
-        exec(compile(src, filename, "exec"), namespace)
+        exec(compile(src, filename, "exec"), globals_)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         if filename not in self.registered:
             self.registered.add(filename)
             _REGISTERED[filename] += 1
-        return namespace[name], src
+        return globals_[name], src
 
 
 # How many live rule sets registered each linecache name (two loads of one pack register the same names).
@@ -157,10 +158,10 @@ class _Writer:
     def __init__(self, exprs: ExprCompiler, rules: Rules) -> None:
         self.exprs = exprs
         self.rules = rules
-        self.gen = _Gen()
+        self.gen = Gen()
         self.lines: list[str] = []
         self.temps = 0
-        self.grouped: dict[int, tuple[str, s.Node, str, list[s.Node], str, Scope]] = {}  # id(let) -> plan
+        self.grouped: dict[int, tuple[str, c.Node, c.Node, list[c.Node], str]] = {}  # id(let) -> plan
         self.use_locals = False
 
     def line(self, depth: int, text: str) -> None:
@@ -173,14 +174,11 @@ class _Writer:
         self.temps += 1
         return f"{prefix}{self.temps}"
 
-    def expr(self, fn: Any) -> tuple[str, Type]:
-        """An expression's source inline, or a call of its function when it was not compiled from syntax."""
-        try:
-            got = self.exprs.source(fn, self.gen)
-        except Exception:  # a source that cannot be rebuilt here runs as the function it already is
-            got = None
+    def expr(self, expr: c.Expr) -> tuple[str, Type]:
+        """An expression's source inline, or a call of its function when it was not made from a checked tree."""
+        got = self.exprs.source(expr, self.gen)
         if got is None:
-            return f"{self.const(fn)}(f)", ANY
+            return f"{self.const(expr.fn)}(f)", ANY
         return got
 
     def truth(self, fn: Any) -> str:
@@ -273,9 +271,9 @@ class _Writer:
 
     def for_(self, n: e.ForE, depth: int) -> None:
         item = self.temp("item")
-        for let, plan in _group_plans(n, self.rules, self.exprs, item):
+        for let, plan in _group_plans(n, self.rules):
             grp = self.temp("groups")
-            self.grouped[id(let)] = (grp, *plan)
+            self.grouped[id(let)] = (grp, *plan, item)
             self.line(depth, f"{grp} = None")
         self.line(depth, f"for {item} in _as_list({self.expr(n.items)[0]}, f):")
         outer = dict(self.gen.locals)
@@ -288,13 +286,13 @@ class _Writer:
         a piece: one pass over Z counts the pieces meeting A by their P, the first time it is needed, and each
         turn of the loop looks its v up. The budget is charged as the filter would be; a value that is not plain
         data (or an unknown) takes the filter as written."""
-        grp, zone, prop, rest, item, scope = self.grouped[id(n)]
-        inner = scope.inner(True, {"it": PIECE})
+        grp, zone, keyed, rest, item = self.grouped[id(n)]
+        emit = self.exprs.emitter
         self.line(depth, f"if {grp} is None:")
         used, self.gen.depth, self.gen.used = self.gen.used, 1, set()  # invariants become locals set before it
-        zsrc = self.exprs._src(zone, scope, self.gen)[0]
-        tests = [self.exprs._truthy(c, inner, self.gen) for c in rest]
-        key = self.exprs._src(s.Attr(zone.pos, s.Name(zone.pos, "it"), prop), inner, self.gen)[0]
+        zsrc = emit.src(zone, self.gen)
+        tests = [emit.truth(cond, self.gen) for cond in rest]
+        key = emit.src(keyed, self.gen)
         uses_piece, self.gen.used = "it" in self.gen.used, used
         hoisted, self.gen.hoisted, self.gen.depth = self.gen.hoisted, {}, 0
         for src, name in hoisted.items():
@@ -307,7 +305,7 @@ class _Writer:
         records = self.temp("records")
         self.line(depth + 1, f"{records} = st.pieces")
         self.line(depth + 1, f"for {pid} in {ids}:")
-        self.line(depth + 2, f"{_record('it')} = {records}[{pid}]")
+        self.line(depth + 2, f"{record('it')} = {records}[{pid}]")
         if uses_piece:
             self.line(depth + 2, f"_v_it = g.piece({pid})")
         body = depth + 2
@@ -372,37 +370,29 @@ _PLAIN = (str, int, Player, type(None))  # values whose == is their dict key equ
 _PURE = (e.LetE, e.IfE, e.RequireE, e.FailE, e.StepE, e.ForE, e.SetCounterE)
 
 
-def _group_plans(loop: e.ForE, rules: Rules, exprs: ExprCompiler, item: str
-                 ) -> list[tuple[e.Effect, tuple[s.Node, str, list[s.Node], str, Scope]]]:
-    """The lets of a loop's body that `_Writer.grouped_count` can compute in one pass (see there)."""
+def _group_plans(loop: e.ForE, rules: Rules) -> list[tuple[e.Effect, tuple[c.Node, c.Node, list[c.Node]]]]:
+    """The lets of a loop's body that `_Writer.grouped_count` can compute in one pass (see there): for each, the
+    zone, the property its pieces are counted by, and the other conditions."""
     bound = {loop.var}
-    if not _leaves_pieces_alone(loop.body, rules, bound):
+    if loop.var == "it" or not _leaves_pieces_alone(loop.body, rules, bound):
         return []
-    plans = []
+    plans: list[tuple[e.Effect, tuple[c.Node, c.Node, list[c.Node]]]] = []
     for node in loop.body:
-        syntax = getattr(node.value, "syntax", None) if isinstance(node, e.LetE) else None
-        if syntax is None:
-            continue
-        call, scope = syntax
-        if not (isinstance(call, s.Call) and call.fn == "count" and len(call.args) == 1
-                and isinstance(call.args[0], s.Where)):
+        call = node.value.tree if isinstance(node, e.LetE) else None
+        if not (isinstance(call, c.Call) and call.fn == "count" and len(call.args) == 1
+                and isinstance(call.args[0], c.Where)):
             continue
         where = call.args[0]
         conjuncts = _conjuncts(where.cond)
-        prop = _keyed_on(conjuncts[-1], loop.var, rules)
-        if prop is None or loop.var in scope.py_locals or "it" in scope.names:
+        keyed = _keyed_on(conjuncts[-1], loop.var)
+        if keyed is None or where.items.type != ZONE:
             continue
         rest = conjuncts[:-1]
-        if not all(_invariant(c, scope, rules, bound, piece_ok=True) for c in rest):
+        if not all(_invariant(x, bound, piece_ok=True) for x in rest):
             continue
-        if not _invariant(where.items, scope, rules, bound, piece_ok=False):
+        if not _invariant(where.items, bound, piece_ok=False):
             continue
-        try:
-            if exprs.resolve(where.items, scope) != ZONE:
-                continue
-        except Exception:  # not a zone after all: the filter runs as written
-            continue
-        plans.append((node, (where.items, prop, rest, item, scope)))
+        plans.append((node, (where.items, keyed, rest)))
     return plans
 
 
@@ -429,52 +419,47 @@ def _leaves_pieces_alone(body: e.Body, rules: Rules, bound: set[str]) -> bool:
     return True
 
 
-def _conjuncts(node: s.Node) -> list[s.Node]:
-    if isinstance(node, s.BoolOp) and node.op == "and":
+def _conjuncts(node: c.Node) -> list[c.Node]:
+    if isinstance(node, c.BoolOp) and node.op == "and":
         return [*_conjuncts(node.left), *_conjuncts(node.right)]
     return [node]
 
 
-def _keyed_on(node: s.Node, var: str, rules: Rules) -> str | None:
-    """P when the node is `it.P == var` or `var == it.P` for a declared property P."""
-    if not (isinstance(node, s.Compare) and node.op == "=="):
+def _is_it(node: c.Node) -> bool:
+    return isinstance(node, c.Name) and node.ref.kind == "local" and node.ref.name == "it"
+
+
+def _keyed_on(node: c.Node, var: str) -> c.Attr | None:
+    """`it.P` when the node is `it.P == var` or `var == it.P` for a declared property P of a piece of a zone."""
+    if not (isinstance(node, c.Compare) and node.op == "=="):
         return None
     for a, b in ((node.left, node.right), (node.right, node.left)):
-        if (isinstance(a, s.Attr) and isinstance(a.obj, s.Name) and a.obj.id == "it" and isinstance(b, s.Name)
-                and b.id == var and a.name in rules.properties and a.name not in PIECE_BUILTINS):
-            return a.name
+        if (isinstance(a, c.Attr) and _is_it(a.obj) and a.kind == "property" and isinstance(b, c.Name)
+                and b.ref.kind == "var" and b.ref.name == var):
+            return a
     return None
 
 
-def _invariant(node: s.Node, scope: Scope, rules: Rules, bound: set[str], piece_ok: bool) -> bool:
+def _invariant(node: c.Node, bound: set[str], piece_ok: bool) -> bool:
     """Whether the node reads only what the loop cannot change: the piece being filtered (its declared
     properties), the acting player, names bound before the loop, literals, symbols and zones."""
-    if isinstance(node, s.Literal):
+    if isinstance(node, c.Literal):
         return True
-    if isinstance(node, s.Name):
-        name = node.id
-        if name == "it":
-            return piece_ok
-        if name in bound:
-            return False
-        if name in scope.names:
-            return name not in scope.py_locals
-        if name == "me":
-            return True
-        if name in rules.counters or name in rules.values:
-            return False
-        return name in rules.symbols or (name in rules.zones and rules.zones[name].per == "game")
-    if isinstance(node, s.Attr):
-        obj = node.obj
-        if isinstance(obj, s.Name) and obj.id == "it":
-            return piece_ok and node.name in rules.properties and node.name not in PIECE_BUILTINS
-        zone = rules.zones.get(node.name)
-        return zone is not None and zone.per == "player" and _invariant(obj, scope, rules, bound, False)
-    if isinstance(node, s.Compare):
-        return node.op in ("==", "!=") and all(_invariant(x, scope, rules, bound, piece_ok)
-                                               for x in (node.left, node.right))
-    if isinstance(node, s.BoolOp):
-        return all(_invariant(x, scope, rules, bound, piece_ok) for x in (node.left, node.right))
-    if isinstance(node, s.Not):
-        return _invariant(node.operand, scope, rules, bound, piece_ok)
+    if isinstance(node, c.Name):
+        kind = node.ref.kind
+        if kind == "local":
+            return piece_ok and node.ref.name == "it"
+        if kind == "var":
+            return node.ref.name not in bound
+        return kind in ("me", "symbol", "zone")
+    if isinstance(node, c.Attr):
+        if _is_it(node.obj):
+            return piece_ok and node.kind == "property"
+        return node.kind == "zone" and _invariant(node.obj, bound, False)
+    if isinstance(node, c.Compare):
+        return node.op in ("==", "!=") and all(_invariant(x, bound, piece_ok) for x in (node.left, node.right))
+    if isinstance(node, c.BoolOp):
+        return all(_invariant(x, bound, piece_ok) for x in (node.left, node.right))
+    if isinstance(node, c.Not):
+        return _invariant(node.operand, bound, piece_ok)
     return False

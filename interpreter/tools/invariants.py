@@ -66,7 +66,7 @@ class Checker:
         for inv in rules.invariants:
             for me in (m.players if inv.per == "player" else [None]):
                 try:
-                    ok = inv.check(Frame(m, me))
+                    ok = inv.check.fn(Frame(m, me))
                 except BoardrulesError as err:
                     return Violation(inv.name, str(inv.span), f"'{inv.text}' could not be evaluated: "
                                      f"{err.diagnostic.message}")

@@ -21,7 +21,7 @@ def score(game: Game, player: str) -> float:
         return 0.0
     m = game._m
     me = next(p for p in m.players if p.id == player)
-    value = fn(Frame(m, me))
+    value = fn.fn(Frame(m, me))
     if isinstance(value, (Unknown, bool)) or not isinstance(value, int | float):
         return 0.0
     return float(value)

@@ -310,7 +310,7 @@ class ScenarioRunner:
             result.failures.append(render_text(builder.diags.sorted()))
             return
         try:
-            actual, reads = _evaluate_reading(game, fn)
+            actual, reads = _evaluate_reading(game, fn.fn)
         except BoardrulesError as err:
             result.fail(err.code, span, f"expect {key}: {err.diagnostic.message}")
             return
