@@ -173,6 +173,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "over it stops the action, names the rule and the limit, and leaves the state as it was. `check` reports "
        "a constant that is already over a limit (a repeat count, a literal range, `create N`, a die's sides).",
        "do: [{repeat: 1000000000000, do: []}]", "do: [{repeat: 6, do: ['me.coins += 1']}]"),
+    _c("E542", "error", "run", "a table has no entry for the key read",
+       "A table read with a key known only at run time (a parameter, a loop variable) that the table has no entry "
+       "for, and the table has no `default`: the action stops and the state is left as it was.",
+       "values:\n  worth: {table: {red: 1}}\ndo: ['me.points += worth[c]']   # c is blue",
+       "values:\n  worth: {table: {red: 1}, default: 0}\ndo: ['me.points += worth[c]']"),
     _c("W520", "warning", "run", "a move or option dropped by the legal-move search because of a rule bug",
        "The legal-move search tries each candidate move and option in a dry run. A refusal (a guard, `require`, "
        "a cost, a limit, a full zone, a counter's range) makes it illegal; any other failure (a loop, a work "
@@ -203,6 +208,65 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "A mapping in a keyed counter's `initial`, `min` or `max` names a key that is not one of the counter's keys.",
        "counters:\n  stock: {per: player, keys: [ore, wood], max: {oer: 5}}",
        "counters:\n  stock: {per: player, keys: [ore, wood], max: {ore: 5}}"),
+    _c("E420", "error", "link", "a time after `end` that is not one `end game` knows",
+       "Only `end game` says when the game ends: `now` (the default), `after this turn`, `after this round` or "
+       "`after next round`. `end turn` and `end round` take nothing after them, and the game cannot end after "
+       "another game.",
+       "do: [end turn after this round]", "do: [end game after this round]"),
+    _c("E421", "error", "link", "`end game` in the flow's `end.do`, where the game is already over",
+       "The flow's `end.do` runs once the game has ended, so there is no end left to ask for there.",
+       "flow:\n  end: {when: round_number > 4, do: [score, end game]}",
+       "flow:\n  end: {when: round_number > 4, do: [score]}"),
+    _c("E422", "error", "link", "`end.after` without `end.when`",
+       "`after:` says when the game ends once `when:` holds (this_turn, this_round, next_round); without `when:` "
+       "there is nothing for it to follow. A rule that ends the game says `end game after ...` itself.",
+       "flow:\n  end: {after: this_round, do: [score]}",
+       "flow:\n  end: {when: count(deck) == 0, after: this_round, do: [score]}"),
+    _c("E423", "error", "link", "a table declared wrong",
+       "A `{table: ...}` value maps keys to entries. Its symbol keys must be declared symbols (in a set, or a "
+       "counter's keys), and with `keys:` every key must be in that set and every symbol of the set needs an entry, "
+       "unless the table has a `default`. Its entries are all of one kind (numbers, true/false or symbols, or "
+       "`{unknown: ...}`), every entry needs the same number of keys, and the default is of the entries' kind.",
+       "values:\n  worth: {table: {red: 1, bleu: 2}, keys: colours}",
+       "values:\n  worth: {table: {red: 1, blue: 2}, keys: colours}"),
+    _c("E424", "error", "link", "a table read with a key it has no entry for, of the wrong type, or without its keys",
+       "A table is read as `name[key]` (`name[k1][k2]` for a table of tables). A key written as a constant must "
+       "be one the table has (or the table needs a `default`); a key of another type than the table's keys (a "
+       "number for a table keyed by symbols) can never be found; a table is not read without its keys.",
+       "values:\n  worth: {table: {red: 1, blue: 2}}\ndo: ['me.points += worth[green]']",
+       "values:\n  worth: {table: {red: 1, blue: 2}, default: 0}\ndo: ['me.points += worth[green]']"),
+    _c("E425", "error", "link", "`rank_by` over something that is not players, or by a key that is not a number",
+       "`rank_by(KEY, PLAYERS)` ranks the acting player (`rank_by(KEY, PLAYERS, P)`: P) among a list of players "
+       "by KEY, a number (or a list of numbers) worked out for each of them as `it`.",
+       "do: ['me.points += rank_by(it.coins, pieces(worker))']",
+       "do: ['me.points += rank_by(it.coins, players)']"),
+    _c("E426", "error", "link", "a cost term on something that is neither a counter nor a track marker",
+       "A cost term pays a counter (`2 coins`, `1 gems[any]`) or moves a track marker (`2 time`, with `time` a "
+       "marker). A track, a zone or a value cannot be paid, and a marker has no keys (`[any]`, `[red]`).",
+       "cost: \"2 clock\"     # clock is the track", "cost: \"2 time\"      # time is the marker on it"),
+    _c("E427", "error", "link", "a trigger on what a limit absorbs, where the limit never absorbs",
+       "`on: {overflow: c}` runs on the part of a gain that c's cap absorbed, so c needs a `max` and `overflow: "
+       "discard` or `carry`; `on: {underflow: c}` runs on the part of a loss its floor absorbed, so c needs "
+       "`underflow: discard`. A counter that refuses (the default, E508) never absorbs anything.",
+       "counters:\n  fame: {per: player, max: 10}\ntriggers:\n  spill: {on: {overflow: fame}, do: []}",
+       "counters:\n  fame: {per: player, max: 10, overflow: discard}\n"
+       "triggers:\n  spill: {on: {overflow: fame}, do: []}"),
+    _c("E428", "error", "link", "an `extend` of a choice whose rule or step holds no `one_of`, or several",
+       "`extend: {actions.a.s: {one_of: ...}}` changes the one `one_of` of the rule (or of its named step `s`). "
+       "A target holding none, or more than one (name a step around the one meant), or a change that leaves the "
+       "choice without any option, is refused.",
+       "extend:\n  actions.sow: {one_of: {drop: [rye]}}   # sow has two one_of blocks",
+       "extend:\n  actions.sow.crop: {one_of: {drop: [rye]}}   # the one in the step named crop"),
+    _c("E429", "error", "link", "an `extend` drops an option the choice does not have",
+       "`drop:` names options by their labels; a label the `one_of` does not have (after the modules this one "
+       "requires changed it) is a typo or an option another module, not required, adds.",
+       "extend:\n  actions.sow.crop: {one_of: {drop: [ryee]}}",
+       "extend:\n  actions.sow.crop: {one_of: {drop: [rye]}}"),
+    _c("E430", "error", "link", "an `extend` adds an option the choice already has",
+       "An added option's label must be new to the `one_of`: to change an option, drop it and add one under "
+       "another label, or replace the rule.",
+       "extend:\n  actions.sow.crop: {one_of: {options: {rye: [...]}}}   # crop has rye",
+       "extend:\n  actions.sow.crop: {one_of: {options: {spelt: [...]}}}"),
     _c("E701", "error", "test", "an expectation does not hold",
        "A scenario's `expect` entry evaluated to something else; the runner names the rule that last changed it.",
        "expect: {p1.coins: 2}   # it is 1", "expect: {p1.coins: 1}"),
@@ -380,6 +444,13 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the counter's cells by `[any]`, `[different]` or a key held in a name: the addition changes nothing.",
        "extend:\n  sets.moods: [sulky]   # no rule says sulky, none goes through moods",
        "extend:\n  sets.moods: [sulky]\nactions:\n  sulk: {do: [{match: me.mood, cases: {sulky: [...]}}]}"),
+    _c("W865", "warning", "check", "a trigger on a zone that nothing fills or empties",
+       "A trigger watches a zone's number of pieces coming in (`crosses:` or `every:` going up) but no rule moves "
+       "or creates a piece into it, refills it or carries overflow to it; or it counts pieces going out "
+       "(`direction: down`) but no rule moves, removes or refills pieces at all. It can never run.",
+       "triggers:\n  deck_gone: {on: {change: deck, crosses: 0, direction: down}, do: [...]}   # nothing leaves deck",
+       "actions:\n  draw: {do: [move first(deck) to me.hand]}\ntriggers:\n  deck_gone: {on: {change: deck, crosses: 0, "
+       "direction: down}, do: [...]}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -21,7 +21,8 @@ from boardrules.tools.scenario import Result, ScenarioRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 PACK_DIRS = [ROOT / "rules", ROOT / "examples", HARVEST, ROOT / "tests" / "packs" / "relay",
-             ROOT / "tests" / "packs" / "payments"]
+             ROOT / "tests" / "packs" / "payments", ROOT / "tests" / "packs" / "finale",
+             ROOT / "tests" / "packs" / "limits"]
 
 
 class CompilingRunner(ScenarioRunner):

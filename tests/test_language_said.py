@@ -199,7 +199,7 @@ def test_end_game_without_a_flow_ends_it(build: Build, mode: Callable[[Rules], R
     game.act("p1", "score")
     game.act("p2", "finish")
     assert game.is_terminal()
-    assert game.state.counters["p2.points"] == 105  # the action that ends the game still runs to its end
+    assert game.state.counters["p2.points"] == 5  # `end game` is `end game now`: the rest of the action does not run
     before = game.state.dumps()
     with pytest.raises(BoardrulesError) as refused:
         game.act("p1", "score")

@@ -61,6 +61,6 @@ def declaration_refs(rules: Rules) -> list[Ref]:
     for t in rules.tracks.values():
         use("read", t.spaces)
     for watched in rules.watchers:
-        name = watched.removeprefix("marker ")
+        name = watched.rpartition(" ")[2]  # "marker m", "zone z", "overflow c", "underflow c"
         use("read", name, "counters" if name in rules.counters else None)
     return out

@@ -1,4 +1,4 @@
-"""Triggers on counters and markers (`on: {change: ...}`) that cannot work:
+"""Triggers on counters and markers (`on: {change: ...}`) that cannot work (zones: zone_watch.py):
 
 - a `crosses:` threshold the counter can never reach from the side it counts from: beyond its max (going up) or
   at or below its min (going up, it never comes from below), or outside the marker's track (W857);
@@ -14,6 +14,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span
 from ..engine.rules import WatchDef
 from ..language import syntax as s
+from . import zone_watch as zones
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
@@ -47,7 +48,13 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     consts = constants(rules)
     moves = facts.linked.counter_moves()
     for watched, watchers in rules.watchers.items():
+        if watched.startswith("zone "):
+            zones.check(facts, ranges, consts, watchers, diags)
+            continue
         for w in watchers:
+            if w.limit:  # runs on what a cap or floor absorbed, which the linker checked can happen
+                _reabsorbs(facts, w, diags)
+                continue
             marker = watched.startswith("marker ")
             mark = _threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
@@ -113,3 +120,14 @@ def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
     diags.error("E850", f"triggers.{w.name} runs on every change of '{w.counter}' and changes '{w.counter}' itself, "
                 "so each run starts the next", _on_span(facts, w, "change"),
                 "add an if: that stops it, change another counter, or watch a threshold with crosses:")
+
+
+def _reabsorbs(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
+    """A trigger on what a cap absorbed that adds to the capped counter itself (or on a floor, takes from it):
+    at the cap every run is absorbed again and starts the next."""
+    way = "down" if w.limit == "underflow" else "up"
+    if w.guard is not None or way not in facts.linked.changes(w.body).counters.get(w.counter, set()):
+        return
+    diags.error("E850", f"triggers.{w.name} runs on what the {'floor' if way == 'down' else 'cap'} of '{w.counter}' "
+                f"absorbs and moves '{w.counter}' {way} itself, so at the limit each run starts the next",
+                _on_span(facts, w, w.limit), "add an if: that stops it, or change another counter")

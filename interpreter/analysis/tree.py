@@ -126,9 +126,12 @@ class Linked:
         if isinstance(eff, e.EndE) and eff.what == "turn":
             return [t.body for t in r.triggers.get("turn_end", [])]
         if isinstance(eff, e.SetCounterE):
-            return [w.body for w in r.watchers.get(eff.counter, [])]
+            return [w.body for watched in (eff.counter, f"overflow {eff.counter}", f"underflow {eff.counter}")
+                    for w in r.watchers.get(watched, [])]
         if isinstance(eff, e.AdvanceE | e.PlaceE):
             return [w.body for key, ws in r.watchers.items() if key.startswith("marker ") for w in ws]
+        if isinstance(eff, e.MoveE | e.CreateE | e.RemoveE | e.RefillE):  # any watched zone may change
+            return [w.body for key, ws in r.watchers.items() if key.startswith("zone ") for w in ws]
         return []
 
     def reach(self, body: e.Body) -> Iterator[e.Effect]:
@@ -159,7 +162,10 @@ class Linked:
             elif isinstance(eff, e.PayE):
                 for alt in eff.cost.alternatives:
                     for term in alt:
-                        out.counter(term.counter, {"down"})
+                        if term.marker:
+                            out.markers = True
+                        else:
+                            out.counter(term.counter, {"down"})
             elif isinstance(eff, e.SetPropE):
                 out.props.add(eff.prop)
             elif isinstance(eff, e.LetE | e.ChooseE | e.RollE):
@@ -190,8 +196,10 @@ class Linked:
         for action in self.rules.actions.values():
             for alt in (action.cost.alternatives if action.cost is not None else ()):
                 for term in alt:
-                    out.setdefault(term.counter, set()).add("down")
+                    if not term.marker:
+                        out.setdefault(term.counter, set()).add("down")
         for sub in self.rules.substitutes:  # what is paid instead of part of a cost
             for term in sub.instead:
-                out.setdefault(term.counter, set()).add("down")
+                if not term.marker:
+                    out.setdefault(term.counter, set()).add("down")
         return out

@@ -31,12 +31,16 @@ class Payments:
     # Provided by the other parts of Game.
     choose: Callable[..., Any]
     set_counter: Callable[..., None]
+    marker_room: Callable[[str, int], bool]
+    spend_marker: Callable[[str, int], None]
 
     def due(self, term: CostTermC, f: Frame) -> Due:
         amount = check_known(term.amount.fn(f), f)
         if type(amount) is not int or amount < 0:
             raise runtime_type_error(f"a cost amount must be a number >= 0, got {shown(amount)}", f)
         owner = "" if term.per == "game" else f"{self._payer(f).id}."
+        if term.marker:
+            return Due(term.counter, f"{owner}{term.counter}", amount, None, True)
         return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn.fn(f) if term.key_fn else term.key)
 
     def _payer(self, f: Frame) -> Player:
@@ -58,14 +62,19 @@ class Payments:
     def _way_payable(self, way: Way, f: Frame) -> bool:
         fixed: dict[str, int] = {}
         flexible = []
+        moves: dict[str, int] = {}
         for d in way.dues:
-            if d.key is None:
+            if d.marker:
+                moves[d.base] = moves.get(d.base, 0) + d.amount
+            elif d.key is None:
                 fixed[d.base] = fixed.get(d.base, 0) + d.amount
             elif d.key in ("any", "different"):
                 flexible.append(d)
             else:
                 k = f"{d.base}[{plain(d.key)}]"
                 fixed[k] = fixed.get(k, 0) + d.amount
+        if any(not self.marker_room(m, n) for m, n in moves.items()):
+            return False
         low = {k: self._floor(k) for k in fixed}
         if any(self._have(k, f) - n < low[k] for k, n in fixed.items()):
             return False
@@ -113,7 +122,9 @@ class Payments:
         if self.coverage is not None and len(cost.alternatives) > 1:
             self.coverage.add((cost.span, way.alternative))
         for d in way.dues:
-            if d.key is None:
+            if d.marker:
+                self.spend_marker(d.base, d.amount)
+            elif d.key is None:
                 self.set_counter(d.base, d.counter, self.state.counters[d.base] - d.amount, "E502")
             elif d.key == "any":
                 keys = [k for k, cell, low in self._cells(d.base, d.counter) if self._have(cell, f) - d.amount >= low]
@@ -134,6 +145,9 @@ class Payments:
         for alt in cost.alternatives:
             for term in alt:
                 base = term.counter if term.per == "game" else f"{self._payer(f).id}.{term.counter}"
+                if term.marker:
+                    shown.append(f"{term.counter} on space {self.state.markers[base].pos}")
+                    continue
                 keys = self._keys(term.counter)
                 if keys:
                     shown.append(f"{term.counter} " + ", ".join(f"{k}={self._have(f'{base}[{k}]', f)}" for k in keys))

@@ -50,6 +50,7 @@ class CostTermC:
     per: str  # player or game
     key: str | None  # None, "any", "different", or a fixed key
     key_fn: Fn | None  # a key computed from a local name
+    marker: bool = False  # `counter` names a track marker: paying moves it (its track's `spend` way)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +186,8 @@ class LimitE(Effect):
 
 @dataclass(frozen=True, slots=True)
 class EndE(Effect):
-    what: str
+    what: str  # turn / round / game
+    at: str = "now"  # when `end game` ends it: now, turn (this turn), round (this round), next_round
 
 
 @dataclass(frozen=True, slots=True)

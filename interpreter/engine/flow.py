@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..diagnostics import BoardrulesError
+from . import ending
 from .interpreter import Frame
 from .runtime import check_known
 from .values import Player, shown
@@ -53,9 +54,13 @@ def settle(m: Machine) -> None:
         if v["game_over"]:
             return
         if flow.end_when is not None and check_known(flow.end_when.fn(Frame(m, None)), Frame(m, None)):
-            m.end_game()
-            return
+            if flow.end_after is None:
+                m.end_game()
+                return
+            ending.request(m, flow.end_after)
         phase = flow.phases[v["phase"]]
+        if v.get(ending.TURN) and (phase.turns is None or not v["phase_live"]):
+            ending.now(m)  # the end of "this turn" asked for where no turn is running: the game ends here
         if phase.turns is None or not v["phase_live"]:
             _advance(m)
             continue
@@ -162,6 +167,7 @@ def _advance(m: Machine) -> None:
     if index == len(flow.phases):
         index = 0
         st.clear_usage("round")
+        ending.round_ended(m)  # before the round number goes up: the game ended in the round it was in
         st.set_var("round", st.vars["round"] + 1)
     _enter(m, index)
 

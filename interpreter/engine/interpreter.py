@@ -7,7 +7,7 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError
 from . import effects as e
-from . import overflow
+from . import ending, overflow
 from .frame import Frame
 from .runtime import as_list, check_known, runtime_type_error
 from .values import Piece, Player, Ref, Zone, encode, plain, shown
@@ -130,7 +130,7 @@ def run_pay(n: e.PayE, f: Frame) -> None:
     f.g.pay(n.cost, Frame(f.g, payer, f.vars))
 
 
-def run_move(n: e.MoveE, f: Frame) -> None:
+def _move(n: e.MoveE, f: Frame) -> None:
     zone = _zone(n.to.fn(f), f)
     at = _int(n.at.fn(f), f, "the slot") if n.at else None
     state = f.g.state
@@ -147,7 +147,7 @@ def run_move(n: e.MoveE, f: Frame) -> None:
                     state.move_piece(pid, dest, at if dest == zone.key else None)
 
 
-def run_create(n: e.CreateE, f: Frame) -> None:
+def _create(n: e.CreateE, f: Frame) -> None:
     count = _int(n.count.fn(f), f, "the number of pieces") if n.count else 1
     zone = _zone(n.zone.fn(f), f)
     at = _int(n.at.fn(f), f, "the slot") if n.at else None
@@ -166,7 +166,7 @@ def run_create(n: e.CreateE, f: Frame) -> None:
         f.vars[n.bind] = created if n.count else (created[0] if created else None)
 
 
-def run_remove(n: e.RemoveE, f: Frame) -> None:
+def _remove(n: e.RemoveE, f: Frame) -> None:
     for piece in _pieces(n.what.fn(f), f):
         f.g.unlink(piece.id)
         f.g.state.remove_piece(piece.id)
@@ -211,7 +211,7 @@ def run_shuffle(n: e.ShuffleE, f: Frame) -> None:
     f.g.shuffle(_zone(n.zone.fn(f), f).key)
 
 
-def run_refill(n: e.RefillE, f: Frame) -> None:
+def _refill(n: e.RefillE, f: Frame) -> None:
     zone, source = _zone(n.zone.fn(f), f), _zone(n.source.fn(f), f)
     state = f.g.state
     target = state.zones[zone.key]
@@ -224,6 +224,24 @@ def run_refill(n: e.RefillE, f: Frame) -> None:
         if not src:
             break
         state.move_piece(src[0], zone.key, None)
+
+
+def _watching_zones(run: Callable[[Any, Frame], None]) -> Callable[[Any, Frame], None]:
+    """A statement that moves, creates or removes pieces, then the triggers on the watched zones it changed."""
+
+    def runner(n: Any, f: Frame) -> None:
+        g = f.g
+        if not g.zone_watch:
+            run(n, f)
+            return
+        before = g.zone_sizes()
+        run(n, f)
+        g.zones_changed(before)
+
+    return runner
+
+
+run_move, run_create, run_remove, run_refill = map(_watching_zones, (_move, _create, _remove, _refill))
 
 
 def _marker(value: Any, f: Frame) -> str:
@@ -293,9 +311,9 @@ def run_limit(n: e.LimitE, f: Frame) -> None:
 def run_end(n: e.EndE, f: Frame) -> None:
     g = f.g
     if n.what == "game":
-        g.end_game()
+        ending.request(g, n.at)
     elif n.what == "round":
-        g.state.clear_usage("round")
+        g.end_round_here()
     elif g.flow_on:  # the flow ends the turn once the action is over, and picks who plays next
         g.state.set_var("turn_over", True)
     else:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
 from ..internal import internal_error
-from . import overflow, watch
+from . import ending, overflow, watch
 from .budget import Budget, Limits
 from .choices import Choices
 from .costs import Payments
@@ -79,6 +79,7 @@ class Machine(Choices, Payments):
             for c in rules.counters.values() if c.key_limits
         }
         self._lay_out()
+        self.zone_watch = watch.watched_zones(self)  # see engine/watch.py: the zones triggers watch
 
     # ---------------------------------------------------------------- building the state
     def _lay_out(self) -> None:
@@ -155,6 +156,8 @@ class Machine(Choices, Payments):
         budget.rule = None
         try:
             work()
+        except ending.EndNow:  # the game ended: what ran until then stands, the rest of the activity does not run
+            pass
         except BoardrulesError:
             self.state.rollback(mark)
             raise
@@ -297,6 +300,14 @@ class Machine(Choices, Payments):
         self.state.set_var("turn", self.state.vars["turn"] + 1)
         if me is not None and not self.flow_on:  # with a flow, the flow picks who plays next
             self.state.set_var("turn_player", self.players[me.seat % len(self.players)].id)
+        ending.turn_ended(self)
+
+    def end_round_here(self) -> None:
+        """`end round`: per-round limits reset; without a flow it is also where a round ends (with one, the flow's
+        last phase is)."""
+        self.state.clear_usage("round")
+        if not self.flow_on:
+            ending.round_ended(self)
 
     def end_game(self) -> None:
         """The game is over: the flow's final steps run once; every further action is illegal."""
@@ -351,20 +362,37 @@ class Machine(Choices, Payments):
             low, high = self._bounds[counter]
             if counter in self._key_bounds:
                 low, high = self._key_bounds[counter][key[key.rindex("[") + 1:-1]]
-            if low is not None and value < low:
-                raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
-                                      self.state.cause)
-            if high is not None and value > high:
-                if self.rules.counters[counter].overflow == "refuse":
-                    raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
-                                          self.state.cause)
-                value = overflow.counter_value(self, key, counter, value, high)
+            if (low is not None and value < low) or (high is not None and value > high):
+                self._absorb(key, counter, value, low, high, code)
+                return
         if counter in self.rules.watchers:
             old = self.state.counters.get(key)
             self.state.set_counter(key, value)
             watch.changed(self, counter, key, old, value)
         else:
             self.state.set_counter(key, value)
+
+    def _absorb(self, key: str, counter: str, value: int, low: int | None, high: int | None, code: str) -> None:
+        """A change beyond the counter's floor or cap: refused, or absorbed by it (the cap's excess carried on
+        first); then the change triggers, then the triggers on what was absorbed (`on: {overflow: ...}`)."""
+        c = self.rules.counters[counter]
+        if low is not None and value < low:
+            if c.underflow == "refuse":
+                raise BoardrulesError(code, f"not enough {counter}: {key} would be {value} (at least {low})",
+                                      self.state.cause)
+            kept, tag = low, "underflow"
+        else:
+            assert high is not None
+            if c.overflow == "refuse":
+                raise BoardrulesError(code, f"too much {counter}: {key} would be {value} (at most {high})",
+                                      self.state.cause)
+            kept, tag = overflow.counter_value(self, key, counter, value, high), "overflow"
+        old = self.state.counters.get(key)
+        self.state.set_counter(key, kept)
+        if counter in self.rules.watchers:
+            watch.changed(self, counter, key, old, kept)
+        if f"{tag} {counter}" in self.rules.watchers:
+            watch.absorbed(self, tag, counter, key, old, kept, abs(value - kept))
 
     def family_key(self, family: Any, key: Any) -> str:
         if type(family) is not Ref or family.kind != "family":
@@ -468,6 +496,12 @@ class Machine(Choices, Payments):
                 finally:
                     self.leave()
 
+    def zone_sizes(self) -> list[int]:
+        return watch.zone_sizes(self)
+
+    def zones_changed(self, before: list[int]) -> None:
+        watch.zones_changed(self, before)
+
     # ---------------------------------------------------------------- tracks
     def track_spaces(self, marker: str) -> tuple[int, bool]:
         track = self.rules.tracks[self.state.markers[marker].track]
@@ -479,15 +513,33 @@ class Machine(Choices, Payments):
     def advance(self, marker: str, steps: int) -> None:
         if steps < 0:
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
+        self._walk(marker, steps, False)
+
+    def marker_room(self, marker: str, steps: int) -> bool:
+        """Whether paying `steps` with a marker fits on its track: a straight track's end stops a payment."""
         spaces, circular = self.track_spaces(marker)
-        self.budget.spend(steps if circular else min(steps, spaces), f"advancing {marker} by {steps}",
-                          self.state.cause)
+        if circular:
+            return True
+        pos = self.state.markers[marker].pos
+        back = self.rules.tracks[self.state.markers[marker].track].spend == "back"
+        return pos - steps >= 1 if back else pos + steps <= spaces
+
+    def spend_marker(self, marker: str, steps: int) -> None:
+        """Pay `steps` with a marker: it moves its track's `spend` way, entering each space as `advance` does."""
+        self._walk(marker, steps, self.rules.tracks[self.state.markers[marker].track].spend == "back")
+
+    def _walk(self, marker: str, steps: int, back: bool) -> None:
+        spaces, circular = self.track_spaces(marker)
+        way = "moving back" if back else "advancing"
+        self.budget.spend(steps if circular else min(steps, spaces), f"{way} {marker} by {steps}", self.state.cause)
         pos = start = self.state.markers[marker].pos
         entered = []
         for _ in range(steps):
             if circular:
-                pos = pos % spaces + 1
-            elif pos < spaces:
+                pos = (pos - 2) % spaces + 1 if back else pos % spaces + 1
+            elif back and pos > 1:
+                pos -= 1
+            elif not back and pos < spaces:
                 pos += 1
             else:
                 break

@@ -67,7 +67,7 @@ class Activity:
             me = m.player(self.player)
             return lambda: m.end_turn_here(me)
         if self.kind == "end_round":
-            return lambda: m.state.clear_usage("round")
+            return m.end_round_here
         if self.kind == "take":  # inside a running rule: no per-action reset, no flow
             me = m.player(self.player)
             return lambda: m.run_action(str(self.action), self.params, me)

@@ -25,6 +25,8 @@ class CounterDecl:
     span: Span
     overflow: str = "refuse"  # above max: refuse (E508), discard (stop at max), carry (the excess to carry_to)
     carry_to: str | None = None
+    # below min: refuse (E508) or discard (stop at min: the floor absorbs the rest of the loss)
+    underflow: str = "refuse"
     # A keyed counter's limits per key (min, max), when `min` or `max` is a mapping; `min`/`max` above are then
     # the widest of them (what holds for every key), which is what range analysis may rely on.
     key_limits: dict[str, tuple[int | None, int | str | None]] = field(default_factory=dict)
@@ -57,6 +59,7 @@ class TrackDecl:
     icons: dict[int, tuple[str, ...]]
     markers: dict[str, int]
     span: Span
+    spend: str = "back"  # which way paying with one of its markers moves it: back (toward 1) or forward
 
 
 @dataclass
@@ -112,6 +115,9 @@ class WatchDef:
     body: Body
     span: Span
     down: bool = False  # marks are reached going down (a counter's direction: down)
+    limit: str = ""  # "overflow" or "underflow": runs on what the counter's cap or floor absorbed, not on a change
+    source: str | None = None
+    guard_text: str | None = None
 
 
 @dataclass
@@ -167,6 +173,7 @@ class FlowDef:
     final: Body
     ranking: tuple[tuple[Expr, str], ...]  # per-player keys with their text, highest first
     span: Span
+    end_after: str | None = None  # once end_when holds, the game ends: None (now), turn, round or next_round
 
 
 @dataclass
@@ -264,7 +271,7 @@ class Rules:
     # ------------------------------------------------------------ names
     def global_names(self) -> list[str]:
         names = ["me", "players", "player_count", "chance", "turn_player", "turn_number", "round_number",
-                 "start_player", "game_over"]
+                 "start_player", "game_over", "final_round"]
         names += list(self.values) + [m for m in self.markers if m not in self.player_markers]
         names += list(self.tracks) + list(self.dice)
         names += list(self.sets) + sorted(self.symbols) + list(self.kinds)

@@ -33,6 +33,8 @@ class SubstituteDef:
     instead: tuple[CostTermC, ...]  # what is paid for each unit
     guard: Any  # Fn | None, seen by the payer
     span: Span
+    shortfall: bool = False  # only the units the payer lacks are paid instead: one way, not every mix
+    texts: tuple[str, str] = ("", "")  # `pay` and `with` as written, for explain
 
 
 class Due(NamedTuple):
@@ -42,6 +44,7 @@ class Due(NamedTuple):
     base: str  # the counter's state key: "p1.coins", or "market" for a game counter
     amount: int
     key: Any  # None, "any", "different", or a key
+    marker: bool = False  # a track marker moved by `amount` spaces, not a counter
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +88,38 @@ def _merge(dues: list[Due]) -> tuple[Due, ...]:
     return tuple(out)
 
 
+def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instead: list[Due], f: Frame
+               ) -> list[list[Due]]:
+    """What a shortfall substitute offers for one due: the payer pays what they hold of it (above its floor, and
+    after the way's other dues of the same cell) and the rest in whole units paid instead; nothing when they hold
+    enough. For `[any]`, the keys they hold the most of (a decision when several tie), so that as much as they can
+    is paid with what the cost asks."""
+    if d.key == "different":
+        return []  # one each of several keys: there is no one part to lack
+    keys = [k for k, _, _ in g._cells(d.base, d.counter)] if d.key == "any" else [d.key]
+    out = []
+    most = None
+    for key in keys:
+        cell = d.base if key is None else f"{d.base}[{plain(key)}]"
+        held = g._have(cell, f) - g._floor(cell) - sum(
+            o.amount for o in dues if o is not d and o.base == d.base and o.key not in ("any", "different")
+            and (None if o.key is None else str(plain(o.key))) == (None if key is None else str(plain(key))))
+        lack = d.amount - max(held, 0)
+        if lack <= 0:
+            return []  # what the cost asks can be paid as it is
+        if most is not None and lack > most:
+            continue
+        if most is None or lack < most:
+            most, out = lack, []
+        units = -(-lack // sub.unit)
+        if units * sub.unit > d.amount:
+            continue  # no whole number of units covers what is lacking
+        rest = d.amount - units * sub.unit
+        out.append(([d._replace(amount=rest, key=key)] if rest else [])
+                   + [w._replace(amount=w.amount * units) for w in instead])
+    return out
+
+
 def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
     """The cost's alternatives, then every way substitutions add to them, all worked out in the state as it is
     now: paying one term never changes what another asks for."""
@@ -101,6 +136,9 @@ def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
                 if not _matches(sub, d):
                     continue
                 instead = [g.due(w, f) for w in sub.instead]
+                if sub.shortfall:
+                    options += _shortfall(g, sub, d, way.dues, instead, f)
+                    continue
                 for k in range(1, d.amount // sub.unit + 1):
                     rest = d.amount - k * sub.unit
                     options.append(([d._replace(amount=rest)] if rest else [])

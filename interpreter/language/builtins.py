@@ -227,6 +227,12 @@ def _keys(f: Frame, family: Any) -> list[str]:
     return list(f.g.rules.counters[name].keys or ())
 
 
+def _rank_by(f: Frame, *_args: Any) -> int:
+    """Never called: rank_by reads its key once per player, so the compiler writes it in place (ranks.py). Its
+    entry here is what completion and suggestions list."""
+    raise BoardrulesError("E900", "rank_by reached the table of functions", f.g.state.cause)
+
+
 FUNCTIONS: dict[str, Spec] = {
     "count": Spec(1, 1, _count, _const(INT), ("list",)),
     "sum": Spec(1, 1, _sum, _const(INT), ("list",)),
@@ -242,6 +248,7 @@ FUNCTIONS: dict[str, Spec] = {
     "has_passed": Spec(1, 1, _has_passed, _const(BOOL), ("player",)),
     "known": Spec(1, 1, _known, _const(BOOL), ("any",)),
     "rank": Spec(1, 1, _rank, _const(INT), ("player",)),
+    "rank_by": Spec(2, 3, _rank_by, _const(INT), ("number", "list", "player")),
     "slot": Spec(2, 2, _slot, _const(list_of(PIECE)), ("zone", "number")),
     "occupied": Spec(1, 1, _occupied, _const(list_of(INT)), ("zone",)),
     "free_slots": Spec(1, 1, _free_slots, _const(list_of(INT)), ("zone",)),

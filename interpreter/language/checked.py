@@ -217,6 +217,24 @@ class CanTake(Node):
     who: Node | None  # None: the acting player
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class TableRead(Node):
+    """`table[k1][k2]...`: an entry of a constant table (value_tables), fixed at link time when every key is."""
+
+    table: Any  # value_tables.Table; None where its declaration was reported
+    keys: tuple[Node, ...]
+    constant: tuple[bool, Any]  # (True, the entry) when every key is a constant
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RankBy(Node):
+    """rank_by(KEY, PLAYERS[, PLAYER]): KEY is read once per player, as `it` (ranks.py)."""
+
+    key: Node
+    group: Node
+    subject: Node | None  # None: the acting player
+
+
 def children(node: Node) -> Iterator[Node]:
     """The checked nodes directly inside `node`, in source order."""
     for f in fields(node):

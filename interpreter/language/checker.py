@@ -17,7 +17,10 @@ from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant
 from . import checked as c
 from . import syntax as s
+from . import value_tables
 from .builtins import FUNCTIONS
+from .compile_error import CompileError
+from .ranks import check_rank_by
 from .types import (
     ANY,
     BOOL,
@@ -56,14 +59,8 @@ _ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numb
 
 # Names the game's flow gives, with their types. The last three give way to a pack's own declarations.
 FLOW_NAMES = {"players": list_of(PLAYER), "player_count": INT, "chance": CHANCE, "turn_player": PLAYER,
-              "turn_number": INT, "round_number": INT, "game_over": BOOL, "start_player": PLAYER}
-_YIELDING = ("round_number", "game_over", "start_player")
-
-
-class CompileError(Exception):
-    def __init__(self, code: str, message: str, pos: s.Pos, hint: str | None = None):
-        super().__init__(message)
-        self.code, self.message, self.pos, self.hint = code, message, pos, hint
+              "turn_number": INT, "round_number": INT, "game_over": BOOL, "final_round": BOOL, "start_player": PLAYER}
+_YIELDING = ("round_number", "game_over", "final_round", "start_player")
 
 
 @dataclass
@@ -216,6 +213,8 @@ class Checker:
             return c.Ref("seat", name, int(name[1:])), PLAYER
         if name in r.values:
             v = r.values[name]
+            if v.kind == "table":
+                raise value_tables.bare_name_error(name, node.pos)
             kind = "const" if v.kind == "const" and isinstance(v.data, int | str | bool) else "value"
             return c.Ref(kind, name, v), declared(r.value_type(name))
         counter = r.counters.get(name)
@@ -288,6 +287,9 @@ class Checker:
         return made("dynamic", ANY)
 
     def _index(self, node: s.Index, scope: Scope) -> c.Node:
+        table = value_tables.check_read(self, node, scope)
+        if table is not None:
+            return table
         cell = self.cell(node.obj, node.key, scope)
         if cell is not None:
             return c.Index(node.pos, cell.end, INT, node, cell.owner or self.check(node.obj, scope), cell.key, cell)
@@ -305,7 +307,7 @@ class Checker:
         t = list_of(types.pop()) if len(types) == 1 else list_of(ANY)
         return c.ListLit(node.pos, _after(_last(*items, default=node.pos), 1), t, node, items)
 
-    def _iterable(self, node: s.Node, scope: Scope) -> c.Node:
+    def iterable(self, node: s.Node, scope: Scope) -> c.Node:
         out = self.check(node, scope)
         t = out.type
         if t not in (ANY, ZONE) and not t.is_list:
@@ -314,7 +316,7 @@ class Checker:
         return out
 
     def _comprehension(self, node: s.Comprehension, scope: Scope) -> c.Node:
-        items = self._iterable(node.iterable, scope)
+        items = self.iterable(node.iterable, scope)
         inner = scope.inner(items.type == ZONE, {node.var: items.type.element()})
         element = self.check(node.element, inner)
         cond = self._truthy(node.cond, inner) if node.cond is not None else None
@@ -322,12 +324,12 @@ class Checker:
         return c.Comprehension(node.pos, end, list_of(element.type), node, element, node.var, items, cond)
 
     def _where(self, node: s.Where, scope: Scope) -> c.Node:
-        items = self._iterable(node.items, scope)
+        items = self.iterable(node.items, scope)
         cond = self._truthy(node.cond, scope.inner(items.type == ZONE, {"it": items.type.element()}))
         return c.Where(node.pos, cond.end, list_of(items.type.element()), node, items, cond)
 
     def _sorted_by(self, node: s.SortedBy, scope: Scope) -> c.Node:
-        items = self._iterable(node.items, scope)
+        items = self.iterable(node.items, scope)
         key = self.check(node.key, scope.inner(items.type == ZONE, {"it": items.type.element()}))
         return c.SortedBy(node.pos, key.end, list_of(items.type.element()), node, items, key, node.descending)
 
@@ -403,12 +405,12 @@ class Checker:
     def _can_pay(self, node: s.CanPay, scope: Scope) -> c.Node:
         if self.cost_checker is None:
             raise CompileError("E402", "can_pay is not available here", node.pos)
-        payer = self._who(node.by, node.pos, scope, "who pays", "can_pay(COST by PLAYER)")
+        payer = self.who(node.by, node.pos, scope, "who pays", "can_pay(COST by PLAYER)")
         cost = self.cost_checker(node.cost, scope)
         end = _after(payer.end if payer is not None else node.pos, 1)
         return c.CanPay(node.pos, end, BOOL, node, cost, payer)
 
-    def _who(self, by: s.Node | None, pos: s.Pos, scope: Scope, what: str, form: str) -> c.Node | None:
+    def who(self, by: s.Node | None, pos: s.Pos, scope: Scope, what: str, form: str) -> c.Node | None:
         """The player a predicate asks about: the one after `by`; None for the acting player."""
         if by is not None:
             return self._expect(by, scope, {PLAYER}, what)
@@ -431,7 +433,7 @@ class Checker:
                 raise CompileError("E402", f"parameter '{name}' of action '{node.action}' is "
                                    f"{declared(word).words()}, but this is {arg.type.words()}", a.pos)
             args.append((name, arg))
-        who = self._who(node.by, node.pos, scope, "who would take it", "can(ACTION, ... by PLAYER)")
+        who = self.who(node.by, node.pos, scope, "who would take it", "can(ACTION, ... by PLAYER)")
         end = _after(_last(who, *(a for _, a in args), default=_after(node.pos, 4 + len(node.action))), 1)
         return c.CanTake(node.pos, end, BOOL, node, node.action, tuple(args), who)
 
@@ -443,6 +445,8 @@ class Checker:
             if counter is not None and counter.keys is not None:
                 end = _after(node.args[0].pos, len(node.args[0].id) + 1)
                 return c.Keys(node.pos, end, list_of(SYMBOL), node, counter, tuple(counter.keys))
+        if node.fn == "rank_by":  # its key is read per player, as `it`
+            return check_rank_by(self, node, scope)
         spec = FUNCTIONS.get(node.fn)
         if spec is None:
             raise CompileError("E401", f"unknown function '{node.fn}'", node.pos, did_you_mean(node.fn, FUNCTIONS))

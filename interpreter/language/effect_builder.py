@@ -18,6 +18,7 @@ from .checked import Expr, made
 from .compiler import CompileError, ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
+from .marker_costs import marker_term
 from .parser import ParseError, parse
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
 
@@ -59,6 +60,7 @@ class Builder:
         self.steps_seen: set[str] = set()
         self.hooks_used: set[str] = set()
         self.instead_depth = 0
+        self.game_over = False  # building the flow's `end.do`: the game is already over there
         self._seen: set[tuple[str, str]] = set()
         self._formula_chars: dict[str, int] = {}
         self._statements: dict[type, Callable[[Any, Scope, Text], e.Effect | None]] = {
@@ -85,7 +87,7 @@ class Builder:
             ),
             s.Fail: lambda n, sc, t: e.FailE(t.at(n.pos), n.message),
             s.Limit: self._limit,
-            s.End: lambda n, sc, t: e.EndE(t.at(n.pos), n.what),
+            s.End: self._end,
             s.Score: lambda n, sc, t: e.ScoreE(t.at(n.pos)),
             s.Proceed: self._proceed,
             s.PassTurn: lambda n, sc, t: e.PassE(t.at(n.pos)),
@@ -444,8 +446,11 @@ class Builder:
             for term in alt.terms:
                 c = self.rules.counters.get(term.counter)
                 if c is None:
-                    hint = did_you_mean(term.counter, self.rules.counters)
-                    raise _Reported(CompileError("E401", f"unknown counter '{term.counter}'", term.pos, hint), t)
+                    marker = marker_term(self.rules, term)
+                    if isinstance(marker, CompileError):
+                        raise _Reported(marker, t)
+                    terms.append(e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True))
+                    continue
                 amount = self._expr(term.amount, scope, t)
                 key_fn = None
                 key = term.key
@@ -597,11 +602,28 @@ class Builder:
         who = self._as(n.as_player, scope, t, {PLAYER}, "the player who takes it") if n.as_player else None
         return e.TakeE(t.at(n.pos), n.action, self._args(f"action '{n.action}'", params, n.args, scope, t), who)
 
+    def _end(self, n: s.End, scope: Scope, t: Text) -> e.Effect:
+        if n.time is not None and n.what != "game":
+            msg = f"'{n.time}' says when the game ends: write it after 'end game', not 'end {n.what}'"
+            raise _Reported(CompileError("E420", msg, n.pos, "end turn and end round take nothing after them"), t)
+        at = END_TIMES.get(n.time or "now")
+        if at is None:
+            msg = f"'end game after {n.time}' is not a time the game can end"
+            hint = "write end game now, end game after this turn, after this round or after next round"
+            raise _Reported(CompileError("E420", msg, n.pos, hint), t)
+        if n.what == "game" and self.game_over:
+            msg = "the game is already over in the flow's end.do: there is no end to ask for"
+            raise _Reported(CompileError("E421", msg, n.pos, "end.do runs once the game has ended; remove the line"),
+                            t)
+        return e.EndE(t.at(n.pos), n.what, at)
+
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None
         return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
 
 
+# `end game [now | after this turn | after this round | after next round]`, as EndE.at says it.
+END_TIMES = {"now": "now", "this turn": "turn", "this round": "round", "next round": "next_round"}
 _PIECE = {PIECE}
 _PIECES = {PIECE, list_of(PIECE), list_of(ANY), ZONE}
 _NUMBER = {INT}

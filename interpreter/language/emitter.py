@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import runtime as rt
 from ..engine.values import Ref, Zone
 from . import checked as c
+from . import ranks
 from .builtins import FUNCTIONS, max2, min2
 from .code_cache import compile_expression
 from .types import BOOL, ZONE, Type
@@ -39,6 +40,7 @@ _BASE_NS: dict[str, Any] = {
     "_can_pay": rt.can_pay,
     "_can_take": rt.can_take,
     "_attr": rt.attr, "_item": rt.family_item, "_known": rt.check_known, "Zone": Zone, "Ref": Ref,
+    "_rank_group": ranks.group, "_rank": ranks.rank,
     **{f"_b_{name}": spec.impl for name, spec in FUNCTIONS.items()},
 }
 
@@ -56,6 +58,9 @@ _FLOW = {
     "turn_number": f"{_MACHINE}.state.vars['turn']",
     "round_number": f"{_MACHINE}.state.vars['round']",
     "game_over": f"bool({_MACHINE}.state.vars['game_over'])",
+    # engine/ending.py's state
+    "final_round": f"({_MACHINE}.state.vars.get('end_after_turn', False) or "
+                   f"{_MACHINE}.state.vars.get('end_after_rounds') == 1)",
     "start_player": f"{_MACHINE}.player({_MACHINE}.state.vars['start_player'])",
 }
 
@@ -208,6 +213,8 @@ class Emitter:
             c.SortedBy: self._sorted_by,
             c.CanPay: self._can_pay,
             c.CanTake: self._can_take,
+            c.TableRead: self._table_read,
+            c.RankBy: self._rank_by,
         }
 
     def function(self, node: c.Node) -> Fn:
@@ -444,6 +451,28 @@ class Emitter:
         args = ", ".join(parts)
         who = self._who(node.who, gen)
         return f"_can_take(f, {node.action!r}, ({args}{',' if args else ''}), {who})"
+
+    def _table_read(self, node: c.TableRead, gen: Gen) -> str:
+        if node.table is None:
+            return "None"  # its declaration was reported: no second error at each read
+        known, hit = node.constant
+        if known:
+            return repr(hit) if type(hit) in (int, bool, str) else gen.const(hit)
+        args = "".join(f", {self.src(k, gen)}" for k in node.keys)
+        return f"{gen.const(node.table.reader())}(f{args})"
+
+    def _rank_by(self, node: c.RankBy, gen: Gen) -> str:
+        gen.in_iterable += 1  # what the ranking goes through, as a comprehension's iterable
+        try:
+            group = self.src(node.group, gen)
+            subject = self._who(node.subject, gen)
+        finally:
+            gen.in_iterable -= 1
+        outer_used = gen.enter()
+        key = self.src(node.key, gen)
+        items = f"_rank_group(f, {group}, {subject})"
+        keys = gen.leave(self.loop("it", items, node.group.type, key, None, gen), "it", outer_used)
+        return f"_rank(f, {keys})"
 
     # ---------------------------------------------------------------- function calls
     def _call(self, node: c.Call, gen: Gen) -> str:

@@ -13,10 +13,11 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.values import shown
+from .extend_choices import CHOOSING
 from .loader import YList, YMap
 
 EXTENDABLE = ("sets", "counters", "pieces", "zones")
-_COUNTER_FIELDS = ("min", "max", "overflow", "carry_to")
+_COUNTER_FIELDS = ("min", "max", "overflow", "carry_to", "underflow")
 _ZONE_FIELDS = ("capacity", "overflow", "carry_to")
 
 
@@ -71,9 +72,11 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
         for target, spec in table.items():
             span = getattr(table, "key_spans", {}).get(target, m.span)
             section, _, name = str(target).partition(".")
+            if section in CHOOSING:
+                continue  # a rule's one_of: extend_choices
             d = decls.get((section, name))
             if section not in EXTENDABLE or d is None:
-                known = [f"{sec}.{n}" for sec, n in decls if sec in EXTENDABLE]
+                known = [f"{sec}.{n}" for sec, n in decls if sec in EXTENDABLE or sec in CHOOSING]
                 diags.error("E406", f"extend target '{target}' does not exist", span, did_you_mean(str(target), known))
                 continue
             if d.module not in closure[m.id]:

@@ -29,7 +29,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import extend, hooks, substitutes, watch
+from . import ends, extend, extend_choices, hooks, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .checked import made
@@ -219,6 +219,7 @@ class Linker:
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
         extend.apply(ordered, closure, decls, self.diags)
+        extend_choices.apply(ordered, closure, decls, self.diags)
         rules = Rules(modules=[m.id for m in ordered])
         for m in ordered:
             players = m.doc.get("players")
@@ -362,7 +363,8 @@ class Linker:
                                  _vspan(n, "initial", d.span), "use a number or a player-count table")
             low, high, key_limits = self._limits(rules, name, n, keys, d.span)
             rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
-                                               str(n.get("overflow", "refuse")), n.get("carry_to"), key_limits)
+                                               str(n.get("overflow", "refuse")), n.get("carry_to"),
+                                               str(n.get("underflow", "refuse")), key_limits)
         for name, d in self._section(decls, "counters"):
             watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
         for name, d in self._section(decls, "pieces"):
@@ -417,7 +419,7 @@ class Linker:
                     rules.player_markers.add(str(k))
             markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
             rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
-                                           d.span)
+                                           d.span, "forward" if n.get("spend") == "forward" else "back")
             for marker in markers:
                 rules.markers[marker] = name
         for name, d in self._section(decls, "dice"):
@@ -426,6 +428,9 @@ class Linker:
             over = check_constant("range_size", rules.dice[name], "the number of sides")
             if over:
                 self.diags.error(BUDGET_CODE, over, d.span)
+        for v in rules.values.values():
+            if v.kind == "table":
+                v.data = value_tables.declare(rules, v, v.data, self.diags)
         rules.events["turn_end"] = (("player", "player"),)
         for name, d in self._section(decls, "events"):
             rules.events[name] = self._params(d.node)
@@ -439,6 +444,8 @@ class Linker:
                 return ValueDecl(name, "unknown", str(node["unknown"]), d.span, source, type=declared)
             if "value" in node:
                 return ValueDecl(name, "const", _bare(node["value"]), d.span, source)
+            if value_tables.is_table(node):
+                return ValueDecl(name, "table", node, d.span, source)  # linked once every symbol is declared
             if "by_players" in node and isinstance(node["by_players"], dict):
                 table = {_count(k): _bare(v) for k, v in node["by_players"].items() if _count(k) is not None}
                 return ValueDecl(name, "by_players", table, d.span, source)
@@ -660,7 +667,10 @@ class Linker:
         end = node.get("end", {}) if isinstance(node.get("end"), dict) else {}
         espan = _vspan(node, "end", span)
         end_when = b.expression(end["when"], _vspan(end, "when", espan), game) if "when" in end else None
+        end_after = ends.end_after(end, espan, self.diags)
+        b.game_over = True
         final = b.body(end.get("do", []), _vspan(end, "do", espan), game.child())
+        b.game_over = False
         ranking = []
         raw_rank = node.get("ranking", [])
         rspans = getattr(raw_rank, "item_spans", None)
@@ -670,7 +680,7 @@ class Linker:
             if fn is not None:
                 ranking.append((fn, key if isinstance(key, str) else str(key)))  # a YAML string keeps its place
         rules.flow = FlowDef(phases, first, end_when, str(end["when"]) if "when" in end else None, final,
-                             tuple(ranking), span)
+                             tuple(ranking), span, end_after)
 
     def _turns(self, b: Builder, node: dict, span: Span) -> TurnsDef:
         game = Scope({}, False)

@@ -14,6 +14,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import Rules, ValueDecl
 from .option_values import TYPE_WORDS, Refused, plain_value, show, shown_name, type_of
+from .value_tables import Table, with_entries
 from .ynodes import plain
 
 OPTION_SPAN = Span("<options>", 1, 1)
@@ -110,6 +111,17 @@ def _set_value(rules: Rules, name: str, value: Any, span: Span, diags: Diagnosti
     if v.kind == "expr":
         diags.error("E402", f"'{name}' is a formula; an option can only set a value fixed before play", span)
         return False
+    if v.kind == "table":
+        if not isinstance(value, dict) or not isinstance(v.data, Table):
+            return _wrong(name, "a mapping of key to value (the table's entries it changes)", value, span, diags)
+        table = with_entries(v.data, value)
+        if isinstance(table, str):
+            diags.error("E402", f"option '{name}': {table}", span)
+            return False
+        rules.values[name] = ValueDecl(name, "table", table, v.span, v.source)
+        given = {f"{name}[{k}]" for k in value}  # entries the option gives are no longer unknown
+        rules.unknowns = [u for u in rules.unknowns if u[0] not in given]
+        return True
     got, want = type_of(value), _sample_type(rules, name)
     if got is None or (want is not None and want != "any" and got != want):
         return _wrong(name, TYPE_WORDS.get(want or "", "a number, true/false, a symbol or a list of them"), value,

@@ -245,8 +245,14 @@ class _ToSyntax(Transformer):
     def limit(self, name: Token, key: s.Node | None, count: s.Node, scope: Token) -> s.Limit:
         return s.Limit(_pos(name), str(name), key, count, str(scope))
 
-    def end(self, what: Token) -> s.End:
-        return s.End(_pos(what), str(what))
+    def end(self, what: Token, time: str | None = None) -> s.End:
+        return s.End(_pos(what), str(what), time)
+
+    def end_now(self) -> str:
+        return "now"
+
+    def end_after(self, which: Token, what: Token) -> str:
+        return f"{which} {what}"
 
     def score(self) -> s.Score:
         return s.Score((1, 1))

@@ -7,8 +7,9 @@ from typing import Any
 from ..engine.rules import Rules
 from ..engine.substitution import SubstituteDef
 from . import syntax as s
-from .compiler import Scope
+from .compiler import CompileError, Scope
 from .effect_builder import Builder, Text, _Reported
+from .marker_costs import marker_term
 
 
 def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
@@ -31,14 +32,15 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
     term = alts[0].terms[0]
     counter = rules.counters.get(term.counter)
     unit = term.amount.value if isinstance(term.amount, s.Literal) else None
-    if counter is None:
-        b.error("E401", f"unknown counter '{term.counter}'", pay_text.at(term.pos))
+    marker = marker_term(rules, term) if counter is None else None
+    if isinstance(marker, CompileError):
+        b.error(marker.code, marker.message, pay_text.at(term.pos), marker.hint)
         return
     if type(unit) is not int or unit < 1:
         b.error("E402", "the unit a substitution stands in for is a whole number of at least 1", pay_text.at(term.pos))
         return
-    if term.key == "different" or (term.key is None) != (counter.keys is None) or (
-            term.key not in (None, "any") and term.key not in (counter.keys or ())):
+    if counter is not None and (term.key == "different" or (term.key is None) != (counter.keys is None) or (
+            term.key not in (None, "any") and term.key not in (counter.keys or ()))):
         b.error("E402", f"write '{term.counter}' with [any] or one of its keys" if counter.keys else
                 f"counter '{term.counter}' has no keys", pay_text.at(term.pos))
         return
@@ -52,4 +54,5 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
         b.error(err.err.code, err.err.message, err.text.at(err.err.pos), err.err.hint)
         return
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
-    rules.substitutes.append(SubstituteDef(name, counter.name, term.key, unit, paid.alternatives[0], guard, d.span))
+    rules.substitutes.append(SubstituteDef(name, term.counter, term.key, unit, paid.alternatives[0], guard, d.span,
+                                           n.get("shortfall") is True, (str(n.get("pay")), str(n.get("with")))))

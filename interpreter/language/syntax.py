@@ -319,6 +319,7 @@ class Limit(Node):
 @dataclass(frozen=True, slots=True)
 class End(Node):
     what: str  # turn / round / game
+    time: str | None = None  # for `end game`: now, this turn, this round, next round (None: now)
 
 
 @dataclass(frozen=True, slots=True)

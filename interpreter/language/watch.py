@@ -1,4 +1,4 @@
-"""Triggers on counters and markers (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters'
+"""Triggers on counters, markers and zones (`on: {change: c}`, with `crosses:` or `every:`), and checks of counters'
 overflow."""
 
 from __future__ import annotations
@@ -14,12 +14,18 @@ from .effect_builder import Builder, Text
 from .types import ANY, INT, NONE, SYMBOL
 
 OVERFLOWS = ("refuse", "discard", "carry")
+LIMITS = ("overflow", "underflow")  # on: {overflow: c} runs on what c's cap absorbed, underflow its floor
+UNDERFLOWS = ("refuse", "discard")  # a floor refuses a loss below it, or absorbs the rest of it
 
 
 def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Callable[..., Any]) -> None:
     on = n["on"]
     spans = getattr(n, "value_spans", {})
     here = spans.get("on", d.span)
+    limit = next((k for k in LIMITS if k in on), None)
+    if limit is not None:
+        _build_absorbed(b, rules, name, d, n, rule_body, limit, here)
+        return
     counter = str(on.get("change", ""))
     if counter in rules.markers:  # a marker: old and new are spaces; thresholds count the spaces it entered
         names = {"key": NONE, "old": INT, "new": INT}
@@ -28,9 +34,12 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
         c = rules.counters[counter]
         names = {"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT}
         watched = counter
+    elif counter in rules.zones:  # a zone: old and new are its numbers of pieces
+        names = {"key": NONE, "old": INT, "new": INT}
+        watched = f"zone {counter}"
     else:
-        b.error("E401", f"unknown counter or marker '{counter}'", here,
-                did_you_mean(counter, [*rules.counters, *rules.markers]))
+        b.error("E401", f"unknown counter, marker or zone '{counter}'", here,
+                did_you_mean(counter, [*rules.counters, *rules.markers, *rules.zones]))
         return
     # `me` is the counter's owner (none for a game counter).
     scope = Scope(dict(names), True)
@@ -45,10 +54,46 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     direction = str(on.get("direction", "up"))
     if direction not in ("up", "down"):
         b.error("E201", f"direction is up or down, not {shown(direction)}", here)
-    elif direction == "down" and watched != counter:
+    elif direction == "down" and watched.startswith("marker "):
         b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
     rules.watchers.setdefault(watched, []).append(
-        WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down"))
+        WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down",
+                 source=_source(n), guard_text=_guard_text(n)))
+
+
+def _build_absorbed(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Callable[..., Any], limit: str,
+                    here: Span) -> None:
+    """`on: {overflow: c}` / `on: {underflow: c}`: runs on the part of a change that c's cap or floor absorbed."""
+    counter = str(n["on"][limit])
+    c = rules.counters.get(counter)
+    if c is None:
+        b.error("E401", f"unknown counter '{counter}'", here, did_you_mean(counter, rules.counters))
+        return
+    if limit == "overflow":
+        capped = c.max is not None or any(high is not None for _, high in c.key_limits.values())
+        if c.overflow == "refuse" or not capped:
+            why = "it has no max" if not capped else "its overflow refuses (E508)"
+            b.error("E427", f"counter '{counter}' never absorbs a gain: {why}", here,
+                    "give it a max and overflow: discard (or carry)")
+            return
+    elif c.underflow != "discard":
+        b.error("E427", f"counter '{counter}' never absorbs a loss: its underflow refuses (E508)", here,
+                "give it underflow: discard, so its floor absorbs what is below it")
+        return
+    scope = Scope({"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT, "excess": INT}, True)
+    guard = b.expression(n["if"], getattr(n, "value_spans", {}).get("if", d.span), scope) if "if" in n else None
+    body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
+    rules.watchers.setdefault(f"{limit} {counter}", []).append(
+        WatchDef(name, counter, None, None, guard, body, d.span, limit == "underflow", limit, _source(n),
+                 _guard_text(n)))
+
+
+def _source(n: dict) -> str | None:
+    return str(n["source"]) if n.get("source") is not None else None
+
+
+def _guard_text(n: dict) -> str | None:
+    return str(n["if"]) if n.get("if") is not None else None
 
 
 def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
@@ -69,6 +114,10 @@ def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
 
 
 def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics) -> None:
+    if c.underflow not in UNDERFLOWS:
+        diags.error("E201", f"underflow is one of {', '.join(UNDERFLOWS)}, not {shown(c.underflow)}", span)
+    elif c.underflow == "discard" and c.min is None and all(low is None for low, _ in c.key_limits.values()):
+        diags.error("E402", f"counter '{c.name}' has no floor for its underflow to stop at (min: null)", span)
     if c.overflow not in OVERFLOWS:
         diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {shown(c.overflow)}", span)
         return

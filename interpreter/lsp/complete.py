@@ -26,7 +26,8 @@ BUILT_IN_NAMES = {"me": "the acting player", "players": "every player, in seatin
                   "player_count": "how many players play", "turn_player": "whose turn it is",
                   "turn_number": "the turn's number", "round_number": "the round's number",
                   "start_player": "the round's start player", "chance": "a choice made by a die roll",
-                  "game_over": "whether the game has ended"}
+                  "game_over": "whether the game has ended",
+                  "final_round": "whether a requested end (end game after ...) comes by the end of this round"}
 # After `KEYWORD ... ` in an effect line, the sections a name there comes from.
 AFTER = (
     (re.compile(r"^(call)\s+\w*$"), ("procedures",)),

@@ -16,7 +16,7 @@ from ..engine.rules import Rules, ValueDecl
 from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
-from .prose import Explainer, Line, Speaker, by_players, sentence, words
+from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
 
 
 @dataclass
@@ -53,6 +53,8 @@ def _value_words(v: ValueDecl, sp: Speaker) -> str:
         return by_players(v.data)
     if v.kind == "expr":
         return sp.text(v.data)
+    if v.kind == "table":
+        return table_words(v.data)
     if isinstance(v.data, list):
         return ", ".join(words(str(x)) for x in v.data)
     if isinstance(v.data, bool) or v.data is None:  # said as the rules' own words, never Python's True
@@ -153,6 +155,7 @@ class Book:
                     + (f" at most {high}" if high is not None else "") + ("" if low or high is not None
                                                                           else " without a floor")
                     for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
+            bounds += _absorbing_words(c)
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
         for kind, props in r.kinds.items():
             said = ", ".join(f"{words(p)}" + ("" if t == "any" else f" ({t})") for p, t in props.items())
@@ -173,6 +176,7 @@ class Book:
             markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
             text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
             text += ", in a ring" if t.circular else ""
+            text += "; paying with its markers moves them forward" if t.spend == "forward" else ""
             lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +
                                           (f"; {markers}" if markers else "")), t.span))
         for die, sides in r.dice.items():
@@ -185,6 +189,14 @@ class Book:
             lines.append(Line(0, sentence(text), cost.span))
         if lines:
             sec.entries.append(Entry("components.pieces", "Counters, pieces, places, tracks and dice", lines, None))
+        lines = []
+        for sub in r.substitutes:
+            pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
+            text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
+                    if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
+            lines.append(Line(0, sentence(text), sub.span))
+        if lines:
+            sec.entries.append(Entry("components.substitutes", "Other ways to pay", lines, None))
         return sec
 
     def _size(self, raw: Any) -> str:
@@ -235,6 +247,18 @@ class Book:
                     head.append(Line(0, sentence(f"only if {sp.text(t.guard_text)}"), t.span, list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{t.name}", sentence(words(t.name))[:-1], head, t.body,
                                                t.span, t.source))
+        for watched, ws in self.rules.watchers.items():
+            what = words(watched.rpartition(" ")[2])
+            for w in ws:
+                when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
+                        if w.limit == "overflow" else
+                        f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)"
+                        if w.limit == "underflow" else f"when {what} changes")
+                head = [Line(0, sentence(when), w.span)]
+                if w.guard_text:
+                    head.append(Line(0, sentence(f"only if {self.x.sp.text(w.guard_text)}"), w.span))
+                sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
+                                               w.span, w.source))
         return sec
 
     def procedures(self) -> Section:
@@ -283,7 +307,10 @@ class Book:
         if "first_player" in node:
             head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
         if fl.end_text:
-            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}")))
+            later = {"turn": ", at the end of that turn", "round": ", at the end of that round",
+                     "next_round": ", after one more round (that round is finished, then one more is played)"}
+            after = later.get(str(fl.end_after), "")
+            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}{after}")))
         if fl.ranking:
             head.append(Line(0, sentence("the players are ranked by " +
                                          ", then by ".join(sp.text(text) for _, text in fl.ranking) +
@@ -430,3 +457,15 @@ def render_md(doc: Document, quote: bool = False) -> str:
                                          f"`{_where(entry.span)}`" if entry.span else "") if x)
             out += ["", tail, ""] if tail else [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _absorbing_words(c: Any) -> str:
+    """What a counter's cap and floor do with a change beyond them, when they do not refuse it."""
+    out = ""
+    if c.overflow == "discard":
+        out += " (a gain above it stops there)"
+    elif c.overflow == "carry":
+        out += f" (the excess goes to {words(str(c.carry_to))})"
+    if c.underflow == "discard":
+        out += "; a loss below its floor stops at the floor"
+    return out

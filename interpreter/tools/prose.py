@@ -40,6 +40,26 @@ def by_players(table: dict[int, Any]) -> str:
     return ", ".join(f"{table[n]} with {n}" for n in counts) + " players"
 
 
+def table_words(table: Any) -> str:
+    """A table of values in words: `red: 1, blue: -1 (any other: 0)`; a table of tables in brackets."""
+    if table is None or not hasattr(table, "entries"):
+        return "a table"
+
+    def said(entries: dict[Any, Any]) -> str:
+        return ", ".join(f"{words(str(k))}: {'(' + said(v) + ')' if isinstance(v, dict) else _entry(v)}"
+                         for k, v in entries.items())
+
+    default = getattr(table, "default", None)
+    other = f" (any other: {_entry(default)})" if isinstance(default, int | str) else ""
+    return "a table: " + said(table.entries) + other
+
+
+def _entry(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return words(v) if isinstance(v, str) else str(v)
+
+
 def sentence(text: str) -> str:
     text = text.strip()
     if not text:
@@ -78,7 +98,8 @@ class Speaker:
         special = {"me": "you", "players": "the players", "player_count": "the number of players",
                    "turn_player": "the player whose turn it is", "turn_number": "the turn number",
                    "chance": "chance", "it": "it", "round_number": "the round number",
-                   "start_player": "the start player", "game_over": "the game is over"}
+                   "start_player": "the start player", "game_over": "the game is over",
+                   "final_round": "this is the final round"}
         if name in special:
             return special[name]
         if len(name) >= 2 and name[0] == "p" and name[1:].isdigit():
@@ -92,6 +113,8 @@ class Speaker:
                 return f"{words(name)} (unknown: {v.data})"
             if v.kind == "by_players":
                 return f"{words(name)} ({by_players(v.data)})"
+            if v.kind == "table":
+                return words(name)
         if name in r.zones or name in r.counters or name in r.tracks or name in r.markers:
             return f"the {words(name)}"
         return words(name)
@@ -118,6 +141,15 @@ def _attr(sp: Speaker, n: s.Attr) -> str:
 
 
 def _index(sp: Speaker, n: s.Index) -> str:
+    root: s.Node = n
+    keys = []
+    while isinstance(root, s.Index):
+        keys.insert(0, root.key)
+        root = root.obj
+    v = sp.rules.values.get(root.id) if isinstance(root, s.Name) else None
+    if v is not None and v.kind == "table":
+        sp.refs.append(("value", v.name))
+        return f"the {words(v.name)} of {' and '.join(operand(sp, k, _ATOM) for k in keys)}"
     return f"{operand(sp, n.obj, _ATOM)} of {operand(sp, n.key, _ATOM)}"
 
 
@@ -147,7 +179,17 @@ _CALLS: dict[str, Callable[[list[str]], str]] = {
 }
 
 
+def _rank_by(sp: Speaker, n: s.Call) -> str:
+    if len(n.args) not in (2, 3):
+        return f"rank by of {' and '.join(sp.expr(a) for a in n.args)}"
+    who = sp.expr(n.args[2]) if len(n.args) == 3 else "you"
+    return (f"the place of {who} among {operand(sp, n.args[1], _ATOM)} by {operand(sp, n.args[0], _ATOM)}, "
+            "highest first (equal share a place)")
+
+
 def _call(sp: Speaker, n: s.Call) -> str:
+    if n.fn == "rank_by":
+        return _rank_by(sp, n)
     args = [sp.expr(a) for a in n.args]
     say = _CALLS.get(n.fn)
     return say(args) if say else f"{words(n.fn)} of {' and '.join(args)}"
@@ -301,7 +343,11 @@ def cost_words(sp: Speaker, cost: s.Cost) -> str:
             if not isinstance(t.amount, s.Literal | s.Name | s.Attr):
                 amount = f"({amount})"  # a formula, kept apart from the counter it counts
             what = words(t.counter)
-            if t.key == "any":
+            track = sp.rules.tracks.get(sp.rules.markers.get(t.counter, ""))
+            if track is not None:
+                way = "forward" if track.spend == "forward" else "back"
+                terms.append(f"moving the {what} marker {amount} space{'' if amount == '1' else 's'} {way}")
+            elif t.key == "any":
                 terms.append(f"{amount} {what} of any one kind")
             elif t.key == "different":
                 terms.append(f"{amount} {what} of different kinds")
@@ -558,6 +604,10 @@ def _may(x: Explainer, n: e.MayE, depth: int) -> list[Line]:
     return [x.head(n, f"{who}:", depth), *x.body(n.body, depth + 1)]
 
 
+_END_WORDS = {"now": "the game ends now (the rest of this is not done)",
+              "turn": "the game ends at the end of this turn",
+              "round": "the game ends at the end of this round",
+              "next_round": "the game ends after one more round (this round is finished, then one more is played)"}
 EFFECTS: dict[type, Callable[[Explainer, Any, int], str | list[Line]]] = {
     e.LetE: _stmt(_let),
     e.SetCounterE: _stmt(_assign),
@@ -581,7 +631,7 @@ EFFECTS: dict[type, Callable[[Explainer, Any, int], str | list[Line]]] = {
     e.RequireE: _stmt(_require),
     e.FailE: lambda x, n, d: f"this cannot be done: {n.message}",
     e.LimitE: _stmt(_limit),
-    e.EndE: lambda x, n, d: f"end the {n.what}",
+    e.EndE: lambda x, n, d: _END_WORDS[n.at] if n.what == "game" else f"end the {n.what}",
     e.ScoreE: lambda x, n, d: "score the game",
     e.PassE: lambda x, n, d: "pass: your turn ends, and you take no more turns in this phase",
     e.SetStartPlayerE: _stmt(lambda x, n, st: f"the start player is now {x.sp.expr(st.value)}"),

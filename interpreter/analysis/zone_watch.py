@@ -1,0 +1,67 @@
+"""Triggers on a zone's number of pieces (`on: {change: ZONE}`) that cannot work:
+
+- a `crosses:` mark the zone's size can never reach from the side it counts from: above its capacity, or (going
+  up) at or below 0 (W857, as for a counter);
+- a trigger counting pieces coming in on a zone no rule fills, or pieces going out of a zone no rule ever takes a
+  piece out of: no `move`, `remove` or `refill ... from` anywhere (W865). Which zone a moved piece comes from is
+  not known before play, so any such statement counts as a possible way out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..diagnostics import Diagnostics
+from ..engine import effects as e
+from ..engine.rules import WatchDef
+from .facts import Facts
+from .ranges import INF, Ranges
+from .tree import walk
+
+
+def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[WatchDef], diags: Diagnostics) -> None:
+    from .thresholds import _on_span, _threshold  # the counters' checks share these helpers
+
+    for w in watchers:
+        zone = w.counter
+        size = ranges.zone_size(zone)
+        mark = _threshold(w.crosses, consts) if w.crosses is not None else None
+        if mark is not None:
+            never = (mark < 0 or mark >= size) if w.down else (mark <= 0 or mark > size)
+            if never:
+                words = f"it holds at most {size:g} pieces" if size != INF and mark >= size else \
+                    "a zone never holds fewer than 0 pieces"
+                diags.warning("W857", f"triggers.{w.name} waits for the number of pieces in '{zone}' to cross "
+                              f"{mark}, but {words}", _on_span(facts, w, "crosses"),
+                              f"check the threshold against zones.{zone}'s capacity")
+                continue
+        if zone in facts.inputs:
+            continue
+        ins, outs = _fills(facts, zone), _empties(facts)
+        plain = w.crosses is None and w.every is None
+        if plain and not ins and not outs:
+            way = "no rule puts a piece in it or takes one out"
+        elif not plain and not w.down and not ins:
+            way = "no rule puts a piece in it (move ... to, create ... in, refill)"
+        elif not plain and w.down and not outs:
+            way = "no rule takes a piece out of any zone (move, remove, refill ... from)"
+        else:
+            continue
+        diags.warning("W865", f"triggers.{w.name} watches the pieces in zone '{zone}', but {way}, so it never runs",
+                      _on_span(facts, w, "change"), "check the zone it watches and its direction")
+
+
+def _fills(facts: Facts, zone: str) -> bool:
+    """Whether some rule puts pieces in the zone: names it as a move's, create's or refill's target, or another
+    zone carries its overflow there."""
+    if facts.used(zone, "fill"):
+        return True
+    return any(z.overflow == "carry" and z.carry_to == zone for z in facts.rules.zones.values())
+
+
+def _empties(facts: Facts) -> bool:
+    for body in facts.linked.bodies.values():
+        for eff in walk(body):
+            if isinstance(eff, e.MoveE | e.RemoveE | e.RefillE):
+                return True
+    return False
