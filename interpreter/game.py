@@ -15,6 +15,7 @@ from typing import Any
 
 from . import saves
 from .diagnostics import BoardrulesError, Span, source_line
+from .driver import Driver
 from .engine import flow
 from .engine.budget import Limits
 from .engine.choices import Recorder, StopForAnswer
@@ -253,6 +254,14 @@ class Game:
             self._start(Activity("setup"))
         else:  # free play, as scenarios use it: a setup decision takes its first option
             self._run_whole(Activity("setup"), None)
+
+    def driver(self) -> Driver:
+        """What boardrules' own tools do to the game beyond this API (interpreter/driver.py)."""
+        return Driver(self._m)
+
+    def at_rest(self) -> bool:
+        """No activity begun and no decision asked yet: the game is between activities."""
+        return self._open is None and self._pending is None and self._waiting is None
 
     # ---------------------------------------------------------------- the state of play
     @property
@@ -547,13 +556,15 @@ class Game:
                 for p in self.players]
 
     # ---------------------------------------------------------------- copies, saves, replays
-    def clone(self) -> Game:
-        """An independent copy of the game now, without its undo history (for search and simulation)."""
+    def clone(self, *, journal: bool = False) -> Game:
+        """An independent copy of the game now, without its undo history (for search and simulation); with
+        `journal`, the same game in every respect: its journal and undo history, the rules that have run and the
+        work spent (the scenario runner starts each scenario from a copy of one set-up game)."""
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
-        other._m = self._m.copy()
+        other._m = self._m.copy(journal)
         other._log = list(self._log)
-        other._history = []
+        other._history = list(self._history) if journal else []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)

@@ -624,8 +624,23 @@ WHOLE_GAME_CASES = [
     ("W855", FLOW_RULES.replace("round_number > 4", "market == 0"),
      "the end condition can never hold, so the game never ends by it", ("market += 1", "market -= 1")),
     ("W855", FLOW_RULES.replace("round_number > 4", "round_number >= 1"),
-     "the game ends as soon as it starts: the end condition already holds in round 1, so no phase ever runs",
+     "the game ends as soon as it starts: the end condition already holds once setup is done, so no phase ever runs",
      ("round_number >= 1", "round_number >= 2")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "market >= 5 or round_number > 9"),
+     "the game ends as soon as it starts: the end condition already holds once setup is done, so no phase ever runs",
+     ("market >= 5", "market >= 9")),
+    ("W855", FLOW_RULES.replace("  market: {per: game, initial: 5, output: true}",
+                                "  market: {per: game, keys: [wool, salt], initial: 5, output: true}")
+     .replace("'market += 1'", "'market[wool] += 1'").replace("round_number > 4", "market[salt] < 2")
+     .replace("counters:", "sets:\n  goods: [wool, salt]\ncounters:").replace("keys: [wool, salt]", "keys: goods"),
+     "the end condition can never hold, so the game never ends by it", ("market[salt] < 2", "market[wool] > 9")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "position(sun) == 1 and round_number > 1")
+     .replace("counters:", "tracks:\n  sky: {spaces: 6, markers: {sun: 2}}\ncounters:")
+     .replace("'market += 1'", "'market += 1', 'advance sun by 1'"),
+     "the end condition can never hold, so the game never ends by it",
+     ("position(sun) == 1", "position(sun) == 6")),
+    ("W855", FLOW_RULES.replace("round_number > 4", "not (market > 3) and round_number > 2"),
+     "the end condition can never hold, so the game never ends by it", ("not (market > 3)", "not (market > 9)")),
     ("W856", FLOW_RULES.replace("ranking: [me.points]", "ranking: [me.points, me.fame]")
      .replace("  market: {", "  fame: {per: player, input: true}\n  market: {").replace("input: true", "input: false"),
      "the ranking key 'me.fame' reads fame, but no rule changes it, so it ranks nobody",

@@ -203,7 +203,7 @@ def test_counter_trigger_and_overflow_refusals(tmp_path: Path) -> None:
     assert ("E402", "the excess of game counter 'a' has no owner to go to in 'coins'") in got
     assert ("E402", "counter 'c' overflows only above a max, and it has none") in got
     assert ("E402", "'gems' is keyed: the excess of 'd' needs keys it also has") in got
-    assert ("E401", "unknown counter or marker 'nope'") in got
+    assert ("E401", "unknown counter, marker or zone 'nope'") in got
     assert ("E201", "a counter trigger takes crosses or every, not both") in got
     assert ("E402", "a threshold is a number, but this is player") in got
 

@@ -277,3 +277,18 @@ def test_a_substitute_pays_part_of_a_marker_cost_and_the_options_are_the_ways_th
     g.act("p1", "spend", {"n": 2}, Recording(["1 time + 1 coins"]))
     assert asked == [["1 time + 1 coins", "2 coins"]]  # 2 time does not fit: the marker is on space 2
     assert g.state.markers["p1.time"].pos == 1 and g.state.counters["p1.coins"] == 2
+
+
+@BOTH
+def test_a_shortfall_substitute_pays_the_spaces_a_marker_cannot_move(
+        tmp_path: Path, mode: Callable[[Rules], Rules]) -> None:
+    text = PACK + "substitutes:\n  coins_for_time:\n    pay: '1 time'\n    with: '2 coins'\n    shortfall: true\n"
+    g = game(tmp_path, mode, 2, text)
+    g.act("p1", "spend", {"n": 4})  # room enough: the marker pays it all, no coins
+    assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (2, 3)
+    g.act("p1", "spend", {"n": 2})  # one space left on the track, the other paid with 2 coins
+    assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (1, 1)
+    with pytest.raises(BoardrulesError) as err:  # no space left and 1 coin: refused, nothing moves
+        g.act("p1", "spend", {"n": 1})
+    assert err.value.code == "E502"
+    assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (1, 1)

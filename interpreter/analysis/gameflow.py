@@ -6,8 +6,9 @@
 - an end condition that can never hold, or that holds before the first round (W855);
 - a ranking key that reads only what no rule ever changes (W856).
 
-Conditions are judged by trying them at test points (points.py) over what the linked rules let each number be:
-the rounds before the end, the player counts, and each counter's range narrowed to the directions rules move it.
+Conditions are judged by trying them at test points (points.py) over what the linked rules let each number be
+(domains.py): the rounds before the end, the player counts, counters (keyed ones cell by cell), markers' spaces
+and zones' sizes, narrowed to the directions rules move them; `and`, `or` and `not` combine them.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
-from ..engine.rules import PhaseDef, Rules
+from ..engine.rules import PhaseDef
 from ..language import syntax as s
+from . import domains
 from .facts import Facts
 from .points import INF, Domain, constants, satisfiable, var_key
 from .ranges import Ranges
@@ -35,20 +37,20 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     linked = facts.linked
     consts = constants(rules)
     ranges = Ranges(facts)
-    reach = reachable(facts, linked, ranges)
+    reach = domains.reachable(facts, linked, ranges)
     last = _last_round(flow.end_when, consts)
-    if last == 1 and flow.end_when is not None:
-        node = syntax(flow.end_when)
-        diags.warning("W855", "the game ends as soon as it starts: the end condition already holds in round 1, so "
-                      "no phase ever runs", facts.where(node, flow.span), "check the end condition's numbers")
+    end = syntax(flow.end_when) if flow.end_when is not None else None
+    if end is not None and (last == 1 or _always(end, domains.at_start(facts, linked, ranges), consts)):
+        diags.warning("W855", "the game ends as soon as it starts: the end condition already holds once setup is "
+                      "done, so no phase ever runs", facts.where(end, flow.span), "check the end condition's numbers "
+                      "against where the counters, markers and the round start")
         return
-    elif flow.end_when is not None and _never(syntax(flow.end_when), reach, consts):
-        node = syntax(flow.end_when)
+    elif _never(end, reach, consts):
         diags.warning("W855", "the end condition can never hold, so the game never ends by it",
-                      facts.where(node, flow.span), "check which way the rules move the counters it reads "
-                      "(they start at their initial value), or end the game with 'end game'")
+                      facts.where(end, flow.span), "check which way the rules move the counters and markers it "
+                      "reads (they start where they are declared to), or end the game with 'end game'")
     rounds: Domain = (1, last if last is not None else INF)
-    declared = {**_declared(rules, ranges), "round_number": rounds}
+    declared = {**domains.declared(rules, ranges), "round_number": rounds}
     offered: set[str] = set()
     for phase in flow.phases:
         offered.update(phase.actions)
@@ -67,40 +69,13 @@ def _before(last: int | None) -> str:
     return f" (the game ends by round {last})" if last is not None else ""
 
 
-def _declared(rules: Rules, ranges: Ranges) -> dict[str, Domain]:
-    """Each number a condition may read, over its whole declared range."""
-    out: dict[str, Domain] = {"player_count": (ranges.pmin, ranges.pmax), "turn_number": (1, INF)}
-    for name, c in rules.counters.items():
-        if c.keys is not None or name in rules.properties:
-            continue
-        iv = ranges.counter(name)
-        if iv is not None:
-            out[name if c.per == "game" else f"me.{name}"] = iv
-    return out
+def _never(node: s.Node | None, where: dict[str, Domain], consts: dict[str, Any]) -> bool:
+    return node is not None and satisfiable([node], where, consts) is False
 
 
-def reachable(facts: Facts, linked: Linked, ranges: Ranges) -> dict[str, Domain]:
-    """Each counter's range narrowed by the way rules move it: a counter no rule lowers stays at or above where
-    it starts."""
-    rules = facts.rules
-    moves = linked.counter_moves()
-    out = _declared(rules, ranges)
-    out["round_number"] = (1, INF)
-    for name, c in rules.counters.items():
-        key = name if c.per == "game" else f"me.{name}"
-        if key not in out or name in facts.inputs or name in rules.options:
-            continue
-        start = ranges.resolve(c.initial if c.initial is not None else 0)
-        if not start:
-            continue
-        low, high = out[key]
-        ways = moves.get(name, set())
-        out[key] = (low if "down" in ways else min(start.values()), high if "up" in ways else max(start.values()))
-    return out
-
-
-def _never(node: s.Node | None, domains: dict[str, Domain], consts: dict[str, Any]) -> bool:
-    return node is not None and satisfiable([node], domains, consts) is False
+def _always(node: s.Node, where: dict[str, Domain], consts: dict[str, Any]) -> bool:
+    """Whether the condition holds at every point: its negation holds at none."""
+    return satisfiable([s.Not(node.pos, node)], where, consts) is False
 
 
 def _last_round(end: Any, consts: dict[str, Any]) -> int | None:

@@ -1,11 +1,11 @@
 """Whether conditions can hold together, by trying them at test points.
 
 A condition over a few numbers known to the analyses (the round number, the player count, game counters, the
-acting player's counters, constant values) is evaluated at every point of a small grid: each number's whole range
-when it is short, else its bounds and the constants of the conditions with their neighbours. For comparisons of
-sums and differences against constants that grid meets every region where the truth can change, so "no point
-holds" means "never holds". A condition with anything else in it (a piece, a zone, a function, a product of two
-unknowns) is not judged: `satisfiable` answers None.
+acting player's counters, keyed counters' cells, markers' spaces, zones' sizes, constant values; domains.py) is
+evaluated at every point of a small grid: each number's whole range when it is short, else its bounds and the
+constants of the conditions with their neighbours. For comparisons of sums and differences against constants that
+grid meets every region where the truth can change, so "no point holds" means "never holds". A condition with
+anything else in it (a piece, a function, a product of two unknowns) is not judged: `satisfiable` answers None.
 """
 
 from __future__ import annotations
@@ -35,11 +35,19 @@ class _Opaque(Exception):
 
 
 def var_key(node: s.Node) -> str | None:
-    """The name a number is tried under: `round_number`, `market`, `me.coins`."""
+    """The name a number is tried under: `round_number`, `market`, `me.coins`, a keyed counter's cell
+    `me.crop[apple]`, a marker's space `position(sun)`, a zone's size `count(me.hand)` (domains.py)."""
     if isinstance(node, s.Name):
         return node.id
     if isinstance(node, s.Attr) and isinstance(node.obj, s.Name) and node.obj.id == "me":
         return f"me.{node.name}"
+    if isinstance(node, s.Index) and isinstance(node.key, s.Name):
+        base = var_key(node.obj) if isinstance(node.obj, s.Name | s.Attr) else None
+        return None if base is None else f"{base}[{node.key.id}]"
+    if isinstance(node, s.Call) and node.fn in ("position", "count") and len(node.args) == 1 \
+            and isinstance(node.args[0], s.Name | s.Attr):
+        inner = var_key(node.args[0])
+        return None if inner is None else f"{node.fn}({inner})"
     return None
 
 

@@ -11,6 +11,7 @@ Intervals are (low, high) with None for "no bound"; an expression whose range is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
@@ -74,55 +75,94 @@ class Ranges:
 
     # ------------------------------------------------------------ expressions
     def of(self, node: s.Node) -> Interval | None:
-        r = self.rules
-        if isinstance(node, s.Literal):
-            v = node.value
-            return (v, v) if isinstance(v, int) and not isinstance(v, bool) else None
-        if isinstance(node, s.Name):
-            if node.id == "player_count":
-                return (self.pmin, self.pmax)
-            if node.id in r.values:
-                table = self.resolve(node.id)
-                return (min(table.values()), max(table.values())) if table else None
-            c = r.counters.get(node.id)
-            if c is not None and c.per == "game" and c.keys is None:
-                return self.counter(node.id)
-            return None
-        if isinstance(node, s.Attr):
-            c = r.counters.get(node.name)
-            if c is not None and c.per == "player" and c.keys is None and node.name not in r.properties:
-                return self.counter(node.name)
-            return None
-        if isinstance(node, s.Index):
-            fam = node.obj
-            name = fam.name if isinstance(fam, s.Attr) else fam.id if isinstance(fam, s.Name) else None
-            c = r.counters.get(name or "")
-            return self.counter(c.name) if c is not None and c.keys is not None else None
-        if isinstance(node, s.Neg):
-            inner = self.of(node.operand)
-            return (-inner[1], -inner[0]) if inner else None
-        if isinstance(node, s.BinOp) and node.op in "+-*":
-            a, b = self.of(node.left), self.of(node.right)
-            if a is None or b is None:
-                return None
-            if node.op == "+":
-                return (a[0] + b[0], a[1] + b[1])
-            if node.op == "-":
-                return (a[0] - b[1], a[1] - b[0])
-            products = [x * y for x in a for y in b if not ((x == 0 and abs(y) == INF) or (y == 0 and abs(x) == INF))]
-            return (min(products), max(products)) if products else None
-        if isinstance(node, s.Call):
-            if node.fn == "count" and len(node.args) == 1:
-                arg = node.args[0]
-                zone = arg.name if isinstance(arg, s.Attr) else arg.id if isinstance(arg, s.Name) else None
-                return (0, self.zone_size(zone)) if zone in r.zones else (0, INF)
-            if node.fn in ("min", "max") and len(node.args) > 1:
-                parts = [self.of(a) for a in node.args]
-                if any(p is None for p in parts):
-                    return None
-                pick = min if node.fn == "min" else max
-                return (pick(p[0] for p in parts), pick(p[1] for p in parts))  # type: ignore[index]
+        """The interval an expression's value lies in, or None when it is not a number known to be bounded."""
+        return RANGE_OF.get(type(node), _unbounded)(self, node)  # every expression kind has its entry
+
+
+def _literal(rg: Ranges, node: s.Literal) -> Interval | None:
+    v = node.value
+    return (v, v) if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _name(rg: Ranges, node: s.Name) -> Interval | None:
+    r = rg.rules
+    if node.id == "player_count":
+        return (rg.pmin, rg.pmax)
+    if node.id in r.values:
+        table = rg.resolve(node.id)
+        return (min(table.values()), max(table.values())) if table else None
+    c = r.counters.get(node.id)
+    if c is not None and c.per == "game" and c.keys is None:
+        return rg.counter(node.id)
+    return None
+
+
+def _attr(rg: Ranges, node: s.Attr) -> Interval | None:
+    r = rg.rules
+    c = r.counters.get(node.name)
+    if c is not None and c.per == "player" and c.keys is None and node.name not in r.properties:
+        return rg.counter(node.name)
+    return None
+
+
+def _index(rg: Ranges, node: s.Index) -> Interval | None:
+    fam = node.obj
+    name = fam.name if isinstance(fam, s.Attr) else fam.id if isinstance(fam, s.Name) else None
+    c = rg.rules.counters.get(name or "")
+    return rg.counter(c.name) if c is not None and c.keys is not None else None
+
+
+def _neg(rg: Ranges, node: s.Neg) -> Interval | None:
+    inner = rg.of(node.operand)
+    return (-inner[1], -inner[0]) if inner else None
+
+
+def _binop(rg: Ranges, node: s.BinOp) -> Interval | None:
+    if node.op not in "+-*":
         return None
+    a, b = rg.of(node.left), rg.of(node.right)
+    if a is None or b is None:
+        return None
+    if node.op == "+":
+        return (a[0] + b[0], a[1] + b[1])
+    if node.op == "-":
+        return (a[0] - b[1], a[1] - b[0])
+    products = [x * y for x in a for y in b if not ((x == 0 and abs(y) == INF) or (y == 0 and abs(x) == INF))]
+    return (min(products), max(products)) if products else None
+
+
+def _call(rg: Ranges, node: s.Call) -> Interval | None:
+    if node.fn == "count" and len(node.args) == 1:
+        arg = node.args[0]
+        zone = arg.name if isinstance(arg, s.Attr) else arg.id if isinstance(arg, s.Name) else None
+        return (0, rg.zone_size(zone)) if zone in rg.rules.zones else (0, INF)
+    if node.fn in ("min", "max") and len(node.args) > 1:
+        parts = [rg.of(a) for a in node.args]
+        if any(p is None for p in parts):
+            return None
+        pick = min if node.fn == "min" else max
+        return (pick(p[0] for p in parts), pick(p[1] for p in parts))  # type: ignore[index]
+    return None
+
+
+def _unbounded(rg: Ranges, node: s.Node) -> Interval | None:
+    return None
+
+
+# Expression kind -> its interval. A kind whose value is no bounded number (a list, a truth value, a piece, a
+# conditional or a range the analysis does not follow) says so explicitly; tests/test_dispatch.py proves every
+# expression kind has an entry.
+RANGE_OF: dict[type[s.Node], Callable[[Ranges, Any], Interval | None]] = {
+    s.Literal: _literal,
+    s.Name: _name,
+    s.Attr: _attr,
+    s.Index: _index,
+    s.Neg: _neg,
+    s.BinOp: _binop,
+    s.Call: _call,
+    **{kind: _unbounded for kind in (s.PieceRef, s.ListLit, s.Comprehension, s.Compare, s.BoolOp, s.Not,
+                                     s.Conditional, s.Range, s.Where, s.SortedBy, s.CanPay, s.CanTake)},
+}
 
 
 def _int(raw: Any) -> int | None:

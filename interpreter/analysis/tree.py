@@ -70,12 +70,17 @@ def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
 
 def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
     """Which way a counter assignment can move the counter: {"up"}, {"down"}, or both."""
-    amount = _literal(syntax(eff.value), consts or {})
-    if eff.op == "=" or amount is None:
+    return step(eff.op, eff.value, consts)
+
+
+def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
+    """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
+    amount = _literal(syntax(value), consts or {})
+    if op == "=" or amount is None:
         return {"up", "down"}
     if amount == 0:
         return set()
-    up = (amount > 0) == (eff.op == "+=")
+    up = (amount > 0) == (op == "+=")
     return {"up" if up else "down"}
 
 

@@ -103,7 +103,7 @@ class Payments:
             low = floors[key] = low if low is not None else -(10**9)
         return low
 
-    def _payable(self, cost: CostC, f: Frame) -> bool:
+    def payable(self, cost: CostC, f: Frame) -> bool:
         return any(self._way_payable(way, f) for way in substitution.ways(self, cost, f))
 
     def pay(self, cost: CostC, f: Frame) -> None:

@@ -19,6 +19,7 @@ from .values import Player, shown
 if TYPE_CHECKING:
     from .machine import Machine
     from .rules import FlowDef, PhaseDef
+    from .services import Services
 
 MAX_FLOW_STEPS = 10_000  # phases entered without a single move: a flow that can never reach a turn
 
@@ -98,7 +99,7 @@ def can_move(m: Machine, player: str | None, action: str) -> str | None:
     return None
 
 
-def ranking(m: Machine) -> list[tuple[int, str, tuple[object, ...]]]:
+def ranking(m: Services) -> list[tuple[int, str, tuple[object, ...]]]:
     """(rank, player, keys) in rank order; equal keys share a rank (1, 1, 3)."""
     flow = _flow(m)
     rows = []
@@ -115,7 +116,7 @@ def ranking(m: Machine) -> list[tuple[int, str, tuple[object, ...]]]:
 
 
 # ---------------------------------------------------------------- inside the flow
-def _flow(m: Machine) -> FlowDef:
+def _flow(m: Services) -> FlowDef:
     flow = m.rules.flow
     if flow is None:
         raise BoardrulesError("E509", "these rules declare no flow: take actions one by one with act()")

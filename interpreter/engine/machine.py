@@ -1,11 +1,13 @@
 """The runtime of one game: the state store, the linked rules, and the services that running rules call.
 
-Runners and compiled expressions reach it as `frame.g`. The public, documented object for programs is
+Runners and compiled expressions reach it as `frame.g`, and only through the members that
+`engine.services.Services` declares (tests/test_services.py). The public, documented object for programs is
 `boardrules.game.Game`, which drives a Machine; nothing outside the engine should call a Machine directly.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -132,8 +134,9 @@ class Machine(Choices, Payments):
             self.budget.rule = f"setup.{step.name}"
             self.run_step(step.body, None, step.span)
 
-    def copy(self) -> Machine:
-        """The same game on an independent copy of the state, with no journal (see Game.clone)."""
+    def copy(self, journal: bool = False) -> Machine:
+        """The same game on an independent copy of the state, with no journal (see Game.clone); with `journal`,
+        also the journal, the rules that have run and what has been spent of the work budget."""
         other = Machine.__new__(Machine)
         other.__dict__.update(self.__dict__)
         other.state = self.state.copy()
@@ -142,6 +145,12 @@ class Machine(Choices, Payments):
         other.covered = set()
         other.problems = {}
         other._works = {}  # their work belongs to this machine
+        if journal:
+            # Journal entries are immutable records, so the copy may share them; the list itself is its own.
+            other.state.journal = list(self.state.journal)
+            other.state.cause = self.state.cause
+            other.covered = set(self.covered)
+            other.budget = copy.copy(self.budget)
         return other
 
     # ---------------------------------------------------------------- transactions

@@ -15,10 +15,10 @@ from .frame import Frame
 from .runtime import check_known
 
 if TYPE_CHECKING:
-    from .machine import Machine
+    from .services import Services
 
 
-def counter_value(g: Machine, key: str, counter: str, value: int, high: int) -> int:
+def counter_value(g: Services, key: str, counter: str, value: int, high: int) -> int:
     """The value a counter keeps above its max (discard or carry), after carrying the excess on."""
     c = g.rules.counters[counter]
     if c.overflow == "carry" and c.carry_to is not None:
@@ -32,7 +32,7 @@ def counter_value(g: Machine, key: str, counter: str, value: int, high: int) -> 
     return high
 
 
-def destination(g: Machine, key: str, pid: str | None) -> str | None:
+def destination(g: Services, key: str, pid: str | None) -> str | None:
     """Where a piece sent to zone `key` ends up: a zone key, or None when it is discarded."""
     seen: set[str] = set()
     while True:

@@ -182,7 +182,7 @@ def can_pay(f: Frame, cost: Any, payer: Any) -> bool:
     if type(payer) is not Player:
         check_known(payer, f)
         raise runtime_type_error(f"a cost is paid by a player, got {shown(payer)}", f)
-    return f.g._payable(cost, type(f)(f.g, payer, f.vars))
+    return f.g.payable(cost, type(f)(f.g, payer, f.vars))
 
 
 def can_take(f: Frame, action: str, args: tuple[tuple[str, Any], ...], who: Any) -> bool:

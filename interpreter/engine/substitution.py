@@ -96,6 +96,8 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
     is paid with what the cost asks."""
     if d.key == "different":
         return []  # one each of several keys: there is no one part to lack
+    if d.marker:
+        return _marker_shortfall(g, sub, d, dues, instead)
     keys = [k for k, _, _ in g._cells(d.base, d.counter)] if d.key == "any" else [d.key]
     out = []
     most = None
@@ -118,6 +120,20 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
         out.append(([d._replace(amount=rest, key=key)] if rest else [])
                    + [w._replace(amount=w.amount * units) for w in instead])
     return out
+
+
+def _marker_shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instead: list[Due]
+                      ) -> list[list[Due]]:
+    """A marker "holds" the spaces it can still move toward the end its track spends to (after the way's other
+    moves of it): the spaces beyond them are lacking, and paid instead in whole units."""
+    others = sum(o.amount for o in dues if o is not d and o.marker and o.base == d.base)
+    room = next((n for n in range(d.amount, -1, -1) if g.marker_room(d.base, others + n)), 0)
+    lack = d.amount - room
+    units = -(-lack // sub.unit)
+    if lack <= 0 or units * sub.unit > d.amount:
+        return []
+    rest = d.amount - units * sub.unit
+    return [([d._replace(amount=rest)] if rest else []) + [w._replace(amount=w.amount * units) for w in instead]]
 
 
 def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import Span, source_line
 from . import checked as c
 from . import syntax as s
-from .checker import PIECE_BUILTINS, Checker, CompileError, Scope
+from .checker import PIECE_BUILTINS, Checker, Scope
+from .compile_error import CompileError
 from .emitter import Emitter, Gen
 from .types import Type
 

@@ -7,6 +7,7 @@ reports everything.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -332,108 +333,121 @@ class Linker:
         return widest_low, widest_high, limits
 
     def _declare(self, rules: Rules, decls: dict[tuple[str, str], Decl]) -> None:
-        for name, d in self._section(decls, "sets"):
-            items = tuple(str(x) for x in d.node) if isinstance(d.node, list) else ()
-            rules.sets[name] = items
-            rules.symbols.update(items)
-        for name, d in self._section(decls, "values"):
-            rules.values[name] = self._value(name, d)
-        for name, d in self._section(decls, "counters"):
-            n = d.node if isinstance(d.node, dict) else {}
-            keys = n.get("keys")
-            if isinstance(keys, str):
-                if keys not in rules.sets:
-                    self.diags.error("E401", f"unknown set '{keys}'", _vspan(n, "keys", d.span),
-                                     did_you_mean(keys, rules.sets))
-                keys = rules.sets.get(keys, ())
-            elif isinstance(keys, list):
-                keys = tuple(str(k) for k in keys)
-                rules.symbols.update(keys)
-            initial = n.get("initial", 0)
-            if isinstance(initial, dict) and "unknown" not in initial:
-                initial = self._per_key(rules, name, initial, keys, "initial", _vspan(n, "initial", d.span))
-            elif isinstance(initial, dict) and "unknown" in initial:
-                initial = Unknown(name, str(initial["unknown"]))
-                rules.unknowns.append((name, initial.note, _vspan(n, "initial", d.span)))
-            elif isinstance(initial, str) and initial not in rules.values:
-                self.diags.error("E401", f"unknown value '{initial}'", _vspan(n, "initial", d.span),
-                                 did_you_mean(initial, rules.values))
-            elif isinstance(initial, str) and rules.values[initial].kind == "expr":
-                self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
-                                 _vspan(n, "initial", d.span), "use a number or a player-count table")
-            low, high, key_limits = self._limits(rules, name, n, keys, d.span)
-            rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
-                                               str(n.get("overflow", "refuse")), n.get("carry_to"),
-                                               str(n.get("underflow", "refuse")), key_limits)
-        for name, d in self._section(decls, "counters"):
-            watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), self.diags)
-        for name, d in self._section(decls, "pieces"):
-            props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
-            kind: dict[str, str] = {}
-            for prop, spec in (props.items() if isinstance(props, dict) else []):
-                if prop in PIECE_BUILTINS:  # `$x.zone` reads the built-in field: the property could never be read
-                    self.diags.error("E409", f"'{name}' cannot have a property '{prop}': every piece has a built-in "
-                                     f"'{prop}' ({_PIECE_FIELDS[prop]}), and `.{prop}` always reads that",
-                                     _kspan(props, prop, d.span), f"give the property another name, such as "
-                                     f"'{name}_{prop}'")
-                    continue
-                ptype = PARAM_TYPES.get(str(spec.get("type")) if isinstance(spec, dict) else "", "any")
-                kind[prop] = ptype
-                if prop in rules.properties and rules.properties[prop] != ptype:
-                    rules.properties[prop] = "any"
-                else:
-                    rules.properties[prop] = ptype
-                default = spec.get("default") if isinstance(spec, dict) else None
-                if not _fits(default, ptype):
-                    self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {shown(default)}",
-                                     _vspan(spec, "default", d.span))
-                    default = None
-                elif isinstance(default, dict) and "unknown" in default:
-                    default = Unknown(f"{name}.{prop}", str(default["unknown"]))
-                    rules.unknowns.append((f"{name}.{prop}", default.note, _vspan(spec, "default", d.span)))
-                rules.prop_defaults[(name, prop)] = default
-            rules.kinds[name] = kind
-            rules.symbols.add(name)
-        for name, d in self._section(decls, "zones"):
-            n = d.node if isinstance(d.node, dict) else {}
-            rules.zones[name] = ZoneDecl(
-                name, str(n.get("per", "game")), bool(n.get("ordered", False)), n.get("slots"),
-                _count(n.get("slot_capacity")) or 1, n.get("capacity"), d.span,
-                str(n.get("overflow", "refuse")), n.get("carry_to"),
-            )
-        for name, d in self._section(decls, "zones"):
-            watch.check_zone_overflow(rules, rules.zones[name], _vspan(d.node, "carry_to", d.span), self.diags)
-        for name, d in self._section(decls, "tracks"):
-            n = d.node if isinstance(d.node, dict) else {}
-            icons: dict[int, tuple[str, ...]] = {}
-            raw_icons = n.get("icons", {})
-            for space, names in (raw_icons.items() if isinstance(raw_icons, dict) else []):
-                number = _count(space)
-                if number is not None:
-                    icons[number] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
-                    rules.symbols.update(icons[number])
-            markers = n.get("markers", {})
-            markers = markers if isinstance(markers, dict) else {}
-            for k, v in markers.items():
-                if isinstance(v, dict) and v.get("per") == "player":  # each player has one: me.pawn
-                    rules.player_markers.add(str(k))
-            markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
-            rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
-                                           d.span, "forward" if n.get("spend") == "forward" else "back")
-            for marker in markers:
-                rules.markers[marker] = name
-        for name, d in self._section(decls, "dice"):
-            sides = d.node.get("sides") if isinstance(d.node, dict) else None
-            rules.dice[name] = sides if isinstance(sides, int) and sides >= 1 else 6
-            over = check_constant("range_size", rules.dice[name], "the number of sides")
-            if over:
-                self.diags.error(BUDGET_CODE, over, d.span)
-        for v in rules.values.values():
+        """The components, section by section in DECLARE's order (a counter's keys name a set, a default may
+        name a value), each section then checked as a whole where an entry refers to another of its kind."""
+        rules.events["turn_end"] = (("player", "player"),)  # a declared event of that name replaces it
+        for section, declare in DECLARE.items():
+            for name, d in self._section(decls, section):
+                declare(self, rules, name, d)
+            after = DECLARED.get(section)
+            if after is not None:
+                for name, d in self._section(decls, section):
+                    after(rules, name, d, self.diags)
+        for v in rules.values.values():  # a table's keys are symbols that every other section may declare
             if v.kind == "table":
                 v.data = value_tables.declare(rules, v, v.data, self.diags)
-        rules.events["turn_end"] = (("player", "player"),)
-        for name, d in self._section(decls, "events"):
-            rules.events[name] = self._params(d.node)
+
+    def _declare_set(self, rules: Rules, name: str, d: Decl) -> None:
+        items = tuple(str(x) for x in d.node) if isinstance(d.node, list) else ()
+        rules.sets[name] = items
+        rules.symbols.update(items)
+
+    def _declare_value(self, rules: Rules, name: str, d: Decl) -> None:
+        rules.values[name] = self._value(name, d)
+
+    def _declare_counter(self, rules: Rules, name: str, d: Decl) -> None:
+        n = d.node if isinstance(d.node, dict) else {}
+        keys = n.get("keys")
+        if isinstance(keys, str):
+            if keys not in rules.sets:
+                self.diags.error("E401", f"unknown set '{keys}'", _vspan(n, "keys", d.span),
+                                 did_you_mean(keys, rules.sets))
+            keys = rules.sets.get(keys, ())
+        elif isinstance(keys, list):
+            keys = tuple(str(k) for k in keys)
+            rules.symbols.update(keys)
+        initial = n.get("initial", 0)
+        if isinstance(initial, dict) and "unknown" not in initial:
+            initial = self._per_key(rules, name, initial, keys, "initial", _vspan(n, "initial", d.span))
+        elif isinstance(initial, dict) and "unknown" in initial:
+            initial = Unknown(name, str(initial["unknown"]))
+            rules.unknowns.append((name, initial.note, _vspan(n, "initial", d.span)))
+        elif isinstance(initial, str) and initial not in rules.values:
+            self.diags.error("E401", f"unknown value '{initial}'", _vspan(n, "initial", d.span),
+                             did_you_mean(initial, rules.values))
+        elif isinstance(initial, str) and rules.values[initial].kind == "expr":
+            self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
+                             _vspan(n, "initial", d.span), "use a number or a player-count table")
+        low, high, key_limits = self._limits(rules, name, n, keys, d.span)
+        rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
+                                           str(n.get("overflow", "refuse")), n.get("carry_to"),
+                                           str(n.get("underflow", "refuse")), key_limits)
+
+    def _declare_piece(self, rules: Rules, name: str, d: Decl) -> None:
+        props = d.node.get("properties", {}) if isinstance(d.node, dict) else {}
+        kind: dict[str, str] = {}
+        for prop, spec in (props.items() if isinstance(props, dict) else []):
+            if prop in PIECE_BUILTINS:  # `$x.zone` reads the built-in field: the property could never be read
+                self.diags.error("E409", f"'{name}' cannot have a property '{prop}': every piece has a built-in "
+                                 f"'{prop}' ({_PIECE_FIELDS[prop]}), and `.{prop}` always reads that",
+                                 _kspan(props, prop, d.span), f"give the property another name, such as "
+                                 f"'{name}_{prop}'")
+                continue
+            ptype = PARAM_TYPES.get(str(spec.get("type")) if isinstance(spec, dict) else "", "any")
+            kind[prop] = ptype
+            if prop in rules.properties and rules.properties[prop] != ptype:
+                rules.properties[prop] = "any"
+            else:
+                rules.properties[prop] = ptype
+            default = spec.get("default") if isinstance(spec, dict) else None
+            if not _fits(default, ptype):
+                self.diags.error("E402", f"the default of '{name}.{prop}' should be {ptype}, got {shown(default)}",
+                                 _vspan(spec, "default", d.span))
+                default = None
+            elif isinstance(default, dict) and "unknown" in default:
+                default = Unknown(f"{name}.{prop}", str(default["unknown"]))
+                rules.unknowns.append((f"{name}.{prop}", default.note, _vspan(spec, "default", d.span)))
+            rules.prop_defaults[(name, prop)] = default
+        rules.kinds[name] = kind
+        rules.symbols.add(name)
+
+    def _declare_zone(self, rules: Rules, name: str, d: Decl) -> None:
+        n = d.node if isinstance(d.node, dict) else {}
+        rules.zones[name] = ZoneDecl(
+            name, str(n.get("per", "game")), bool(n.get("ordered", False)), n.get("slots"),
+            _count(n.get("slot_capacity")) or 1, n.get("capacity"), d.span,
+            str(n.get("overflow", "refuse")), n.get("carry_to"),
+        )
+
+    def _declare_track(self, rules: Rules, name: str, d: Decl) -> None:
+        n = d.node if isinstance(d.node, dict) else {}
+        icons: dict[int, tuple[str, ...]] = {}
+        raw_icons = n.get("icons", {})
+        for space, names in (raw_icons.items() if isinstance(raw_icons, dict) else []):
+            number = _count(space)
+            if number is not None:
+                icons[number] = tuple(str(i) for i in (names if isinstance(names, list) else [names]))
+                rules.symbols.update(icons[number])
+        markers = n.get("markers", {})
+        markers = markers if isinstance(markers, dict) else {}
+        for k, v in markers.items():
+            if isinstance(v, dict) and v.get("per") == "player":  # each player has one: me.pawn
+                rules.player_markers.add(str(k))
+        markers = {str(k): _count(v.get("start", 1) if isinstance(v, dict) else v) or 1 for k, v in markers.items()}
+        rules.tracks[name] = TrackDecl(name, n.get("spaces", 1), bool(n.get("circular", False)), icons, markers,
+                                       d.span, "forward" if n.get("spend") == "forward" else "back")
+        for marker in markers:
+            rules.markers[marker] = name
+
+    def _declare_die(self, rules: Rules, name: str, d: Decl) -> None:
+        sides = d.node.get("sides") if isinstance(d.node, dict) else None
+        rules.dice[name] = sides if isinstance(sides, int) and sides >= 1 else 6
+        over = check_constant("range_size", rules.dice[name], "the number of sides")
+        if over:
+            self.diags.error(BUDGET_CODE, over, d.span)
+
+    def _declare_event(self, rules: Rules, name: str, d: Decl) -> None:
+        rules.events[name] = self._params(d.node)
 
     def _value(self, name: str, d: Decl) -> ValueDecl:
         node = d.node
@@ -700,3 +714,33 @@ class Linker:
                              _vspan(node, "actions", span))
             per_turn = 1
         return TurnsDef(first, until, until_fn, per_turn, span)
+
+
+# What each component section declares, in the order they are declared: kind -> function. The rule sections
+# (BUILT) are built afterwards, from these (Linker._build). tests/test_dispatch.py proves the two cover DECLARING.
+DECLARE: dict[str, Callable[[Linker, Rules, str, Decl], None]] = {
+    "sets": Linker._declare_set,
+    "values": Linker._declare_value,
+    "counters": Linker._declare_counter,
+    "pieces": Linker._declare_piece,
+    "zones": Linker._declare_zone,
+    "tracks": Linker._declare_track,
+    "dice": Linker._declare_die,
+    "events": Linker._declare_event,
+}
+BUILT = ("costs", "procedures", "setup", "actions", "triggers", "scoring", "substitutes")
+
+
+def _check_counter_overflow(rules: Rules, name: str, d: Decl, diags: Diagnostics) -> None:
+    watch.check_overflow(rules, rules.counters[name], _vspan(d.node, "carry_to", d.span), diags)
+
+
+def _check_zone_overflow(rules: Rules, name: str, d: Decl, diags: Diagnostics) -> None:
+    watch.check_zone_overflow(rules, rules.zones[name], _vspan(d.node, "carry_to", d.span), diags)
+
+
+# Checks that need the whole section declared first (a carry goes to another counter or zone).
+DECLARED: dict[str, Callable[[Rules, str, Decl, Diagnostics], None]] = {
+    "counters": _check_counter_overflow,
+    "zones": _check_zone_overflow,
+}

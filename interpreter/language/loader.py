@@ -275,13 +275,29 @@ class _Frame:
     first_lines: dict[str, int] = field(default_factory=dict)
 
 
+_RESOLVER = Resolver()
+_RESOLVED: dict[tuple[str, tuple[bool, bool]], str] = {}
+_MAX_RESOLVED = 65_536
+
+
+def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
+    """PyYAML's implicit tag of a scalar (regular expressions per first character), remembered by text: the
+    same words and numbers come back in every file."""
+    key = (value, implicit)
+    tag = _RESOLVED.get(key)
+    if tag is None:
+        tag = _RESOLVER.resolve(ScalarNode, value, implicit)
+        if len(_RESOLVED) < _MAX_RESOLVED and len(value) < 64:
+            _RESOLVED[key] = tag
+    return tag
+
+
 class _Builder:
     def __init__(self, text: str, display: str, diags: Diagnostics, loader: type) -> None:
         self.loader = loader
         self.text = text
         self.display = display
         self.diags = diags
-        self.resolver = Resolver()
         self.constructor = SafeConstructor()
         self.stack: list[_Frame] = []
         self.anchors: dict[str, _Anchor] = {}
@@ -327,7 +343,10 @@ class _Builder:
             loader.dispose()
 
     def _event(self, event: Event) -> None:
-        if isinstance(event, DocumentStartEvent):
+        kind = type(event)
+        if kind is ScalarEvent:  # nearly every event: straight to it
+            self._scalar(event)  # type: ignore[arg-type]
+        elif isinstance(event, DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:
                 self.diags.error("E101", "a rule file holds one YAML document", self._span(event.start_mark),
@@ -396,8 +415,13 @@ class _Builder:
 
     def _scalar(self, event: ScalarEvent) -> None:
         self._count(1, event.start_mark)
-        self._check_anchor(event.anchor, event.start_mark)
-        span = self._content_span(event.start_mark, event.end_mark, inclusive=False)
+        if event.anchor is None and event.tag is None:
+            # Without an anchor or a tag the node starts at its content.
+            mark = event.start_mark
+            span = Span(self.display, mark.line + 1, mark.column + 1)
+        else:
+            self._check_anchor(event.anchor, event.start_mark)
+            span = self._content_span(event.start_mark, event.end_mark, inclusive=False)
         surrogate = _SURROGATE.search(event.value)
         if surrogate is not None:
             # An escape ("\ud800") can make one: text that no file, terminal or JSON encoder can carry.
@@ -405,7 +429,7 @@ class _Builder:
                              hint="control characters and lone surrogates cannot appear in a rule file")
             event.value = _SURROGATE.sub("\ufffd", event.value)
         implicit = event.tag is None or event.tag == "!"
-        tag = self.resolver.resolve(ScalarNode, event.value, event.implicit) if implicit else event.tag
+        tag = _resolve(event.value, event.implicit) if implicit else event.tag
         if self._expecting_key():
             # Keys stay as written: `on:` and `1:` are the names "on" and "1", not a boolean and a number.
             if tag == _MERGE and implicit:

@@ -336,3 +336,11 @@ class Score(Node):
 class ForHead(Node):
     var: str
     iterable: Node
+
+
+# Every expression node class: a table over expressions (compiling, explaining, ranges) has an entry for each,
+# which tests/test_dispatch.py checks.
+EXPRESSIONS: tuple[type[Node], ...] = (
+    Literal, Name, PieceRef, Attr, Index, Call, ListLit, Comprehension, BinOp, Compare, BoolOp, Not, Neg,
+    Conditional, Range, Where, SortedBy, CanPay, CanTake,
+)

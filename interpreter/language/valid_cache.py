@@ -3,8 +3,11 @@
 A file that validated without a problem is remembered in the per-user cache `valid` (cache_files.py) under a
 hash of its bytes, the schema's name and bytes, and this boardrules (its source, grammar and schemas, which
 hold the loader and the validator): the same bytes are then known valid without validating again. A file with
-problems is never remembered, so its diagnostics are always computed afresh. The validator (and jsonschema) is
-imported only when a file is not known valid: an unchanged pack never loads it.
+problems is never remembered, so its diagnostics are always computed afresh.
+
+Before any of that, the compiled yes/no check (fast_schema.py) is tried: it answers a valid file faster than the
+cache can be read, so the cache and jsonschema (validate.py, imported only then) serve the files it rejects (to
+word their problems) and schemas it cannot compile. A valid pack never loads jsonschema.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from functools import cache
 from .. import cache_files
 from ..diagnostics import Diagnostics
 from ..resources import grammar_dir
+from . import fast_schema
 
 CACHE = "valid"
 KEEP = 20_000  # markers kept (64 bytes each); the directory is pruned once per process that adds one
@@ -25,14 +29,16 @@ def validate_file(doc: object, data: bytes, schema: str, diags: Diagnostics, fil
     """Check `doc`, loaded from exactly the bytes `data`, against the schema `schema` ("module" or "scenario");
     as `validate.validate`: one E201 per problem, True when there is none."""
     global _pruned
+    if fast_schema.valid(doc, schema):
+        return True  # cheaper than reading the cache's marker
     key = _key(data, schema)
     if key is not None and cache_files.read(CACHE, key) == key.encode():
         return True
-    from .validate import load_schema, validate
-
     if schema == "module" and isinstance(doc, dict):
         ok = _validate_sections(doc, diags, file)
     else:
+        from .validate import load_schema, validate
+
         ok = validate(doc, load_schema(schema), diags, file)
     if ok and key is not None:
         cache_files.write(CACHE, key, key.encode(), keep=None if _pruned else KEEP)

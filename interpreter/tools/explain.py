@@ -8,6 +8,7 @@ A rule or value a module `replace`s is shown as a change against the base it rep
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,21 +124,31 @@ class Book:
         if len(declared) > 1:  # the last module in requires order sets the count; say who says what
             intro += " (" + "; ".join(f"{m}: {d.get('min', '?')} to {d.get('max', '?')}" for m, d in declared) + ")"
         sec = Section("components", "Components", intro=intro)
-        if r.sets:
-            sec.entries.append(Entry("components.sets", "Kinds of things", [
-                Line(0, sentence(f"{words(n)}: {', '.join(words(i) for i in items)}")) for n, items in r.sets.items()
-            ], None))
+        groups: dict[str, list[Line]] = {}
+        for say in COMPONENTS.values():
+            entry, lines = say(self)
+            groups.setdefault(entry, []).extend(lines)
+        sec.entries += [Entry(f"components.{entry}", ENTRY_TITLES[entry], lines, None)
+                        for entry, lines in groups.items() if lines]
+        return sec
+
+    def _sets(self) -> tuple[str, list[Line]]:
+        return "sets", [Line(0, sentence(f"{words(n)}: {', '.join(words(i) for i in items)}"))
+                        for n, items in self.rules.sets.items()]
+
+    def _values(self) -> tuple[str, list[Line]]:
         lines = []
-        for name, v in r.values.items():
+        for name, v in self.rules.values.items():
             text = f"{words(name)}: {_value_words(v, self.x.sp)}"
             change, base = self._change(f"values.{name}")
             if change is not None and base is not None and name in base.values:
                 text += f" (instead of {_value_words(base.values[name], Speaker(base))}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), v.span, [("value", name)]))
-        if lines:
-            sec.entries.append(Entry("components.values", "Numbers and values", lines, None))
+        return "values", lines
+
+    def _counters(self) -> tuple[str, list[Line]]:
         lines = []
-        for c in r.counters.values():
+        for c in self.rules.counters.values():
             who = "Each player has" if c.per == "player" else "The game has"
             keys = f" of each of {', '.join(words(k) for k in c.keys)}" if c.keys else ""
             initial = c.initial
@@ -157,10 +168,18 @@ class Book:
                     for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
             bounds += _absorbing_words(c)
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
-        for kind, props in r.kinds.items():
+        return "pieces", lines
+
+    def _kinds(self) -> tuple[str, list[Line]]:
+        lines = []
+        for kind, props in self.rules.kinds.items():
             said = ", ".join(f"{words(p)}" + ("" if t == "any" else f" ({t})") for p, t in props.items())
             lines.append(Line(0, sentence(f"a {words(kind)} piece" + (f" has {said}" if said else "")), None))
-        for z in r.zones.values():
+        return "pieces", lines
+
+    def _zones(self) -> tuple[str, list[Line]]:
+        lines = []
+        for z in self.rules.zones.values():
             who = "Each player has" if z.per == "player" else "There is"
             shape = []
             if z.ordered:
@@ -171,7 +190,11 @@ class Book:
                 shape.append(f"room for {self._size(z.capacity)}")
             lines.append(Line(0, sentence(f"{who} a place called {words(z.name)}" +
                                           (f" ({', '.join(shape)})" if shape else "")), z.span))
-        for t in r.tracks.values():
+        return "pieces", lines
+
+    def _tracks(self) -> tuple[str, list[Line]]:
+        lines = []
+        for t in self.rules.tracks.values():
             icons = "; ".join(f"space {n}: {', '.join(words(i) for i in ic)}" for n, ic in sorted(t.icons.items()))
             markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
             text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
@@ -179,25 +202,33 @@ class Book:
             text += "; paying with its markers moves them forward" if t.spend == "forward" else ""
             lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +
                                           (f"; {markers}" if markers else "")), t.span))
-        for die, sides in r.dice.items():
-            lines.append(Line(0, sentence(f"{words(die)} is a {sides}-sided die"), None))
-        for name, cost in r.costs.items():
+        return "pieces", lines
+
+    def _dice(self) -> tuple[str, list[Line]]:
+        return "pieces", [Line(0, sentence(f"{words(die)} is a {sides}-sided die"), None)
+                          for die, sides in self.rules.dice.items()]
+
+    def _events(self) -> tuple[str, list[Line]]:
+        return "pieces", []  # an event is told in the game flow section, with who raises it and who listens
+
+    def _costs(self) -> tuple[str, list[Line]]:
+        lines = []
+        for name, cost in self.rules.costs.items():
             text = f"the cost {words(name)} is {self.x.sp.text(cost.text, 'cost')}"
             change, base = self._change(f"costs.{name}")
             if change is not None and base is not None and name in base.costs:
                 text += f" (instead of {Speaker(base).text(base.costs[name].text, 'cost')}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), cost.span))
-        if lines:
-            sec.entries.append(Entry("components.pieces", "Counters, pieces, places, tracks and dice", lines, None))
+        return "pieces", lines
+
+    def _substitutes(self) -> tuple[str, list[Line]]:
         lines = []
-        for sub in r.substitutes:
+        for sub in self.rules.substitutes:
             pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
             text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
                     if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
             lines.append(Line(0, sentence(text), sub.span))
-        if lines:
-            sec.entries.append(Entry("components.substitutes", "Other ways to pay", lines, None))
-        return sec
+        return "substitutes", lines
 
     def _size(self, raw: Any) -> str:
         return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
@@ -469,3 +500,22 @@ def _absorbing_words(c: Any) -> str:
     if c.underflow == "discard":
         out += "; a loss below its floor stops at the floor"
     return out
+
+
+# Declaration kind -> what the components section says of that kind's declarations (and the entry it goes in),
+# in the order the book lists them. tests/test_dispatch.py proves it covers every kind the linker declares.
+COMPONENTS: dict[str, Callable[[Book], tuple[str, list[Line]]]] = {
+    "sets": Book._sets,
+    "values": Book._values,
+    "counters": Book._counters,
+    "pieces": Book._kinds,
+    "zones": Book._zones,
+    "tracks": Book._tracks,
+    "dice": Book._dice,
+    "costs": Book._costs,
+    "events": Book._events,
+    "substitutes": Book._substitutes,
+}
+ENTRY_TITLES = {"sets": "Kinds of things", "values": "Numbers and values",
+                "pieces": "Counters, pieces, places, tracks and dice",
+                "substitutes": "Other ways to pay"}

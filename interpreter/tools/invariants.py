@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import BoardrulesError
-from ..engine.interpreter import Frame
 from ..engine.rules import Rules
 from ..game import Game
 
@@ -62,16 +61,16 @@ class Checker:
                 kind = next(k for k in sorted(rules.conserved) if counts[k] != self.conserved[k])
                 return Violation(f"pieces.{kind}", None, f"there are {counts[kind]} pieces of kind {kind}, "
                                  f"{self.conserved[kind]} after setup (the kind is conserved)")
-        m = game._m
+        driver = game.driver()
         for inv in rules.invariants:
-            for me in (m.players if inv.per == "player" else [None]):
+            for me in (game.players if inv.per == "player" else [None]):
                 try:
-                    ok = inv.check.fn(Frame(m, me))
+                    ok = driver.evaluate(inv.check, me)
                 except BoardrulesError as err:
                     return Violation(inv.name, str(inv.span), f"'{inv.text}' could not be evaluated: "
                                      f"{err.diagnostic.message}")
                 if ok is not True:
-                    who = f" for {me.id}" if me is not None else ""
+                    who = f" for {me}" if me is not None else ""
                     return Violation(inv.name, str(inv.span), f"'{inv.text}' does not hold{who}")
         return None
 

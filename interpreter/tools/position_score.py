@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..engine.interpreter import Frame
 from ..engine.values import Unknown
 
 if TYPE_CHECKING:
@@ -19,9 +18,7 @@ def score(game: Game, player: str) -> float:
         fn = rules.flow.ranking[0][0]
     if fn is None:
         return 0.0
-    m = game._m
-    me = next(p for p in m.players if p.id == player)
-    value = fn.fn(Frame(m, me))
+    value = game.driver().evaluate(fn, player)
     if isinstance(value, (Unknown, bool)) or not isinstance(value, int | float):
         return 0.0
     return float(value)

@@ -10,12 +10,12 @@ from typing import Any
 from ..analysis.scenarios import ScenarioChecker
 from ..diagnostics import BoardrulesError, Diagnostic, Diagnostics, Span, render_text
 from ..engine.decisions import ScriptedDecider, WhoAnswers
-from ..engine.interpreter import Frame, run_body
 from ..engine.rules import Rules
 from ..engine.values import Piece, Player, UnknownCompared, plain, shown
 from ..game import Game
 from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
+from ..language.checked import Expr
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
@@ -124,7 +124,7 @@ class ScenarioRunner:
                 needs_setup = not set_up
             else:
                 game, needs_setup = Game(rules, players, seed, flow=flow), False
-            game._m.coverage = self.trace
+            game.driver().record_coverage(self.trace)
             if needs_setup:
                 game.setup()
         except BoardrulesError as err:
@@ -187,7 +187,7 @@ class ScenarioRunner:
             game.end_round()
             return True
         answers = [_answer(game, a) for a in step.get("answers", []) or []]
-        rolls = [game._m.from_plain(r) for r in step.get("rolls", []) or []]
+        rolls = [game.driver().from_plain(r) for r in step.get("rolls", []) or []]
         decider = ScriptedDecider(answers, rolls)
         expected = ExpectedError.of(step.get("expect_error"))
         what = f"end_turn {step['end_turn']}" if "end_turn" in step else str(step["action"])
@@ -279,12 +279,7 @@ class ScenarioRunner:
             d = diags.sorted()[0] if diags.items else None
             raise BoardrulesError("E841", f"cannot set counter '{key}': {d.message if d else 'not a counter'}", span)
         game.state.cause = span
-        machine = game._m
-        machine.quiet_counters = True  # a scenario's starting state is not a change: no counter triggers run
-        try:
-            run_body((effect,), Frame(machine, None))
-        finally:
-            machine.quiet_counters = False
+        game.driver().lay_out((effect,))  # a scenario's starting state is not a change: no counter trigger runs
 
     def _add_piece(self, game: Game, spec: dict, span: Span) -> None:
         kind = str(spec["kind"])
@@ -298,7 +293,7 @@ class ScenarioRunner:
         for name, value in (spec.get("props", {}) or {}).items():
             if name not in declared:
                 raise BoardrulesError("E841", f"'{kind}' has no property '{name}'", span)
-            props[str(name)] = game._m.from_plain(value, declared[name])
+            props[str(name)] = game.driver().from_plain(value, declared[name])
         game.state.cause = span
         game.state.create_piece(str(spec["id"]), kind, zone, spec.get("slot"), props)
 
@@ -310,7 +305,7 @@ class ScenarioRunner:
             result.failures.append(render_text(builder.diags.sorted()))
             return
         try:
-            actual, reads = _evaluate_reading(game, fn.fn)
+            actual, reads = _evaluate_reading(game, fn)
         except BoardrulesError as err:
             result.fail(err.code, span, f"expect {key}: {err.diagnostic.message}")
             return
@@ -333,8 +328,8 @@ def _placed(d: Diagnostic, span: Span) -> Diagnostic:
 def _answer(game: Game, raw: Any) -> Any:
     if isinstance(raw, dict) and len(raw) == 1:
         (player, value), = raw.items()
-        return WhoAnswers(str(player), game._m.from_plain(value))
-    return game._m.from_plain(raw)
+        return WhoAnswers(str(player), game.driver().from_plain(value))
+    return game.driver().from_plain(raw)
 
 
 def _normal(value: Any) -> Any:
@@ -373,16 +368,15 @@ class _Reads(dict):
 _TABLES = ("counters", "pieces", "zones", "markers")
 
 
-def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
+def _evaluate_reading(game: Game, fn: Expr) -> tuple[Any, dict[str, set[str]]]:
     """Evaluate an expectation, noting which counters, pieces, zones and markers it looked at."""
     st = game.state
     originals = {name: getattr(st, name) for name in _TABLES}
     spies = {name: _Reads(table) for name, table in originals.items()}
     for name, spy in spies.items():
         setattr(st, name, spy)
-    game._m.budget.reset("an expectation")  # its own budget of work, not what the last step left
     try:
-        return fn(Frame(game._m, None)), {name: spy.read for name, spy in spies.items()}
+        return game.driver().evaluate(fn, fresh_budget=True), {name: spy.read for name, spy in spies.items()}
     finally:
         for name, table in originals.items():
             setattr(st, name, table)

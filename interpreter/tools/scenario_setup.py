@@ -11,7 +11,6 @@ shipped scenario.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..engine.rules import Rules
@@ -33,8 +32,8 @@ class SetUpGames:
         template = self._templates[key]
         if template is None:
             return Game(rules, players, seed, flow=flow), False
-        game = copy_set_up(template)
-        game._m.coverage = trace
+        game = template.clone(journal=True)
+        game.driver().record_coverage(trace)
         return game, True
 
 
@@ -42,24 +41,10 @@ def _template(rules: Rules, players: int, seed: int, flow: bool, trace: set[Any]
     try:
         game = Game(rules, players, seed, flow=flow)
         # The coverage trace is a set: what this setup adds, every copy's fresh setup would have added again.
-        game._m.coverage = trace
+        game.driver().record_coverage(trace)
         game.setup()
     except Exception:  # each scenario sets itself up and reports the failure at its own place
         return None
-    if game._open is not None or game._pending is not None or game._waiting is not None:
+    if not game.at_rest():
         return None  # a setup waiting for an answer is not a starting point to share
     return game
-
-
-def copy_set_up(game: Game) -> Game:
-    """An independent game equal to `game` right after its setup, journal and all."""
-    other = game.clone()
-    m, src = other._m, game._m
-    # Journal entries are immutable records and a scenario never rolls back past its own steps, so the copy
-    # may share them; the list itself is its own.
-    m.state.journal = list(src.state.journal)
-    m.state.cause = src.state.cause
-    m.covered = set(src.covered)
-    m.budget = copy.copy(src.budget)
-    other._history = list(game._history)
-    return other

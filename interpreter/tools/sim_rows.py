@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
-from ..engine import flow
-from ..engine.machine import Machine
 
 if TYPE_CHECKING:
     from ..game import Game, Pending
@@ -43,7 +41,7 @@ class Outcome:
 class FiredCounter(dict[str, int]):
     """Stands in for the machine's `covered` set (which only says whether a rule ran): counts each start, and
     the same per player whose move it ran in (`owner`); setup, the flow's own rules and what runs after the
-    game ends belong to no player. A run that is taken back is uncounted (see _CountingMachine)."""
+    game ends belong to no player. A run that is taken back is uncounted (see driver.Driver.tally_rules)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -80,35 +78,12 @@ class FiredCounter(dict[str, int]):
                     del mine[name]
 
 
-def _counting_transaction(m: Any, work: Any) -> int:
-    counter = m.covered
-    if not isinstance(counter, FiredCounter):  # a dry run swaps in a plain set: nothing to count
-        return Machine.transaction(m, work)
-    mark = len(counter.journal)
-    try:
-        return Machine.transaction(m, work)
-    except BaseException:
-        # The game runs an activity again from its start each time it is given one more answer; only the run
-        # that completes counts (the others stopped for an answer, or failed, and changed nothing).
-        counter.rollback(mark)
-        raise
-
-
-class _CountingMachine(Machine):
-    """The machine of a counted game: its class, not its instance, carries the hook, so `clone()` (which copies
-    the instance's attributes into a plain Machine) gives bots copies that count nothing."""
-
-    transaction = _counting_transaction
-
-
 class Tally:
     """Counts of one game, filled in as it is played; `data` is kept on the game's Outcome."""
 
     def __init__(self, game: Game, out: Outcome) -> None:
         self.fired = FiredCounter()
-        m = game._m
-        m.__class__ = _CountingMachine
-        m.covered = self.fired  # type: ignore[assignment]
+        game.driver().tally_rules(self.fired)
         self.branching: dict[str, dict[str, int]] = {}
         self.data: dict[str, Any] = {"fired": self.fired, "fired_by": self.fired.by, "branching": self.branching}
         out.data = self.data
@@ -119,7 +94,7 @@ class Tally:
         if pending.kind != "move":
             return
         self.fired.owner = pending.player
-        phase = flow.current_phase(game._m)
+        phase = game.driver().phase()
         cell = self.branching.setdefault(phase.name if phase is not None else "game", {"decisions": 0, "options": 0})
         cell["decisions"] += 1
         cell["options"] += len(pending.options)

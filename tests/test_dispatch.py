@@ -1,0 +1,73 @@
+"""Each dispatch table (kind -> function) covers every kind: every effect class has its runner, every
+expression class its range and its prose, every declaration kind its declaring function and its place in the
+rulebook's components. A kind added without its entry fails here, not in a designer's game."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+
+from conftest import HARVEST
+
+from boardrules.analysis.ranges import RANGE_OF
+from boardrules.diagnostics import Diagnostics
+from boardrules.engine import effects as e
+from boardrules.engine.interpreter import RUNNERS
+from boardrules.language import syntax as s
+from boardrules.language.linker import BUILT, DECLARE, DECLARED, DECLARING
+from boardrules.language.pack import discover, load_modules
+from boardrules.tools import prose
+from boardrules.tools.explain import COMPONENTS, ENTRY_TITLES, Book
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _effect_classes() -> set[type]:
+    return {c for _, c in inspect.getmembers(e, inspect.isclass)
+            if issubclass(c, e.Effect) and c is not e.Effect and c.__module__ == e.__name__}
+
+
+def test_every_effect_class_has_its_runner() -> None:
+    kinds = _effect_classes()
+    assert len(kinds) >= 38
+    assert set(RUNNERS) == kinds
+
+
+def _expression_section() -> set[str]:
+    """The classes syntax.py defines under its 'expressions' heading, before 'costs'."""
+    source = (ROOT / "interpreter" / "language" / "syntax.py").read_text(encoding="utf-8")
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("# ---") and "expressions" in line)
+    end = next(i for i, line in enumerate(lines) if line.startswith("# ---") and "costs" in line)
+    return {n.name for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and start < n.lineno <= end}
+
+
+def test_the_expression_kinds_are_every_expression_class() -> None:
+    # `take ACTION(...)` is a statement, written beside can_take which it resembles
+    assert {c.__name__ for c in s.EXPRESSIONS} == _expression_section() - {"Take"}
+    assert len(set(s.EXPRESSIONS)) == len(s.EXPRESSIONS)
+
+
+def test_every_expression_kind_has_its_range_and_its_prose() -> None:
+    assert set(RANGE_OF) == set(s.EXPRESSIONS)
+    assert set(prose.EXPRESSIONS) == set(s.EXPRESSIONS)
+
+
+def test_every_declaration_kind_is_declared_or_built() -> None:
+    assert (*DECLARE, *BUILT) == DECLARING
+    assert set(DECLARED) <= set(DECLARE)
+
+
+def test_the_rulebook_tells_every_component_kind() -> None:
+    assert set(COMPONENTS) == set(DECLARE) | {"costs", "substitutes"}
+    diags = Diagnostics()
+    (pack,) = discover([HARVEST], diags)
+    modules = load_modules(pack.module_files, diags)
+    book = Book(modules, list(modules))
+    said = {kind: say(book) for kind, say in COMPONENTS.items()}
+    assert all(entry in ENTRY_TITLES for entry, _ in said.values())
+    assert all(lines for kind, (_, lines) in said.items() if kind in ("sets", "values", "counters", "zones"))
+    # the book's order: kinds of things, then numbers, then the rest
+    entries = [e.id for e in book.components().entries]
+    assert entries == ["components.sets", "components.values", "components.pieces"]
