@@ -20,9 +20,8 @@ from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term
 from .parser import ParseError, parse
+from .sections import BLOCK_KEYS
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
-
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 
 
 class Text:
