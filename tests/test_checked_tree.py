@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,37 @@ def test_nothing_reads_syntax_off_a_function() -> None:
                                                     for t in node.targets):
                 found.append(f"{path.name}:{node.lineno}")
     assert found == []
+
+
+# How generated code would name the store and the runtime behind the frame: the emitter's business only.
+_LAYOUT = re.compile(r"\bst\.|\bf\.g\b|\bg\.(state|steps|budget|piece|set_counter|step_budget|loop_error)\b|\bV\[|"
+                     r"\bf\.vars\b|\.journal\b|\.counters\[|\.pieces\b|\bstate\.vars\[")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def test_only_the_emitter_writes_the_store_layout_into_code() -> None:
+    """Generated Python reaches the store (counters, pieces, vars, the journal) only through text the emitter
+    writes: no other module of the language or the engine holds such a string."""
+    found = []
+    for folder in ("language", "engine"):
+        for path in sorted((PACKAGE / folder).glob("*.py")):
+            if path.name == "emitter.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            skip = _docstrings(tree)
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip
+                        and _LAYOUT.search(node.value)):
+                    found.append(f"{folder}/{path.name}:{node.lineno}: {node.value[:60]!r}")
+    assert found == []
+    emitter = (PACKAGE / "language" / "emitter.py").read_text(encoding="utf-8")
+    assert _LAYOUT.search(emitter)  # the pattern still finds what it is looking for

@@ -27,13 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span, source_line
 from ..engine import effects as e
-from ..engine.interpreter import RUNNERS, counter_change, illegal
-from ..engine.runtime import charge
-from ..engine.state import _MISSING, _SAVABLE
 from ..engine.values import Player
 from . import checked as c
 from .compiler import ExprCompiler
-from .emitter import Gen, namespace, record
+from .emitter import PROLOGUE, Body, Gen, body_namespace, record
 from .types import ANY, BOOL, INT, ZONE, Type
 
 if TYPE_CHECKING:
@@ -89,18 +86,15 @@ class BodyCompiler:
         w.block(body, 1)
         text = "\n".join(w.lines)
         prologue = [f"def {name}(f):"]
-        used = {local for local, _ in _PROLOGUE if re.search(rf"\b{local}\b", text)}
+        used = {local for local, _ in PROLOGUE if re.search(rf"\b{local}\b", text)}
         used |= {"me"} if "mid" in used else set()
         used |= {"g"} if used & {"st", "MI"} else set()
-        prologue += [f"    {local} = {value}" for local, value in _PROLOGUE if local in used]
+        prologue += [f"    {local} = {value}" for local, value in PROLOGUE if local in used]
         w.lines = [*prologue, *w.lines]
         src = "\n".join(w.lines) + "\n"
         filename = f"<rule {_escaped(str(span.file))}:{span.line}>" if span is not None else "<rule>"
-        globals_ = namespace(w.gen)
-        # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
-        globals_.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type,
-                         _charge=charge, _isinstance=isinstance, _PLAIN=_PLAIN, _Player=Player, _MISSING=_MISSING,
-                         _SAVABLE_MAX=_SAVABLE - 1, _min=min)
+        globals_ = body_namespace(w.gen)
+        globals_.update(_PLAIN=_PLAIN)
         exec(compile(src, filename, "exec"), globals_)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         if filename not in self.registered:
@@ -133,16 +127,6 @@ def _escaped(name: str) -> str:
     """A file name as Python source can hold it: a name that is not UTF-8 reaches us with lone surrogates
     (os.fsdecode), which compile() refuses; each becomes the `\\xNN` of its byte."""
     return re.sub("[\ud800-\udfff]", lambda m: f"\\x{ord(m.group()) & 0xFF:02x}", name)
-
-
-# The locals a compiled body may read, set once at its start (only those it reads).
-_PROLOGUE = (
-    ("g", "f.g"), ("st", "g.state"), ("V", "f.vars"),
-    # numbers above this are refused (E513); it is also below what the state store can save
-    ("MI", "_min(g.budget.limits.max_int, _SAVABLE_MAX)"),
-    # the acting player never changes inside one body (`as` runs a body of its own)
-    ("me", "f.me"), ("mid", "me.id if me.__class__ is _Player else None"),
-)
 
 
 def _function_name(span: Span | None) -> str:
@@ -187,13 +171,13 @@ class _Writer:
 
     # ---------------------------------------------------------------- statements
     def bind(self, depth: int, name: str, value: str) -> None:
-        """Bind a name the rule reads: in f.vars, and in a Python local for what follows in this block."""
+        """Bind a name the rule reads: in the frame's vars, and in a Python local for what follows in this block."""
         name = str(name)
         if self.use_locals and f"L_{name}".isidentifier() and name.isascii():
             local = self.gen.locals[name] = f"L_{name}"
-            self.line(depth, f"V[{name!r}] = {local} = {value}")
+            self.line(depth, Body.bind(name, value, local))
         else:
-            self.line(depth, f"V[{name!r}] = {value}")
+            self.line(depth, Body.bind(name, value, None))
 
     def block(self, body: e.Body, depth: int) -> None:
         outer = dict(self.gen.locals)  # what a block binds is not seen after it
@@ -208,14 +192,13 @@ class _Writer:
             return
         # The interpreter charges a step before each statement; charging the block's statements at its start
         # keeps the same budget at a fraction of the cost (a block that would overrun stops before it starts).
-        self.line(depth, f"g.steps += {len(body)}")
-        self.line(depth, f"if g.steps > g.step_budget: raise g.loop_error({self.const(body[0].span)})")
+        for text in Body.charge_steps(len(body), self.const(body[0].span)):
+            self.line(depth, text)
         for node in body:
-            self.line(depth, f"st.cause = {self.const(node.span)}  # {_where(node.span)}")
+            self.line(depth, f"{Body.cause(self.const(node.span))}  # {_where(node.span)}")
             write = _WRITERS.get(type(node))
             if write is None:
-                # Looked up when it runs: RUNNERS stays the one table of what each kind does.
-                self.line(depth, f"_RUNNERS[{self.const(type(node))}]({self.const(node)}, f)")
+                self.line(depth, Body.run(self.const(type(node)), self.const(node)))
             else:
                 write(self, node, depth)
 
@@ -229,7 +212,7 @@ class _Writer:
             return
         tmp = self.temp("value")
         self.line(depth, f"{tmp} = {src}")
-        self.line(depth, f"if {tmp}.__class__ is _int and not -MI <= {tmp} <= MI: g.budget.number({tmp}, st.cause)")
+        self.line(depth, Body.number(tmp))
         self.bind(depth, n.name, tmp)
 
     def set_counter(self, n: e.SetCounterE, depth: int) -> None:
@@ -239,14 +222,14 @@ class _Writer:
         old = self.temp("old")
         if n.op != "=":
             sign = "+" if n.op == "+=" else "-"
-            self.line(depth, f"{old} = st.counters[{key}]")
+            self.line(depth, f"{old} = {Body.counter(key)}")
             both = f"{old}.__class__ is _int and {value}.__class__ is _int"
             self.line(depth, f"if {both}: {value} = {old} {sign} {value}")
             self.line(depth, f"else: {value} = _change(f, {old}, {value}, {n.op!r})")
         else:
-            self.line(depth, f"{old} = st.counters.get({key}, _MISSING)")
+            self.line(depth, f"{old} = {Body.counter_or_missing(key)}")
         c = self.rules.counters.get(n.counter)
-        general = f"g.set_counter({key}, {str(n.counter)!r}, {value})"
+        general = Body.set_counter(key, str(n.counter), value)
         if c is None or c.name in self.rules.watchers or c.key_limits or \
                 not all(type(b) in (int, type(None)) for b in (c.min, c.max)):
             self.line(depth, general)
@@ -258,8 +241,8 @@ class _Writer:
         tests += [f"{value} <= {c.max}"] if c.max is not None else []
         self.line(depth, f"if {' and '.join(tests)}:")
         self.line(depth + 1, f"if {old}.__class__ is not _int or {old} != {value}:")
-        self.line(depth + 2, f"st.journal.append(('counter', {key}, {old}, st.cause))")
-        self.line(depth + 2, f"st.counters[{key}] = {value}")
+        for text in Body.write_counter(key, old, value):
+            self.line(depth + 2, text)
         self.line(depth, f"else: {general}")
 
     def if_(self, n: e.IfE, depth: int) -> None:
@@ -301,13 +284,13 @@ class _Writer:
         self.line(depth + 1, f"{grp} = {{}}")
         self.line(depth + 1, f"{ids} = _ids(f, {zsrc})")
         self.line(depth + 1, f"{size} = len({ids})")
-        self.line(depth + 1, f"g.budget.work -= {size}")  # charged at each use below, as the filter would be
+        self.line(depth + 1, Body.refund_work(size))  # charged at each use below, as the filter would be
         records = self.temp("records")
-        self.line(depth + 1, f"{records} = st.pieces")
+        self.line(depth + 1, f"{records} = {Body.records()}")
         self.line(depth + 1, f"for {pid} in {ids}:")
         self.line(depth + 2, f"{record('it')} = {records}[{pid}]")
         if uses_piece:
-            self.line(depth + 2, f"_v_it = g.piece({pid})")
+            self.line(depth + 2, f"_v_it = {Body.piece(pid)}")
         body = depth + 2
         if tests:
             self.line(body, f"if {' and '.join(tests)}:")
@@ -319,17 +302,17 @@ class _Writer:
         value = self.temp("value")
         self.line(depth, f"if {grp} is not False and _isinstance({item}, _PLAIN):")
         self.line(depth + 1, f"{value} = {grp}.get({item}, 0)")
-        self.line(depth + 1, f"g.budget.work += {size} + {value}")
-        self.line(depth + 1, "if g.budget.work > g.budget.limits.work: _charge(f, 0)")  # raises E513, as it would
+        for text in Body.charge_work(f"{size} + {value}"):
+            self.line(depth + 1, text)
         self.line(depth, "else:")
         self.line(depth + 1, f"{value} = {self.expr(n.value)[0]}")
         self.bind(depth, n.name, value)
 
     def require(self, n: e.RequireE, depth: int) -> None:
-        self.line(depth, f"if not {self.truth(n.cond)}: raise _illegal({self.const(str(n.message))}, f)")
+        self.line(depth, f"if not {self.truth(n.cond)}: {Body.refuse(self.const(str(n.message)))}")
 
     def fail(self, n: e.FailE, depth: int) -> None:
-        self.line(depth, f"raise _illegal({self.const(str(n.message))}, f)")
+        self.line(depth, Body.refuse(self.const(str(n.message))))
 
     def step(self, n: e.StepE, depth: int) -> None:
         self.block(n.body, depth)

@@ -487,3 +487,100 @@ class Emitter:
             return f"_{node.fn}2(f{args})"
         return f"_b_{node.fn}(f{args})"
 
+
+
+# ---------------------------------------------------------------- rule bodies compiled as one function
+# What a compiled rule body (body_compiler) writes that touches the runtime: its locals, the step and work
+# budgets, the cause of each change, counters and pieces in the store. body_compiler decides the shape of the
+# function; every line that knows where something lives in the store comes from here.
+
+# The locals a compiled body may read, set once at its start (only those it reads), in the order they are set.
+PROLOGUE = (
+    ("g", _MACHINE), ("st", "g.state"), ("V", "f.vars"),
+    # numbers above this are refused (E513); it is also below what the state store can save
+    ("MI", "_min(g.budget.limits.max_int, _SAVABLE_MAX)"),
+    # the acting player never changes inside one body (`as` runs a body of its own)
+    ("me", "f.me"), ("mid", "me.id if me.__class__ is _Player else None"),
+)
+
+
+def body_namespace(gen: Gen) -> dict[str, Any]:
+    """The globals of a compiled rule body: those of an expression, the runners and the store's helpers."""
+    from ..engine.interpreter import RUNNERS, counter_change, illegal
+    from ..engine.state import _MISSING, _SAVABLE
+    from ..engine.values import Player
+
+    out = namespace(gen)
+    # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
+    out.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type, _charge=rt.charge,
+               _isinstance=isinstance, _Player=Player, _MISSING=_MISSING, _SAVABLE_MAX=_SAVABLE - 1, _min=min)
+    return out
+
+
+class Body:
+    """Source lines of a compiled rule body that read or write the runtime."""
+
+    @staticmethod
+    def charge_steps(count: int, span: str) -> list[str]:
+        """Charge the step budget for `count` statements at once; past it, the loop error at `span`."""
+        return [f"g.steps += {count}", f"if g.steps > g.step_budget: raise g.loop_error({span})"]
+
+    @staticmethod
+    def cause(span: str) -> str:
+        """The statement whose changes the journal records next."""
+        return f"st.cause = {span}"
+
+    @staticmethod
+    def bind(name: str, value: str, local: str | None) -> str:
+        """Bind a name in the frame's vars (and in a Python local, when there is one)."""
+        return f"V[{name!r}] = {local} = {value}" if local is not None else f"V[{name!r}] = {value}"
+
+    @staticmethod
+    def number(value: str) -> str:
+        """A number within the budget's bounds, or E513."""
+        return f"if {value}.__class__ is _int and not -MI <= {value} <= MI: g.budget.number({value}, st.cause)"
+
+    @staticmethod
+    def counter(key: str) -> str:
+        return f"st.counters[{key}]"
+
+    @staticmethod
+    def counter_or_missing(key: str) -> str:
+        return f"st.counters.get({key}, _MISSING)"
+
+    @staticmethod
+    def set_counter(key: str, counter: str, value: str) -> str:
+        """The machine's general way: range checks, overflow, watchers."""
+        return f"g.set_counter({key}, {counter!r}, {value})"
+
+    @staticmethod
+    def write_counter(key: str, old: str, value: str) -> list[str]:
+        """The store's journal entry and write, for a number the caller checked is within range."""
+        return [f"st.journal.append(('counter', {key}, {old}, st.cause))", f"st.counters[{key}] = {value}"]
+
+    @staticmethod
+    def records() -> str:
+        """The pieces' state records, by id."""
+        return "st.pieces"
+
+    @staticmethod
+    def piece(pid: str) -> str:
+        return f"g.piece({pid})"
+
+    @staticmethod
+    def refund_work(size: str) -> str:
+        return f"g.budget.work -= {size}"
+
+    @staticmethod
+    def charge_work(amount: str) -> list[str]:
+        """Charge work, raising E513 past the limit, as going through the elements would."""
+        return [f"g.budget.work += {amount}", "if g.budget.work > g.budget.limits.work: _charge(f, 0)"]
+
+    @staticmethod
+    def run(kind: str, node: str) -> str:
+        """A statement run by its runner, looked up when it runs: RUNNERS stays the one table of what each does."""
+        return f"_RUNNERS[{kind}]({node}, f)"
+
+    @staticmethod
+    def refuse(message: str) -> str:
+        return f"raise _illegal({message}, f)"
