@@ -14,6 +14,7 @@ from typing import Any
 
 from ..engine import effects as e
 from ..engine.rules import Rules
+from ..language import checked as c
 from ..language import syntax as s
 from ..language.checked import Expr
 
@@ -56,13 +57,13 @@ def walk(body: e.Body) -> Iterator[e.Effect]:
                 stack.extend(reversed(inner))
 
 
-def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
-    """A number written out, or a value fixed before play."""
-    if isinstance(node, s.Literal) and type(node.value) is int:
+def _literal(node: c.Node | None, consts: dict[str, int]) -> int | None:
+    """A number written out, or a value fixed before play (as the checker resolved the name)."""
+    if isinstance(node, c.Literal) and type(node.value) is int:
         return node.value
-    if isinstance(node, s.Name) and node.id in consts:
-        return consts[node.id]
-    if isinstance(node, s.Neg):
+    if isinstance(node, c.Name) and node.ref.kind in ("const", "value") and node.ref.name in consts:
+        return consts[node.ref.name]
+    if isinstance(node, c.Neg):
         inner = _literal(node.operand, consts)
         return None if inner is None else -inner
     return None
@@ -75,7 +76,7 @@ def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[s
 
 def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
     """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
-    amount = _literal(syntax(value), consts or {})
+    amount = _literal(value.tree if isinstance(value, Expr) else None, consts or {})
     if op == "=" or amount is None:
         return {"up", "down"}
     if amount == 0:
