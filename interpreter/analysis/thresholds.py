@@ -13,12 +13,12 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine.rules import WatchDef
-from ..language import syntax as s
+from ..language import checked as c
+from ..language.checked import Expr
 from . import zone_watch as zones
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
-from .tree import syntax
 
 
 def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
@@ -33,12 +33,12 @@ def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
     return w.span
 
 
-def _threshold(fn: Any, consts: dict[str, Any]) -> int | None:
-    node = syntax(fn)
-    value = getattr(node, "value", None)
-    if type(value) is int:
-        return value
-    found = consts.get(node.id) if isinstance(node, s.Name) else None
+def _threshold(expr: Expr, consts: dict[str, Any]) -> int | None:
+    """A threshold written as a number, or as a value fixed before play."""
+    tree = expr.tree
+    if isinstance(tree, c.Literal) and type(tree.value) is int:
+        return tree.value
+    found = consts.get(tree.ref.name) if isinstance(tree, c.Name) and tree.ref.kind in ("const", "value") else None
     return found if type(found) is int else None
 
 
