@@ -35,7 +35,7 @@ def coverage_cost(rounds: int = 2000) -> tuple[float, float]:
         for _ in range(5):
             game = Game(rules, 2, 1)
             game.setup()
-            game._m.coverage = trace
+            game.driver().record_coverage(trace)
             start = time.perf_counter()
             for _ in range(rounds):
                 game.act("p1", "produce")

@@ -60,6 +60,7 @@ def test_every_declaration_kind_is_declared_or_built() -> None:
 
 
 def test_the_rulebook_tells_every_component_kind() -> None:
+    # the components section tells every declaration, and the ways to pay; each other rule kind has a section
     assert set(COMPONENTS) == set(DECLARE) | {"costs", "substitutes"}
     diags = Diagnostics()
     (pack,) = discover([HARVEST], diags)
@@ -70,4 +71,5 @@ def test_the_rulebook_tells_every_component_kind() -> None:
     assert all(lines for kind, (_, lines) in said.items() if kind in ("sets", "values", "counters", "zones"))
     # the book's order: kinds of things, then numbers, then the rest
     entries = [e.id for e in book.components().entries]
-    assert entries == ["components.sets", "components.values", "components.pieces"]
+    assert entries == ["components.sets", "components.values", "components.pieces", "components.substitutes"]
+    assert {sec.id for sec in book.document().sections} >= set(BUILT) - set(COMPONENTS)

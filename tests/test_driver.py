@@ -8,8 +8,14 @@ from pathlib import Path
 
 from conftest import harvest_link
 
+from boardrules.diagnostics import Diagnostics, Span
 from boardrules.driver import Driver
+from boardrules.engine.interpreter import run_body
 from boardrules.game import Game
+from boardrules.language import syntax as s
+from boardrules.language.compiler import Scope
+from boardrules.language.effect_builder import Builder, Text
+from boardrules.language.parser import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "interpreter"
@@ -68,3 +74,21 @@ def test_the_driver_evaluates_rules_and_records_coverage() -> None:
     village.driver().record_coverage(trace)
     village.apply(village.pending().options[0].id)  # type: ignore[union-attr]
     assert trace
+
+
+def test_laying_out_a_starting_state_starts_no_counter_trigger() -> None:
+    rules = harvest_link("harvest.more")  # full_barn: fame +1 when grain goes from below 8 to 8 or more
+    game = Game(rules, 1, seed=1)
+    game.setup()
+    target = parse("p1.grain", "expr")
+    assign = s.Assign((1, 1), target, "=", s.Literal((1, 1), 9))
+    effect = Builder(rules, Diagnostics()).statement(assign, Scope({}, False), Text("p1.grain", Span("t", 1, 1)))
+    assert effect is not None
+    fame = game.state.counters["p1.fame"]
+    game.driver().lay_out((effect,))
+    assert game.state.counters["p1.grain"] == 9 and game.state.counters["p1.fame"] == fame
+    # the same effect run as a rule's step is a change, and the trigger runs
+    other = Game(rules, 1, seed=1)
+    other.setup()
+    other.driver().evaluate(lambda f: run_body((effect,), f))
+    assert other.state.counters["p1.grain"] == 9 and other.state.counters["p1.fame"] == fame + 1

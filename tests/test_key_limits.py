@@ -197,6 +197,6 @@ def test_explain_says_each_keys_start_and_limits(tmp_path: Path, capsys: pytest.
     (tmp_path / "k.yaml").write_text(PACK % "discard", encoding="utf-8")
     assert main(["explain", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert ("Each player has stock of each of grain, wood, stone, starting at 2 grain, 1 wood (others 0); grain "
-            "at most 5; stone without a floor.") in out
+    assert ("Each player has stock of each of grain, wood, stone, starting at 2 grain, 1 wood (others 0); a gain "
+            "above a limit stops there; grain at most 5; stone without a floor.") in out
     assert "Each player has debt, starting at 0, without a floor." in out

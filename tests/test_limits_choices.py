@@ -18,7 +18,9 @@ from boardrules.diagnostics import BoardrulesError, Diagnostics
 from boardrules.engine.decisions import ScriptedDecider
 from boardrules.engine.rules import Rules
 from boardrules.game import Game
+from boardrules.language import syntax as s
 from boardrules.language.pack import discover, link, load_modules
+from boardrules.language.parser import parse
 from boardrules.tools import explain
 from boardrules.tools.cli import main
 
@@ -285,10 +287,14 @@ def test_explain_says_what_limits_absorb_the_triggers_on_it_and_the_shortfall() 
     assert "Each player has stars, starting at 0, at most 10 (a gain above it stops there)." in text
     assert "Each player has stored, starting at 0, at most 5 (the excess goes to spare)." in text
     assert "Each player has stamina, starting at 3; a loss below its floor stops at the floor." in text
+    assert ("Each player has stock of each of red, blue, starting at 0; a gain above a limit stops there; red at "
+            "most 3.") in text
     assert "The part of a cost's grain you lack may be paid with 2 coins for each 1 grain." in text
     assert ("Fame instead  [triggers.fame_instead]\n  When the cap of stars absorbs part of a gain (the excess is the "
             "amount it absorbs).\n  Add excess to your fame.\n") in text
     assert "When the floor of stamina absorbs part of a loss" in text and "Only if excess is at least 2." in text
+    assert ("  The module limits.more adds star and drops coins among the options.\n"
+            "  The module limits.other adds rest among the options.\n") in text
     # the extended choice reads as the composed game has it: gems, rest, then the re-added grain
     assert text.index("      Gems (only if") < text.index("      Rest (only if") < text.index("      Grain:\n")
 
@@ -306,3 +312,78 @@ def test_check_finds_a_trigger_that_feeds_the_limit_it_watches(tmp_path: Path, c
     main(["check", "--format", "json", str(tmp_path)])
     codes = [d["code"] for d in json.loads(capsys.readouterr().out)]
     assert ("E850" in codes) == found, codes
+
+
+# ------------------------------------------------------------------------------------------- a cost's own shortfall
+
+def test_lacking_parses_as_a_part_of_one_cost_term() -> None:
+    cost = parse("4 wood lacking 2 coins each + 1 gems[any] or 3 coins", "cost")
+    first = cost.alternatives[0]
+    assert isinstance(first, s.CostSum)
+    wood, gems = first.terms
+    assert (wood.counter, wood.lacking and wood.lacking.counter, gems.lacking) == ("wood", "coins", None)
+    assert parse("lacking + each", "expr") == s.BinOp((1, 9), "+", s.Name((1, 1), "lacking"), s.Name((1, 11), "each"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 6), st.integers(0, 10), st.sampled_from([interpreted, compiled]))
+def test_a_lacking_term_pays_the_wood_held_and_coins_for_the_rest(wood: int, coins: int,
+                                                                  mode: Callable[[Rules], Rules]) -> None:
+    g = game(mode, counters={"p1.wood": wood, "p1.coins": coins})
+    lack = max(0, 4 - wood)
+    payable = coins >= 2 * lack
+    g.act("p1", "check_wood", decider=ScriptedDecider([]))
+    assert g.state.counters["p1.goods"] == (10 if payable else 0)
+    assert any(m["action"] == "buy_with_wood" for m in g.legal_actions("p1")) == payable
+    before = g.state.dumps()
+    if payable:
+        g.act("p1", "buy_with_wood", decider=ScriptedDecider([]))
+        assert (g.state.counters["p1.wood"], g.state.counters["p1.coins"]) == (wood - (4 - lack), coins - 2 * lack)
+    else:
+        with pytest.raises(BoardrulesError) as refused:
+            g.act("p1", "buy_with_wood", decider=ScriptedDecider([]))
+        assert refused.value.code == "E502" and g.state.dumps() == before
+
+
+@pytest.mark.parametrize(("cost", "code", "message"), [
+    ("3 gems[different] lacking 2 coins each", "E402", "one each of several keys has no one part to lack"),
+    ("3 grain lacking 2 coin each", "E401", "unknown counter 'coin'"),
+    ("3 grain lacking 2 coins", "E301", "cost ends too early"),
+    ("2 hours lacking 2 coins each", "E402", "a marker's spaces has no one part to lack"),
+])
+def test_lacking_terms_that_do_not_fit_are_refused(tmp_path: Path, cost: str, code: str, message: str) -> None:
+    text = SHORT_PACK.replace('  s: {pay: "%s", with: "2 coins", shortfall: true}\n', "").replace("substitutes:\n", "")
+    text += "tracks:\n  clock: {spaces: 6, markers: {hours: {start: 6, per: player}}}\n"
+    _, diags = link_texts(tmp_path, text % cost)
+    errors = [(d.code, d.message) for d in diags.items if d.severity == "error"]
+    assert errors and errors[0][0] == code and message in errors[0][1], errors
+
+
+def test_a_substitute_says_shortfall_true_not_lacking(tmp_path: Path) -> None:
+    _, diags = link_texts(tmp_path, SHORT_PACK % ("1 grain lacking 1 coins each", "3 grain"))
+    assert [d.message for d in diags.items] == [
+        "'lacking' belongs in a cost; a substitute says it with shortfall: true"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["x", "y", "z"]), unique=True), st.lists(st.sampled_from(["u", "v", "x", "y"]),
+                                                                         unique=True))
+def test_any_extension_keeps_the_rest_in_order_and_appends_the_added(tmp_path_factory: pytest.TempPathFactory,
+                                                                      drop: list[str], add: list[str]) -> None:
+    base = BASE.replace('{x: ["me.a += 1"], y: ["me.a += 2"]}', '{x: ["me.a += 1"], y: ["me.a += 2"], z: []}')
+    options = "{" + ", ".join(f"{label}: []" for label in add) + "}"
+    change = ", ".join(([f"drop: [{', '.join(drop)}]"] if drop else []) + ([f"options: {options}"] if add else []))
+    ext = f"module: ext\ntitle: Ext\nrequires: [base]\nextend:\n  actions.pick.first: {{one_of: {{{change}}}}}\n"
+    rules, diags = link_texts(tmp_path_factory.mktemp("e"), base, ext, roots=["ext"])
+    errors = {d.code for d in diags.items}
+    kept = [x for x in ["x", "y", "z"] if x not in drop]
+    if not drop and not add:
+        assert errors == {"E201"}  # an empty change says nothing
+    elif any(label in kept for label in add):
+        assert errors == {"E430"}
+    elif not kept and not add:
+        assert errors == {"E428"}
+    else:
+        assert not errors
+        step = rules.actions["pick"].body[0]
+        assert [label for label, _, _ in step.body[0].options] == kept + add

@@ -246,6 +246,8 @@ def test_completion_by_place(village: Path) -> None:
     assert first("      - me.goods[") == {"grain", "beer", "coins", "horse", "cow", "sheep"}
     assert first('    cost: "1 goods[') == {"grain", "beer", "coins", "horse", "cow", "sheep"}
     assert labels('    cost: "1 goods[') - first('    cost: "1 goods[') == {"any", "different"}
+    counters = {d.name for d in st_.index.visible(os.path.realpath(path)) if d.section == "counters"}
+    assert "goods" in first('    cost: "4 goods[grain] lacking 2 ') <= counters  # what pays the part lacking
     assert "pay" in labels("      - p") and "count" in labels("      - p")
     assert labels("      - emit ") <= {d.name for d in st_.index.decls if d.section == "events"}
 

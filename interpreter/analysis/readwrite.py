@@ -9,6 +9,7 @@ scored or shown. Both silence the warnings they explain.
 from __future__ import annotations
 
 from ..diagnostics import Diagnostics
+from ..language import syntax as s
 from .facts import KINDS, Decl, Facts
 
 _START = {"counters": "starts at 0", "properties": "has no default", "zones": "starts empty"}
@@ -89,6 +90,8 @@ def _costs(facts: Facts, diags: Diagnostics) -> set[str]:
             continue
         if ref.site is None or ref.node is None:
             continue
+        if isinstance(ref.node, s.CostTerm) and ref.node.lacking is not None:
+            continue  # what the payer lacks is paid the other way: the cost can be paid all the same
         reported.add(name)
         diags.warning("W804", f"this cost is paid in '{name}', which starts at 0 and no rule or setup ever increases",
                       ref.site.span(ref.node), f"give counters.{name} an initial value, add a rule that gives it, "

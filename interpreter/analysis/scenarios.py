@@ -16,7 +16,8 @@ from ..diagnostics_codes import CODES
 from ..engine.rules import Rules
 from ..engine.values import shown
 from ..language import syntax as s
-from ..language.compiler import CompileError, Scope
+from ..language.compile_error import CompileError
+from ..language.compiler import Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
 from ..language.loader import load_yaml_bytes, read_file

@@ -9,37 +9,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics
 from ..engine.rules import WatchDef
-from ..language import checked as c
-from ..language.checked import Expr
 from . import zone_watch as zones
 from .facts import Facts
 from .points import constants
 from .ranges import Ranges
-
-
-def _on_span(facts: Facts, w: WatchDef, key: str) -> Span:
-    """Where a watcher's `on:` (or one of its keys) is written."""
-    for m in facts.modules.values():
-        table = m.doc.get("triggers")
-        node = table.get(w.name) if isinstance(table, dict) else None
-        on = node.get("on") if isinstance(node, dict) else None
-        if isinstance(on, dict):
-            spans = getattr(on, "value_spans", {})
-            return spans.get(key) or getattr(node, "value_spans", {}).get("on", w.span)
-    return w.span
-
-
-def _threshold(expr: Expr, consts: dict[str, Any]) -> int | None:
-    """A threshold written as a number, or as a value fixed before play."""
-    tree = expr.tree
-    if isinstance(tree, c.Literal) and type(tree.value) is int:
-        return tree.value
-    found = consts.get(tree.ref.name) if isinstance(tree, c.Name) and tree.ref.kind in ("const", "value") else None
-    return found if type(found) is int else None
+from .watch_marks import on_span as _on_span
+from .watch_marks import threshold as _threshold
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:

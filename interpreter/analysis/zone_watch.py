@@ -17,11 +17,11 @@ from ..engine.rules import WatchDef
 from .facts import Facts
 from .ranges import INF, Ranges
 from .tree import walk
+from .watch_marks import on_span as _on_span
+from .watch_marks import threshold as _threshold
 
 
 def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[WatchDef], diags: Diagnostics) -> None:
-    from .thresholds import _on_span, _threshold  # the counters' checks share these helpers
-
     for w in watchers:
         zone = w.counter
         size = ranges.zone_size(zone)

@@ -41,7 +41,8 @@ class Payments:
         owner = "" if term.per == "game" else f"{self._payer(f).id}."
         if term.marker:
             return Due(term.counter, f"{owner}{term.counter}", amount, None, True)
-        return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn.fn(f) if term.key_fn else term.key)
+        return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn.fn(f) if term.key_fn else term.key,
+                   lacking=self.due(term.lacking, f) if term.lacking is not None else None)
 
     def _payer(self, f: Frame) -> Player:
         if f.me is None:

@@ -51,6 +51,7 @@ class CostTermC:
     key: str | None  # None, "any", "different", or a fixed key
     key_fn: Fn | None  # a key computed from a local name
     marker: bool = False  # `counter` names a track marker: paying moves it (its track's `spend` way)
+    lacking: CostTermC | None = None  # `lacking N c each`: what is paid for each unit the payer lacks
 
 
 @dataclass(frozen=True, slots=True)

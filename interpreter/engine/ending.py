@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .machine import Machine
+    from .services import Services
 
 TURN = "end_after_turn"  # state var: true while the game is to end when the turn in progress ends
 ROUNDS = "end_after_rounds"  # state var: how many round ends are still to come before the game ends (1: this one)
@@ -24,7 +24,7 @@ class EndNow(BaseException):
     """The game is over: stop the running activity; its transaction keeps the changes made so far."""
 
 
-def now(m: Machine) -> None:
+def now(m: Services) -> None:
     """End the game at once (its `end.do` runs) and stop the running activity. Inside `end.do`, or once the game is
     over, nothing more happens."""
     if m.state.vars.get("game_over"):
@@ -33,7 +33,7 @@ def now(m: Machine) -> None:
     raise EndNow
 
 
-def request(m: Machine, at: str) -> None:
+def request(m: Services, at: str) -> None:
     """`end game` at `at` (now, turn, round, next_round): the earliest of all the requests is the one that counts."""
     vars_ = m.state.vars
     if vars_.get("game_over"):
@@ -48,13 +48,13 @@ def request(m: Machine, at: str) -> None:
             m.state.set_var(ROUNDS, want)
 
 
-def turn_ended(m: Machine) -> None:
+def turn_ended(m: Services) -> None:
     """A turn has ended (after its `turn_end` triggers): the game ends here if that was asked for."""
     if m.state.vars.get(TURN):
         now(m)
 
 
-def round_ended(m: Machine) -> None:
+def round_ended(m: Services) -> None:
     """A round has ended (after its last phase): the game ends here, or one round end sooner is left."""
     left = m.state.vars.get(ROUNDS)
     if left is None:

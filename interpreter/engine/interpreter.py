@@ -241,7 +241,10 @@ def _watching_zones(run: Callable[[Any, Frame], None]) -> Callable[[Any, Frame],
     return runner
 
 
-run_move, run_create, run_remove, run_refill = map(_watching_zones, (_move, _create, _remove, _refill))
+run_move = _watching_zones(_move)
+run_create = _watching_zones(_create)
+run_remove = _watching_zones(_remove)
+run_refill = _watching_zones(_refill)
 
 
 def _marker(value: Any, f: Frame) -> str:

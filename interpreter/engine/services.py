@@ -2,9 +2,10 @@
 
 Effect runners (engine/interpreter.py), their helpers (engine/runtime.py), the built-in functions
 (language/builtins.py) and the Python that the compilers generate reach the game only as `frame.g`, typed as
-`Services`. The runtime (`engine.machine.Machine`) has many more methods (transactions, flow, setup, saves); none
-of those is a rule's business. tests/test_services.py proves that the runners' modules and every generated
-function of the shipped packs read only these members, and mypy checks the typed ones.
+`Services`, and the state store only as `Store`. The runtime (`engine.machine.Machine`) and the store have many more
+methods (transactions, rollback, flow, setup, copies, saves); none of those is a rule's business.
+tests/test_services.py proves that the runners' modules and every generated function of the shipped packs use only
+these members, and mypy checks the typed ones.
 
 A Protocol costs nothing at run time: `frame.g` is still the Machine itself, so compiled code keeps its speed.
 """
@@ -19,19 +20,59 @@ if TYPE_CHECKING:
     from .effects import CostC
     from .frame import Frame
     from .rules import Rules
-    from .state import State
+    from .state import MarkerRec, PieceRec, ZoneRec
     from .values import Piece, Player
+
+
+class Store(Protocol):
+    """The part of the state store (`engine.state.State`) a rule sees: its tables, read directly for speed, and
+    the primitive writes, each of which records its undo in the journal so that a failed action is taken back.
+    Not here: marks and rollback, copies, saves, laying out a new game; those belong to the runtime."""
+
+    counters: dict[str, Any]
+    zones: dict[str, ZoneRec]
+    pieces: dict[str, PieceRec]
+    markers: dict[str, MarkerRec]
+    vars: dict[str, Any]
+    deferred: list[dict[str, Any]]
+    cause: Span | None  # the rule now running: every journal entry and every error points at it
+    # The compiled fast path of a counter write appends its own entry (as State.set_counter would), so that a
+    # number within range costs no call.
+    journal: list[tuple]
+
+    def set_counter(self, key: str, value: Any) -> None: ...
+    def set_prop(self, pid: str, name: str, value: Any) -> None: ...
+    def create_piece(self, pid: str, kind: str, zone: str, slot: int | None, props: dict[str, Any]) -> None: ...
+    def remove_piece(self, pid: str) -> None: ...
+    def move_piece(self, pid: str, zone: str, slot: int | None) -> None: ...
+    def set_group(self, pid: str, group: str | None) -> None: ...
+    def new_group(self) -> str: ...
+    def new_id(self, kind: str) -> str: ...
+    def set_marker(self, name: str, pos: int, last: list[int]) -> None: ...
+    def set_var(self, name: str, value: Any) -> None: ...
+    def use(self, scope: str, key: str) -> int: ...
+    def clear_usage(self, scope: str) -> None: ...
+    def set_deferred(self, items: list[dict[str, Any]]) -> None: ...
+    def random_below(self, n: int) -> int: ...
+    def group_of(self, pid: str) -> list[str]: ...
+    def group_members(self, group: str) -> set[str]: ...
+    def order_of(self, pid: str) -> int: ...
+    def of_kind(self, kind: str) -> list[str]: ...
+    def position_in_zone(self, pid: str) -> int | None: ...
 
 
 class Services(Protocol):
     # ---------------------------------------------------------------- reading the game
     rules: Rules  # the linked rules (read only)
-    # The journaled state store: reads, and the primitive writes (set_prop, move_piece, remove_piece, set_var,
-    # use, ...), each of which the journal records so that a failed action is taken back.
-    state: State
+
+    @property
+    def state(self) -> Store: ...  # the journaled store: reads, and the primitive writes
+
     players: list[Player]
     pieces_by_id: dict[str, Piece]  # a cache of `piece`, for the hot loops over a zone
     flow_on: bool  # whether the game follows its declared flow (an `end turn` then picks who plays next)
+    # The zones that triggers watch, as (zone key, trigger, owner); empty when none does, so a move costs nothing.
+    zone_watch: tuple[tuple[str, str, str | None], ...]
 
     def piece(self, pid: str) -> Piece: ...
     def player(self, pid: str | None) -> Player | None: ...
@@ -62,6 +103,9 @@ class Services(Protocol):
     def score(self) -> None: ...
     def end_game(self) -> None: ...
     def end_turn_here(self, me: Player | None) -> None: ...
+    def end_round_here(self) -> None: ...
+    def zone_sizes(self) -> list[int]: ...  # of the watched zones, before a statement that moves pieces
+    def zones_changed(self, before: list[int]) -> None: ...  # then the triggers on those whose size changed
 
     # ---------------------------------------------------------------- decisions and chance
     def choose(self, who: Any, prompt: str, options: list[Any], sizes: tuple[int, ...], optional: bool,

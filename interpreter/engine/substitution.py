@@ -45,6 +45,7 @@ class Due(NamedTuple):
     amount: int
     key: Any  # None, "any", "different", or a key
     marker: bool = False  # a track marker moved by `amount` spaces, not a counter
+    lacking: Due | None = None  # `lacking N c each`: what pays one unit the payer lacks (a way's dues have none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +89,7 @@ def _merge(dues: list[Due]) -> tuple[Due, ...]:
     return tuple(out)
 
 
-def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instead: list[Due], f: Frame
-               ) -> list[list[Due]]:
+def _shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: list[Due], f: Frame) -> list[list[Due]]:
     """What a shortfall substitute offers for one due: the payer pays what they hold of it (above its floor, and
     after the way's other dues of the same cell) and the rest in whole units paid instead; nothing when they hold
     enough. For `[any]`, the keys they hold the most of (a decision when several tie), so that as much as they can
@@ -97,14 +97,14 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
     if d.key == "different":
         return []  # one each of several keys: there is no one part to lack
     if d.marker:
-        return _marker_shortfall(g, sub, d, dues, instead)
+        return _marker_shortfall(g, unit, d, others, instead)
     keys = [k for k, _, _ in g._cells(d.base, d.counter)] if d.key == "any" else [d.key]
-    out = []
+    out: list[list[Due]] = []
     most = None
     for key in keys:
         cell = d.base if key is None else f"{d.base}[{plain(key)}]"
         held = g._have(cell, f) - g._floor(cell) - sum(
-            o.amount for o in dues if o is not d and o.base == d.base and o.key not in ("any", "different")
+            o.amount for o in others if o.base == d.base and o.key not in ("any", "different")
             and (None if o.key is None else str(plain(o.key))) == (None if key is None else str(plain(key))))
         lack = d.amount - max(held, 0)
         if lack <= 0:
@@ -113,47 +113,50 @@ def _shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instea
             continue
         if most is None or lack < most:
             most, out = lack, []
-        units = -(-lack // sub.unit)
-        if units * sub.unit > d.amount:
+        units = -(-lack // unit)
+        if units * unit > d.amount:
             continue  # no whole number of units covers what is lacking
-        rest = d.amount - units * sub.unit
+        rest = d.amount - units * unit
         out.append(([d._replace(amount=rest, key=key)] if rest else [])
                    + [w._replace(amount=w.amount * units) for w in instead])
     return out
 
 
-def _marker_shortfall(g: Any, sub: SubstituteDef, d: Due, dues: tuple[Due, ...], instead: list[Due]
-                      ) -> list[list[Due]]:
+def _marker_shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: list[Due]) -> list[list[Due]]:
     """A marker "holds" the spaces it can still move toward the end its track spends to (after the way's other
     moves of it): the spaces beyond them are lacking, and paid instead in whole units."""
-    others = sum(o.amount for o in dues if o is not d and o.marker and o.base == d.base)
-    room = next((n for n in range(d.amount, -1, -1) if g.marker_room(d.base, others + n)), 0)
+    moved = sum(o.amount for o in others if o.marker and o.base == d.base)
+    room = next((n for n in range(d.amount, -1, -1) if g.marker_room(d.base, moved + n)), 0)
     lack = d.amount - room
-    units = -(-lack // sub.unit)
-    if lack <= 0 or units * sub.unit > d.amount:
+    units = -(-lack // unit)
+    if lack <= 0 or units * unit > d.amount:
         return []
-    rest = d.amount - units * sub.unit
+    rest = d.amount - units * unit
     return [([d._replace(amount=rest)] if rest else []) + [w._replace(amount=w.amount * units) for w in instead]]
 
 
 def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
-    """The cost's alternatives, then every way substitutions add to them, all worked out in the state as it is
-    now: paying one term never changes what another asks for."""
-    own = [Way(i, tuple(g.due(term, f) for term in alt)) for i, alt in enumerate(cost.alternatives)]
+    """The cost's alternatives, then every way substitutions and `lacking` terms add to them, all worked out in the
+    state as it is now: paying one term never changes what another asks for."""
+    own = [[g.due(term, f) for term in alt] for alt in cost.alternatives]
+    plain = [Way(i, tuple(d._replace(lacking=None) for d in dues)) for i, dues in enumerate(own)]
     subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard.fn(f), f)]
-    if not subs:
-        return own
-    out = list(own)
-    for way in own:
+    if not subs and not any(d.lacking is not None for dues in own for d in dues):
+        return plain
+    out = list(plain)
+    for way, dues in zip(plain, own, strict=True):
         per_due: list[list[list[Due]]] = []
-        for d in way.dues:
+        for i, d in enumerate(way.dues):
             options = [[d]]
+            others = [o for j, o in enumerate(way.dues) if j != i]
+            if dues[i].lacking is not None:
+                options += _shortfall(g, 1, d, others, [dues[i].lacking], f)
             for sub in subs:
                 if not _matches(sub, d):
                     continue
                 instead = [g.due(w, f) for w in sub.instead]
                 if sub.shortfall:
-                    options += _shortfall(g, sub, d, way.dues, instead, f)
+                    options += _shortfall(g, sub.unit, d, others, instead, f)
                     continue
                 for k in range(1, d.amount // sub.unit + 1):
                     rest = d.amount - k * sub.unit

@@ -1,12 +1,12 @@
-"""The error linking raises for an expression or a statement: a code, a message and a (line, column) inside the
-string it came from, which the caller turns into a file position."""
+"""The error an expression's checker raises: a code and a message at a place in the expression's text. Its own module
+so that the helpers the compiler calls (tables, ranks) can raise it without importing the compiler."""
 
 from __future__ import annotations
 
-from .syntax import Pos
+from . import syntax as s
 
 
 class CompileError(Exception):
-    def __init__(self, code: str, message: str, pos: Pos, hint: str | None = None):
+    def __init__(self, code: str, message: str, pos: s.Pos, hint: str | None = None):
         super().__init__(message)
         self.code, self.message, self.pos, self.hint = code, message, pos, hint

@@ -15,7 +15,8 @@ from ..engine.rules import Rules
 from ..engine.runtime import arith
 from . import syntax as s
 from .checked import Expr, made
-from .compiler import CompileError, ExprCompiler, Scope, span_in
+from .compile_error import CompileError
+from .compiler import ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term
@@ -443,32 +444,41 @@ class Builder:
                 continue
             terms = []
             for term in alt.terms:
-                c = self.rules.counters.get(term.counter)
-                if c is None:
-                    marker = marker_term(self.rules, term)
-                    if isinstance(marker, CompileError):
-                        raise _Reported(marker, t)
-                    terms.append(e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True))
-                    continue
-                amount = self._expr(term.amount, scope, t)
-                key_fn = None
-                key = term.key
-                if key is not None and c.keys is None:
-                    msg = f"counter '{c.name}' has no keys, so '[{key}]' does not apply"
-                    raise _Reported(CompileError("E402", msg, term.pos), t)
-                if key is None and c.keys is not None:
-                    msg = f"counter '{c.name}' is keyed: write {c.name}[key], [any] or [different]"
-                    raise _Reported(CompileError("E402", msg, term.pos), t)
-                if key is not None and key not in ("any", "different") and key not in (c.keys or ()):
-                    if key in scope.names:
-                        key_fn = self._expr(s.Name(term.pos, key), scope, t)
-                        key = None
-                    else:
-                        hint = did_you_mean(key, [*(c.keys or ()), "any", "different"])
-                        raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
-                terms.append(e.CostTermC(amount, c.name, c.per, key, key_fn))
+                built = self._cost_term(term, scope, t)
+                if term.lacking is not None:
+                    if term.key == "different" or built.marker:
+                        what = "a marker's spaces" if built.marker else "one each of several keys"
+                        msg = f"{what} has no one part to lack: 'lacking' needs a counter with a fixed key or [any]"
+                        raise _Reported(CompileError("E402", msg, term.lacking.pos), t)
+                    built = replace(built, lacking=self._cost_term(term.lacking, scope, t))
+                terms.append(built)
             alternatives.append(tuple(terms))
         return e.CostC(t.at(cost.pos), tuple(alternatives), label or t.text)
+
+    def _cost_term(self, term: s.CostTerm, scope: Scope, t: Text) -> e.CostTermC:
+        c = self.rules.counters.get(term.counter)
+        if c is None:
+            marker = marker_term(self.rules, term)
+            if isinstance(marker, CompileError):
+                raise _Reported(marker, t)
+            return e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True)
+        amount = self._expr(term.amount, scope, t)
+        key_fn = None
+        key = term.key
+        if key is not None and c.keys is None:
+            msg = f"counter '{c.name}' has no keys, so '[{key}]' does not apply"
+            raise _Reported(CompileError("E402", msg, term.pos), t)
+        if key is None and c.keys is not None:
+            msg = f"counter '{c.name}' is keyed: write {c.name}[key], [any] or [different]"
+            raise _Reported(CompileError("E402", msg, term.pos), t)
+        if key is not None and key not in ("any", "different") and key not in (c.keys or ()):
+            if key in scope.names:
+                key_fn = self._expr(s.Name(term.pos, key), scope, t)
+                key = None
+            else:
+                hint = did_you_mean(key, [*(c.keys or ()), "any", "different"])
+                raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
+        return e.CostTermC(amount, c.name, c.per, key, key_fn)
 
     def _link(self, n: s.Link, scope: Scope, t: Text) -> e.Effect:
         a, b = (self._as(x, scope, t, _PIECE, "a linked thing") for x in (n.a, n.b))

@@ -23,17 +23,19 @@ _BODY_KEYS = ("do", "then", "else")
 
 def _copy(node: Any) -> Any:
     """A shallow copy that keeps the node's places (so the other modules' view of the rule is not changed)."""
-    if isinstance(node, dict):
-        out = YMap(getattr(node, "span", None))
+    if isinstance(node, YMap):
+        out = YMap(node.span)
         out.update(node)
-        out.key_spans.update(getattr(node, "key_spans", {}))
-        out.value_spans.update(getattr(node, "value_spans", {}))
+        out.key_spans.update(node.key_spans)
+        out.value_spans.update(node.value_spans)
         return out
-    if isinstance(node, list):
-        lst = YList(getattr(node, "span", None))
+    if isinstance(node, YList):
+        lst = YList(node.span)
         lst.extend(node)
-        lst.item_spans.extend(getattr(node, "item_spans", []) or [])
+        lst.item_spans.extend(node.item_spans)
         return lst
+    if isinstance(node, (dict, list)):  # made by another extension, without places
+        return type(node)(node)
     return node
 
 
@@ -116,7 +118,7 @@ def _change(target: str, step: str | None, change: dict, d: Any, m: Any, closure
     found: list[tuple[Any, ...]] = []
     _find(d.node.get("do"), ("do",), step, step is None, found)
     if len(found) != 1:
-        where = f"step '{step}' of '{target.rsplit('.', 1)[0]}'" if step else f"'{target}'"
+        where = f"step '{step}' of '{'.'.join(target.split('.')[:2])}'" if step else f"'{target}'"
         if not found and step is not None and not _has_step(d.node.get("do"), step):
             diags.error("E406", f"{where} does not exist", span, "name a step with a block {step: NAME, do: [...]}")
         elif not found:
@@ -127,13 +129,16 @@ def _change(target: str, step: str | None, change: dict, d: Any, m: Any, closure
         return
     options = _walk(d.node, found[0])["one_of"].get("options")
     labels = [str(k) for k in options] if isinstance(options, dict) else []
-    drop = change.get("drop", [])
-    drop_spans = getattr(drop, "item_spans", None) or []
+    raw = change.get("drop", [])
+    raw_spans = getattr(raw, "item_spans", None) or []
+    pairs = [(x, raw_spans[i] if i < len(raw_spans) else span)  # the schema reports what is not a label
+             for i, x in enumerate(raw if isinstance(raw, list) else []) if isinstance(x, str)]
+    drop = [x for x, _ in pairs]
     add = change.get("options", {})
+    add = add if isinstance(add, dict) else YMap(span)
     add_spans = getattr(add, "key_spans", {})
     ok = True
-    for i, label in enumerate(drop if isinstance(drop, list) else []):
-        here = drop_spans[i] if i < len(drop_spans) else span
+    for label, here in pairs:
         by = origin.get((target, str(label)))
         if str(label) not in labels and by is not None and by.startswith("-"):
             continue  # dropped already, by another module: dropping it twice is harmless
@@ -142,7 +147,7 @@ def _change(target: str, step: str | None, change: dict, d: Any, m: Any, closure
                     in labels else did_you_mean(str(label), labels) or f"its options: {', '.join(labels)}")
             diags.error("E429", f"'{target}' has no option '{label}' to drop", here, hint)
             ok = False
-    for label in (add if isinstance(add, dict) else {}):
+    for label in add:
         if str(label) in labels and str(label) not in [str(x) for x in drop]:
             by = origin.get((target, str(label)), d.module)
             diags.error("E430", f"'{target}' already has an option '{label}' (from {by})", add_spans.get(label, span),

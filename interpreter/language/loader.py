@@ -345,7 +345,7 @@ class _Builder:
     def _event(self, event: Event) -> None:
         kind = type(event)
         if kind is ScalarEvent:  # nearly every event: straight to it
-            self._scalar(event)  # type: ignore[arg-type]
+            self._scalar(event)
         elif isinstance(event, DocumentStartEvent):
             self.documents += 1
             if self.documents > 1:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..diagnostics import did_you_mean
 from ..engine.rules import Rules
 from . import syntax as s
-from .compiler import CompileError
+from .compile_error import CompileError
 
 # Declarations a cost term may name by mistake, with the words for them.
 _NOT_PAYABLE = (("tracks", "a track"), ("zones", "a zone"), ("values", "a value"), ("dice", "a die"),

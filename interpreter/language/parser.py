@@ -132,7 +132,11 @@ class _ToSyntax(Transformer):
     def amount_expr(self, expr: s.Node) -> s.Node:
         return expr
 
-    def cost_term(self, amount: s.Node, counter: Token, key: Token | None) -> s.CostTerm:
+    def cost_term(self, amount: s.Node, counter: Token, key: Token | None, lacking: s.CostTerm | None = None
+                  ) -> s.CostTerm:
+        return s.CostTerm(_pos(counter), amount, str(counter), str(key) if key is not None else None, lacking)
+
+    def lacking(self, amount: s.Node, counter: Token, key: Token | None) -> s.CostTerm:
         return s.CostTerm(_pos(counter), amount, str(counter), str(key) if key is not None else None)
 
     def cost_sum(self, *terms: s.CostTerm) -> s.CostSum:

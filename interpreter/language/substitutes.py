@@ -7,7 +7,8 @@ from typing import Any
 from ..engine.rules import Rules
 from ..engine.substitution import SubstituteDef
 from . import syntax as s
-from .compiler import CompileError, Scope
+from .compile_error import CompileError
+from .compiler import Scope
 from .effect_builder import Builder, Text, _Reported
 from .marker_costs import marker_term
 
@@ -30,6 +31,11 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
                 "'N counter[any]'", pay_text.at(pay.pos))
         return
     term = alts[0].terms[0]
+    if term.lacking is not None or any(isinstance(a, s.CostSum) and any(x.lacking for x in a.terms)
+                                       for a in instead.alternatives):
+        b.error("E402", "'lacking' belongs in a cost; a substitute says it with shortfall: true",
+                pay_text.at(term.pos) if term.lacking is not None else with_text.at(instead.pos))
+        return
     counter = rules.counters.get(term.counter)
     unit = term.amount.value if isinstance(term.amount, s.Literal) else None
     marker = marker_term(rules, term) if counter is None else None

@@ -156,6 +156,7 @@ class CostTerm(Node):
     amount: Node
     counter: str
     key: str | None  # None, a key symbol or variable, "any" or "different"
+    lacking: CostTerm | None = None  # `lacking N c each`: what pays each unit the payer lacks
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,8 +209,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
     if not lk.ok:
         return None
     rules.unknowns.extend(lk.unknowns)
-    kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
-    return Table(name, entries, kinds, tuple(frozenset(k) for k in lk.keys[: len(kinds)]), leaf, default)
+    key_kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
+    return Table(name, entries, key_kinds, tuple(frozenset(k) for k in lk.keys[: len(key_kinds)]), leaf, default)
 
 
 def _set_keys(rules: Rules, name: str, node: dict[Any, Any], span: Span, diags: Diagnostics) -> list[str] | None:

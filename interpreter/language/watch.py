@@ -9,7 +9,8 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine.rules import CounterDecl, Rules, WatchDef, ZoneDecl
 from ..engine.values import shown
-from .compiler import CompileError, Scope
+from .compile_error import CompileError
+from .compiler import Scope
 from .effect_builder import Builder, Text
 from .types import ANY, INT, NONE, SYMBOL
 

@@ -134,7 +134,7 @@ def complete(index: Index, rules: Rules | None, file: str, lines: list[str], lin
         owner = re.search(r"(\w*)\[$", head)
         return pick.keys(owner.group(1) if owner else "", role == "cost")
     if role == "cost":
-        amount = re.search(r"(^|[+(]|\bor)\s*(\d+|\w+|\([^)]*\))\s+$", head)
+        amount = re.search(r"(^|[+(]|\bor|\blacking)\s*(\d+|\w+|\([^)]*\))\s+$", head)
         counters = pick.sections(("counters",), rank=0)
         return counters if amount else [*pick.sections(("costs",)), Item("nothing", "keyword", "costs nothing"),
                                          *[Item(i.label, i.kind, i.detail, i.documentation, 2) for i in counters]]

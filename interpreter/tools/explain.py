@@ -159,14 +159,15 @@ class Book:
             bounds = f", never below {c.min}" if c.min else ", without a floor" if c.min is None else ""
             bounds += f", at most {self.x.sp.name(c.max) if isinstance(c.max, str) else c.max}" if c.max is not None \
                 else ""
-            if c.key_limits:  # limits per key: say each key's own
-                bounds = "".join(
+            if c.key_limits:  # limits per key: say each key's own, after what the limits do with a change beyond them
+                bounds = _absorbing_words(c, "; ") + "".join(
                     f"; {words(k)}" + (f" never below {low}" if low else "") + (" and" if low and high is not None
                                                                                  else "")
                     + (f" at most {high}" if high is not None else "") + ("" if low or high is not None
                                                                           else " without a floor")
                     for k, (low, high) in c.key_limits.items() if (low, high) != (0, None))
-            bounds += _absorbing_words(c)
+            else:
+                bounds += _absorbing_words(c, " (")
             lines.append(Line(0, sentence(f"{who} {words(c.name)}{keys}, starting at {start}{bounds}"), c.span))
         return "pieces", lines
 
@@ -233,9 +234,28 @@ class Book:
     def _size(self, raw: Any) -> str:
         return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
 
+    def _extended(self, key: str) -> list[Line]:
+        """What modules' `extend` added to or dropped from the rule's one_of (the body already shows the result)."""
+        out = []
+        for mid in self.rules.modules:
+            table = self.modules[mid].doc.get("extend")
+            for target, spec in (table.items() if isinstance(table, dict) else []):
+                change = spec.get("one_of") if isinstance(spec, dict) else None
+                if not isinstance(change, dict) or ".".join(str(target).split(".")[:2]) != key:
+                    continue
+                said = []
+                if isinstance(change.get("options"), dict):
+                    said.append("adds " + ", ".join(words(str(o)) for o in change["options"]))
+                if isinstance(change.get("drop"), list):
+                    said.append("drops " + ", ".join(words(str(o)) for o in change["drop"]))
+                if said:
+                    out.append(Line(0, sentence(f"the module {mid} {' and '.join(said)} among the options"),
+                                    getattr(table, "key_spans", {}).get(target)))
+        return out
+
     def _entry(self, key: str, title: str, head: list[Line], body: Any, span: Span, source: str | None) -> Entry:
         change, base = self._change(key)
-        entry = Entry(key, title, [*head, *self.x.body(body)], span, source, change)
+        entry = Entry(key, title, [*head, *self._extended(key), *self.x.body(body)], span, source, change)
         if base is not None:
             old = {k: b for k, _, b in rule_bodies(base)}
             if key in old:
@@ -490,13 +510,14 @@ def render_md(doc: Document, quote: bool = False) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _absorbing_words(c: Any) -> str:
-    """What a counter's cap and floor do with a change beyond them, when they do not refuse it."""
-    out = ""
+def _absorbing_words(c: Any, lead: str) -> str:
+    """What a counter's cap and floor do with a change beyond them, when they do not refuse it: in brackets after
+    the one cap (lead " ("), or as a clause before the limits of each key (lead "; ")."""
+    out, close = "", ")" if lead == " (" else ""
     if c.overflow == "discard":
-        out += " (a gain above it stops there)"
+        out += f"{lead}a gain above {'it' if close else 'a limit'} stops there{close}"
     elif c.overflow == "carry":
-        out += f" (the excess goes to {words(str(c.carry_to))})"
+        out += f"{lead}the excess goes to {words(str(c.carry_to))}{close}"
     if c.underflow == "discard":
         out += "; a loss below its floor stops at the floor"
     return out

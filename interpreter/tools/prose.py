@@ -142,7 +142,7 @@ def _attr(sp: Speaker, n: s.Attr) -> str:
 
 def _index(sp: Speaker, n: s.Index) -> str:
     root: s.Node = n
-    keys = []
+    keys: list[s.Node] = []
     while isinstance(root, s.Index):
         keys.insert(0, root.key)
         root = root.obj
@@ -339,24 +339,30 @@ def cost_words(sp: Speaker, cost: s.Cost) -> str:
             continue
         terms = []
         for t in alt.terms:
-            amount = sp.expr(t.amount)
-            if not isinstance(t.amount, s.Literal | s.Name | s.Attr):
-                amount = f"({amount})"  # a formula, kept apart from the counter it counts
-            what = words(t.counter)
-            track = sp.rules.tracks.get(sp.rules.markers.get(t.counter, ""))
-            if track is not None:
-                way = "forward" if track.spend == "forward" else "back"
-                terms.append(f"moving the {what} marker {amount} space{'' if amount == '1' else 's'} {way}")
-            elif t.key == "any":
-                terms.append(f"{amount} {what} of any one kind")
-            elif t.key == "different":
-                terms.append(f"{amount} {what} of different kinds")
-            elif t.key is not None:
-                terms.append(f"{amount} {words(t.key)} {what}")
-            else:
-                terms.append(f"{amount} {what}")
+            said = _term_words(sp, t)
+            if t.lacking is not None:
+                said += f" ({_term_words(sp, t.lacking)} for each one you lack)"
+            terms.append(said)
         alternatives.append(" and ".join(terms) or "nothing")
     return " or ".join(alternatives)
+
+
+def _term_words(sp: Speaker, t: s.CostTerm) -> str:
+    amount = sp.expr(t.amount)
+    if not isinstance(t.amount, s.Literal | s.Name | s.Attr):
+        amount = f"({amount})"  # a formula, kept apart from the counter it counts
+    what = words(t.counter)
+    track = sp.rules.tracks.get(sp.rules.markers.get(t.counter, ""))
+    if track is not None:
+        way = "forward" if track.spend == "forward" else "back"
+        return f"moving the {what} marker {amount} space{'' if amount == '1' else 's'} {way}"
+    if t.key == "any":
+        return f"{amount} {what} of any one kind"
+    if t.key == "different":
+        return f"{amount} {what} of different kinds"
+    if t.key is not None:
+        return f"{amount} {words(t.key)} {what}"
+    return f"{amount} {what}"
 
 
 # ---------------------------------------------------------------- effects
