@@ -50,6 +50,10 @@ actions:
       - let x = count(market where it.grade > n)
       - if: x > 0
         then: ["me.gold += x", "price[wine] = 2", "me.stock[wool] += 1", "round_bonus = 1"]
+      - let fam = price
+      - fam[wool] = 3
+      - let y = 1
+      - y += x
 """
 
 
@@ -145,9 +149,12 @@ def test_effect_nodes_hold_the_checked_tree_and_its_function(rules: Rules) -> No
     body = rules.actions["go"].body
     held = [x for eff in walk(body) for x in _exprs(eff)]
     assert held and all(x.fn.__dict__ == {} for x in held)  # nothing hangs off a function
-    for eff in walk(body):
-        if isinstance(eff, e.SetCounterE):
-            assert isinstance(eff.key.tree, c.Cell | c.CounterKey), eff
+    assert all(x.tree is not None for x in held)  # every function was emitted from a checked tree
+    keys = [eff.key.tree for eff in walk(body) if isinstance(eff, e.SetCounterE)]
+    assert [type(k) for k in keys] == [c.CounterKey, c.Cell, c.Cell, c.CounterKey, c.FamilyKey]
+    update = body[-1]
+    assert isinstance(update, e.LetE) and isinstance(update.value.tree, c.BinOp)
+    assert isinstance(update.value.tree.left, c.Name) and update.value.tree.left.ref == c.Ref("var", "y")
     let = body[0]
     assert isinstance(let, e.LetE) and isinstance(let.value.tree, c.Call) and let.value.tree.fn == "count"
     guard = rules.actions["go"].guard

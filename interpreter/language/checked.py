@@ -114,6 +114,15 @@ class CounterKey(Node):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class FamilyKey(Node):
+    """The state key of `family[key]` where the keyed counter is known only at run time (what an assignment
+    writes)."""
+
+    family: Node
+    key: Node
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Index(Node):
     obj: Node
     key: Node

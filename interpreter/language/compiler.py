@@ -95,6 +95,20 @@ class ExprCompiler:
         tree = c.CounterKey(pos, pos, Type("symbol"), syntax, counter, owner.tree if owner is not None else None)
         return c.Expr(tree, self.emitter.function(tree))
 
+    def family_key(self, family: c.Expr, key: c.Expr, syntax: s.Node) -> c.Expr:
+        """The state key of `family[key]` for a keyed counter known only at run time."""
+        assert family.tree is not None and key.tree is not None
+        tree = c.FamilyKey(syntax.pos, key.tree.end, Type("symbol"), syntax, family.tree, key.tree)
+        return c.Expr(tree, self.emitter.function(tree))
+
+    def local_update(self, name: str, old: Type, op: str, value: c.Expr, syntax: s.Assign) -> c.Expr:
+        """The new value of a local name changed by `x += v` or `x -= v`: `x + v`, `x - v`."""
+        assert value.tree is not None
+        target = syntax.target
+        local = c.Name(target.pos, (target.pos[0], target.pos[1] + len(name)), old, target, c.Ref("var", name))
+        tree = c.BinOp(syntax.pos, value.tree.end, Type("int"), syntax, op, local, value.tree)
+        return c.Expr(tree, self.emitter.function(tree))
+
     def source(self, expr: c.Expr, gen: Gen) -> tuple[str, Type] | None:
         """The Python source of a linked expression, with its constants in `gen` (for a rule body compiled as one
         function); None for a function not made from an expression."""

@@ -12,9 +12,8 @@ from ..engine import effects as e
 from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant
 from ..engine.rules import Rules
-from ..engine.runtime import arith
 from . import syntax as s
-from .checked import Expr, made
+from .checked import Expr
 from .compile_error import CompileError
 from .compiler import ExprCompiler, Scope, span_in
 from .hooks import wrap_body
@@ -375,10 +374,8 @@ class Builder:
                 raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
             name = _family_name(target.obj)
 
-            def family_key(f: Any) -> str:
-                return f.g.family_key(fam.fn(f), key_fn.fn(f))
-
-            return self._counter_set(t.at(n.pos), made(family_key), name, n.op, value, vt, n, t)
+            key = self.exprs.family_key(fam, key_fn, target)
+            return self._counter_set(t.at(n.pos), key, name, n.op, value, vt, n, t)
         if isinstance(target, s.Attr):
             obj, ot = self._typed(target.obj, scope, t)
             if ot == PLAYER:
@@ -417,12 +414,7 @@ class Builder:
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         if n.op == "=":
             return e.LetE(t.at(n.pos), name, value)
-        sign = n.op[0]
-
-        def update(f: Any) -> Any:
-            return arith(f, sign, f.vars[name], value.fn(f))
-
-        return e.LetE(t.at(n.pos), name, made(update))
+        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n))
 
     def _counter_set(self, span: Span, key: Expr, counter: str, op: str, value: Expr, vt: Type, n: s.Assign,
                      t: Text) -> e.Effect:

@@ -197,6 +197,7 @@ class Emitter:
             c.Attr: self._attr,
             c.Cell: self._cell,
             c.CounterKey: self._counter_key,
+            c.FamilyKey: self._family_key,
             c.Index: self._index,
             c.Keys: self._keys,
             c.Call: self._call,
@@ -328,6 +329,9 @@ class Emitter:
         if node.owner is None:
             return repr(name)
         return _joined(gen.pid(self.src(node.owner, gen)), _Text("." + name))
+
+    def _family_key(self, node: c.FamilyKey, gen: Gen) -> str:
+        return f"{_MACHINE}.family_key({self.src(node.family, gen)}, {self.src(node.key, gen)})"
 
     def _index(self, node: c.Index, gen: Gen) -> str:
         if node.cell is not None:
