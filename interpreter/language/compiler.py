@@ -59,11 +59,6 @@ class ExprCompiler:
             raise hit[1]
         return hit[1]
 
-    def compile(self, node: s.Node, scope: Scope) -> tuple[Fn, Type]:
-        linked = self.link(node, scope)
-        assert linked.tree is not None
-        return linked.fn, linked.tree.type
-
     def _check(self, node: s.Node, scope: Scope) -> c.Node:
         try:
             return self.checker.check(node, scope)

@@ -304,7 +304,7 @@ class Builder:
         """A `match` on a symbol names declared symbols, and one on a number names numbers."""
         text = Text(subject, span)
         try:
-            t = self.exprs.resolve(parse(text.text, "expr"), scope)
+            t = self.exprs.link(parse(text.text, "expr"), scope).type
         except (ParseError, CompileError):
             return  # reported where the subject is compiled
         kspans = getattr(cases, "key_spans", {})
