@@ -430,8 +430,9 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "- let n = 3\n- while: n > 0\n  do: ['me.points += 1']",
        "- let n = 3\n- while: n > 0\n  do: ['me.points += 1', 'n -= 1']"),
     _c("W862", "warning", "check", "a write overwritten before anything reads it",
-       "A line sets a counter or a local name with `=`, and the very next line sets it again with `=` without "
-       "reading it (and no trigger watches the counter): the first write does nothing.",
+       "A line sets a counter or a local name with `=`, and a later line of the same block sets it again with `=` "
+       "without reading it, with only plain assignments that neither read it nor start a trigger in between (and "
+       "no trigger watches the counter): the first write does nothing.",
        "do: ['me.coins = 2', 'me.coins = 5']", "do: ['me.coins = 2', 'me.coins += 5']"),
     _c("W863", "warning", "check", "a scenario whose expectations already hold before its steps",
        "Every `expect` entry is a counter that already has the expected value before the steps (from `state:` or "
@@ -451,6 +452,23 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "triggers:\n  deck_gone: {on: {change: deck, crosses: 0, direction: down}, do: [...]}   # nothing leaves deck",
        "actions:\n  draw: {do: [move first(deck) to me.hand]}\ntriggers:\n  deck_gone: {on: {change: deck, crosses: 0, "
        "direction: down}, do: [...]}"),
+    _c("W866", "warning", "check", "a marker trigger that can never run given how the marker moves",
+       "A trigger on a marker's moves waits for something no rule does: nothing advances or places the marker; a "
+       "`crosses:` or `every:` mark on a marker that is only placed (`place` passes no space); or, on a straight "
+       "track, a mark at or before the space the marker starts on when it only moves forward.",
+       "tracks: {road: {spaces: 9, markers: {cart: 3}}}\ntriggers:\n  left_town: {on: {change: cart, crosses: 2}, "
+       "do: [...]}   # cart starts on 3 and only advances",
+       "triggers:\n  far: {on: {change: cart, crosses: 6}, do: [...]}"),
+    _c("W867", "warning", "check", "whole-game play reads a value the game module leaves unknown",
+       "The pack's game module (the module with a flow that no other module requires, which a whole game plays) "
+       "leaves a value `unknown`, and a formula that play reaches (setup, a phase, an action a phase offers, its "
+       "guard or cost, the end condition, the ranking, final scoring, or a procedure or trigger these run) reads "
+       "it, directly or through a value computed from it: every game stops with E601 there. The hint names the "
+       "option that gives it (`--set NAME=VALUE`); W601 lists every unknown, read or not. An unknown declared with "
+       "the `type:` its option must have (or `input: true`) is a parameter each game starts with: not reported.",
+       "# base.yaml\nvalues: {harvest_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
+       "\nactions: {harvest: {do: ['me.grain += harvest_size']}}",
+       "# game.yaml\nvalues: {harvest_size: {value: 3, note: stand-in}}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

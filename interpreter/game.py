@@ -22,6 +22,7 @@ from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
+from .engine.resume import Runs
 from .engine.rules import Rules
 from .engine.state import State
 from .engine.values import Piece, Player, plain, shown
@@ -31,6 +32,7 @@ CHANCE = "chance"
 TERMINAL = "terminal"
 UNDO_DEPTH = 64  # completed activities that undo() can take back
 _SHARED_ENTRIES = 4_096  # distinct log entries kept once and shared (see Game._finish)
+_PROOF_SETUP = 100  # what a proof costs beyond its work units (starting the run, taking it back), in those units
 _TRIM_AT = 4_096  # journal entries older than the undo history are dropped in chunks of at least this many
 
 
@@ -128,9 +130,13 @@ class Pending:
         """Every option id is below this (ids are positions among the candidates), without proving any."""
         return len(self._candidates)
 
-    def any_legal(self) -> bool:
-        """Whether at least one option can be carried out (proving candidates in id order until one can)."""
-        return any(self._legal(o) for o in self._candidates)
+    def any_legal(self, order: Sequence[int] | None = None) -> bool:
+        """Whether at least one option can be carried out (proving candidates in id order, or in `order`, until
+        one can: the answer is the same in any order)."""
+        candidates = self._candidates
+        if order is None:
+            return any(self._legal(o) for o in candidates)
+        return any(self._legal(candidates[i]) for i in order)
 
     def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
         """The same decision for a copy of the game in the same state: what is proven stays proven."""
@@ -191,6 +197,10 @@ class Pending:
 class Game:
     """A game in progress. Start one with `Game.new`; see docs/embedding.md."""
 
+    # Keep the dry runs that finish and make their changes again instead of running them (engine/resume.py);
+    # the differential tests turn it off on one of two games to prove both play alike.
+    keep_runs = True
+
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None, *,
                  flow: bool = False, chance: str = "auto", undo_depth: int | None = UNDO_DEPTH,
                  search_budget: int = SEARCH_BUDGET, limits: Limits | None = None) -> None:
@@ -217,8 +227,10 @@ class Game:
         self._pending: Pending | None = None
         self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
-        self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
+        self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
+        self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
+        self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
 
     # ---------------------------------------------------------------- starting
@@ -298,7 +310,7 @@ class Game:
             if self._open is not None:
                 waiting = self._waiting
                 if waiting is None:
-                    result = probe(self._m, self._open, self.chance == "step")
+                    result = probe(self._m, self._open, self.chance == "step", runs=self._kept())
                     waiting = result.decision if result.outcome == "stop" else None
                 if waiting is not None:
                     self._pending = self._decision(waiting)
@@ -319,7 +331,7 @@ class Game:
                 self._stops = {}
                 self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
                                         self._prove)
-                if self._pending.any_legal():
+                if self._pending.any_legal(self._likely_first(moves)):
                     break
                 self._pending = None
             self._start(Activity("skip", player))  # no move can be carried out: the turn passes
@@ -344,7 +356,37 @@ class Game:
         return out
 
     def _new_search(self) -> Search:
-        return Search(self._m, self.chance == "step", self.search_budget)
+        return Search(self._m, self.chance == "step", self.search_budget, runs=self._kept())
+
+    def _likely_first(self, moves: list[Move]) -> list[int]:
+        """The order in which to look for one legal move: by the work a proof of the action has cost so far in
+        this game, divided by how often it was legal, least first; actions not proven yet last, in id order.
+        Only the cost of the search depends on it (and, in a pack whose proofs overrun the work limit, whether
+        E513 is met)."""
+        proofs = self._proofs
+        groups: dict[str, list[int]] = {}  # by action, in id order
+        for i, move in enumerate(moves):
+            group = groups.get(move.action)
+            if group is None:
+                groups[move.action] = [i]
+            else:
+                group.append(i)
+
+        def rank(action: str) -> float:
+            seen = proofs.get(action)
+            if seen is None:
+                return float("inf")
+            n, legal, work = seen
+            return (work / n) * (n + 2) / (legal + 1)  # expected work to a legal one (legal rate smoothed)
+
+        return [i for action in sorted(groups, key=rank) for i in groups[action]]
+
+    def _kept(self) -> Runs | None:
+        """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
+        if not self.keep_runs:
+            return None
+        runs = self._runs = Runs.current(self._runs, self._m.state)
+        return runs
 
     def _prove(self, pending: Pending, option_id: int) -> bool:
         """Whether the pending decision's candidate can be carried out to the end (one proof, on demand)."""
@@ -358,7 +400,13 @@ class Game:
         else:
             assert self._open is not None
             activity = _with(self._open, answer)
+        left = self._search.work_left
         ok = self._search.can_finish(activity)
+        if pending.kind == "move":
+            seen = self._proofs.setdefault(answer.action, [0, 0, 0])
+            seen[0] += 1
+            seen[1] += ok
+            seen[2] += left - self._search.work_left + _PROOF_SETUP
         first = self._search.first
         if ok and first is not None and first.stop_at is not None:
             self._stops[option_id] = first.stop_at  # apply need not run it again to find where it stops
@@ -428,6 +476,20 @@ class Game:
         activity = self._open
         assert activity is not None
         m = self._m
+        runs = self._kept()
+        kept = runs.find(activity) if runs is not None else None
+        if kept is not None:  # a proof ran it with these answers already: where it stops, or what it does
+            n = len(activity.answers)
+            if n < len(kept.answers):
+                self._waiting = kept.asked[n]
+                return
+            if m.coverage is None:  # a traced run records each rule it runs: run it then
+                mark = m.state.mark()
+                m.state.redo(kept.redo)
+                for name in kept.started:
+                    m.covered.add(name)
+                self._finish(activity, mark, None)
+                return
         saved = m.decider
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
@@ -474,7 +536,8 @@ class Game:
         self._run_whole(Activity("end_turn", player), decider)
 
     def end_round(self) -> None:
-        """End the round in free play: per-round limits start again."""
+        """End the round in free play: per-round limits start again (and an `end game after this round` ends the
+        game here)."""
         self._run_whole(Activity("end_round"), None)
 
     def _run_whole(self, activity: Activity, decider: Decider | None) -> None:
@@ -568,6 +631,8 @@ class Game:
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
+        other._runs = None  # kept runs belong to this game's state
+        other._proofs = {k: list(v) for k, v in self._proofs.items()}
         other._search = other._new_search()
         other._stops = dict(self._stops)
         return other

@@ -653,11 +653,38 @@ WHOLE_GAME_CASES = [
      "  a: {do: ['advance runner by 1']}\n",
      "triggers.far waits for 'runner' to reach space 12, but its track 'road' has spaces 1 to 10",
      ("crosses: 12", "crosses: 9")),
+    ("W866", "tracks:\n  road: {spaces: 10, markers: {cart: 3}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  start: {on: {change: cart, crosses: 2}, do: ['fame += 1']}\nactions:\n"
+     "  a: {do: ['advance cart by 2']}\n",
+     "triggers.start waits for marker 'cart' to reach space 2, but it starts on space 3 and only moves forward on a "
+     "straight track, so it never runs", ("crosses: 2", "crosses: 5")),
+    ("W866", "tracks:\n  road: {spaces: 10, markers: {cart: 1}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  far: {on: {change: cart, every: 3}, do: ['fame += 1']}\nactions:\n"
+     "  a: {do: ['place cart at 7']}\n",
+     "triggers.far counts the spaces marker 'cart' passes, but rules only place it (place passes no space), so it "
+     "never runs", ("'place cart at 7'", "'advance cart by 6'")),
+    ("W866", "tracks:\n  road: {spaces: 10, markers: {cart: 1}}\ncounters:\n  fame: {per: game, output: true}\n"
+     "triggers:\n  moved: {on: {change: cart}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: position(cart) < 9, "
+     "do: []}\n",
+     "triggers.moved runs when marker 'cart' moves, but no rule advances or places it, so it never runs",
+     ("do: []}", "do: ['advance cart by 1']}")),
     ("W858", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\ntriggers:\n"
      "  broke: {on: {change: coins, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
      "  a: {allowed_if: me.coins < 9, do: ['me.coins += 1']}\n",
      "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
      ("do: ['me.coins += 1']", "do: ['me.coins += 1'], cost: '2 coins'")),
+    ("W858", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\nprocedures:\n"
+     "  gain: {params: {n: int}, do: ['me.coins += n']}\ntriggers:\n"
+     "  broke: {on: {change: coins, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
+     "  a: {allowed_if: me.coins < 9, do: ['call gain(2)']}\n  b: {allowed_if: me.coins < 9, do: ['call gain(1)']}\n",
+     "triggers.broke counts 'coins' going down, but no rule ever moves it down, so it never runs",
+     ("'call gain(1)'", "'call gain(-1)'")),
+    ("W858", "counters:\n  points: {per: player, output: true}\n  fame: {per: player, output: true}\nzones:\n"
+     "  yard: {per: player}\npieces:\n  hen: {properties: {}}\ntriggers:\n"
+     "  shame: {on: {change: points, crosses: 0, direction: down}, do: ['me.fame += 1']}\nactions:\n"
+     "  a: {do: ['create hen in me.yard', 'me.points += 2 * count(me.yard) + 1']}\n",
+     "triggers.shame counts 'points' going down, but no rule ever moves it down, so it never runs",
+     ("'me.points += 2 * count(me.yard) + 1'", "'me.points += 2 * count(me.yard) - 3'")),
     ("W858", "counters:\n  heat: {per: game, initial: 2}\n  fame: {per: game, output: true}\ntriggers:\n"
      "  warm: {on: {change: heat}, do: ['fame += 1']}\nactions:\n  a: {allowed_if: heat > 1, do: []}\n",
      "triggers.warm runs when 'heat' changes, but no rule ever changes it, so it never runs",
@@ -674,6 +701,11 @@ WHOLE_GAME_CASES = [
      "'me.coins = 2', 'me.coins = 5']}\n",
      "'me.coins' is set here and set again by the next line before anything reads it, so this write does nothing",
      ("'me.coins = 5'", "'me.coins += 5'")),
+    ("W862", "counters:\n  coins: {per: player, initial: 5}\n  fame: {per: player, output: true}\nactions:\n"
+     "  a:\n    allowed_if: me.coins < 9\n    do:\n      - me.coins = 2\n      - me.fame += 1\n      - let n = 3\n"
+     "      - me.coins = n\n",
+     "'me.coins' is set here and set again by line 15 before anything reads it, so this write does nothing",
+     ("- let n = 3", "- let n = me.coins")),
     ("W860", "counters:\n  coins: {per: player, initial: 5}\n  gems: {per: player, initial: 1}\nsubstitutes:\n"
      "  gift: {pay: 1 coins, with: 0 gems}\nactions:\n  a: {cost: '2 coins + 1 gems', do: []}\n",
      "substitute 'gift' pays nothing for each 1 coins, so every cost in coins can be paid for free",
@@ -798,3 +830,65 @@ actions:
     used = base.replace("'1 dust[grit]'", "'1 dust[any]'")
     goes_through = ext + "actions:\n  d: {do: [{for: m in moods, do: ['me.points += 1']}]}\n"
     assert found(tmp_path / "good", used, goes_through) == []
+
+
+GAME_WITH_UNKNOWN = """
+module: g
+title: G
+requires: [t]
+values:
+  stand_in_bonus: {value: 2, note: stand-in}
+actions:
+  harvest: {do: ['me.grain += harvest_size']}
+flow:
+  phases:
+    play:
+      turns: {until: each_once}
+      actions: [harvest, rest]
+  end:
+    when: round_number > 3
+  ranking: [me.grain]
+"""
+BASE_WITH_UNKNOWN = HEAD + """
+values:
+  harvest_size: {unknown: printed on the card}
+  bigger: {expr: harvest_size + 1}
+counters:
+  grain: {per: player, output: true}
+actions:
+  rest: {do: ['me.grain += 1']}
+"""
+
+
+def test_whole_game_play_reading_a_value_the_game_module_leaves_unknown(tmp_path: Path) -> None:
+    got = [(c, line, m) for c, line, m in found(tmp_path / "bad", BASE_WITH_UNKNOWN, GAME_WITH_UNKNOWN)
+           if c == "W867"]
+    assert got == [("W867", 8, "whole-game play reads 'harvest_size', which the game module 'g' leaves unknown, so "
+                               "every game stops with E601 here")]
+    through = GAME_WITH_UNKNOWN.replace("me.grain += harvest_size", "me.grain += bigger")
+    got = [m for c, _, m in found(tmp_path / "through", BASE_WITH_UNKNOWN, through) if c == "W867"]
+    assert got == ["whole-game play reads 'harvest_size' (through 'bigger'), which the game module 'g' leaves "
+                   "unknown, so every game stops with E601 here"]
+    # An action no phase offers is not play; a value the game gives is known.
+    unplayed = GAME_WITH_UNKNOWN.replace("actions: [harvest, rest]", "actions: [rest]")
+    assert [c for c, _, _ in found(tmp_path / "unplayed", BASE_WITH_UNKNOWN, unplayed) if c == "W867"] == []
+    given = GAME_WITH_UNKNOWN.replace("me.grain += harvest_size", "me.grain += stand_in_bonus")
+    assert [c for c, _, _ in found(tmp_path / "given", BASE_WITH_UNKNOWN, given) if c == "W867"] == []
+
+
+def test_an_instead_hook_dropping_an_output_counter_is_reported(tmp_path: Path) -> None:
+    base = HEAD + """
+counters:
+  points: {per: player, output: true}
+  luck: {per: player, output: true}
+procedures:
+  score: {params: {n: int}, do: ['me.points += n']}
+actions:
+  a: {do: ['call score(2)']}
+"""
+    hook = "module: h\ntitle: H\nrequires: [t]\nwrap:\n  procedures.score:\n    instead: ['me.luck += 1']\n"
+    got = [(c, line, m) for c, line, m in found(tmp_path / "hooked", base, hook) if c == "W859"]
+    assert got == [("W859", 5, "this instead hook never runs proceed, so 'procedures.score' no longer changes "
+                               "points, which other rules rely on")]
+    kept = hook.replace("['me.luck += 1']", "['proceed', 'me.luck += 1']")
+    assert found(tmp_path / "kept", base, kept) == []

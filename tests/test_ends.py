@@ -181,3 +181,73 @@ def test_zone_trigger_and_end_refusals_are_at_their_place(tmp_path: Path) -> Non
     found = sorted((d.code, d.span.line, d.message) for d in diags.items)
     assert [(c, line) for c, line, _ in found] == [("E401", 6), ("E420", 8), ("E420", 8)]
     assert "did you mean 'deck'" in (next(d for d in diags.items if d.code == "E401").hint or "")
+
+
+@BOTH
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(moves=st.lists(st.tuples(st.sampled_from(["p1", "p2"]), st.sampled_from(["draw_card", "play_cards"])),
+                      max_size=14))
+def test_zone_triggers_agree_with_a_count_of_the_pieces_moved(mode: Any, moves: list[tuple[str, str]]) -> None:
+    game = Game.new(mode(finale("finale.free")), 2, seed=2, chance="auto")
+    hands = {"p1": 0, "p2": 0}
+    played = {"p1": 0, "p2": 0}
+    full = discard = 0
+    for player, action in moves:
+        before = game.state.dumps()
+        try:
+            game.act(player, action)
+        except BoardrulesError as exc:  # an empty deck or hand: refused, and nothing changed
+            assert exc.code == "E501" and game.state.dumps() == before
+            continue
+        if action == "draw_card":
+            hands[player] += 1
+            full += hands[player] == 3
+        else:
+            played[player] += hands[player]
+            discard += hands[player]
+            hands[player] = 0
+    c = game.state.counters
+    assert c["piles"] == discard // 2  # every: 2 on a pile that only grows
+    assert c["emptied"] == (1 if sum(hands.values()) + discard == 4 else 0)
+    assert c["full_hands"] == full
+    assert (c["p1.hand_changes"], c["p2.hand_changes"]) == (played["p1"], played["p2"])
+
+
+WATCHED = """
+module: w
+title: W
+counters: {n: {per: game, output: true}}
+pieces: {chip: {properties: {}}}
+zones:
+  box: {}
+  bin: {}
+setup:
+  chips: {do: ["create 2 chip in box"]}
+triggers:
+  box_empty: {on: {change: box, crosses: 0, direction: down}, do: ["n += 1"]}
+  box_any: {on: {change: box}, do: ["n += 1"]}
+  bin_two: {on: {change: bin, crosses: 2}, do: ["n += 1"]}
+  bin_big: {on: {change: bin, crosses: 9}, do: ["n += 1"]}
+"""
+
+
+def _zone_findings(directory: Path, text: str) -> list[tuple[str, str]]:
+    from boardrules.analysis import check_pack
+
+    directory.mkdir()
+    (directory / "w.yaml").write_text(text, encoding="utf-8")
+    diags = Diagnostics()
+    for pack in discover([directory], diags):
+        check_pack(pack, diags)
+    return sorted((d.code, d.message.split()[0]) for d in diags.items if d.code in ("W857", "W865"))
+
+
+def test_a_trigger_on_a_zone_nothing_changes_that_way_is_a_warning(tmp_path: Path) -> None:
+    # Nothing takes a piece out of any zone and nothing puts one in bin: only box's plain watch can run (setup).
+    assert _zone_findings(tmp_path / "a", WATCHED) == [
+        ("W865", "triggers.bin_big"), ("W865", "triggers.bin_two"), ("W865", "triggers.box_empty")]
+    moving = WATCHED + "actions:\n  tip: {title: Tip, do: [move box to bin]}\n"
+    assert _zone_findings(tmp_path / "b", moving) == []
+    # A mark above the zone's capacity can never be reached.
+    assert _zone_findings(tmp_path / "c", moving.replace("bin: {}", "bin: {capacity: 3}")) == [
+        ("W857", "triggers.bin_big")]

@@ -65,8 +65,9 @@ def test_the_stand_ins_fill_every_unknown_only_in_the_game_module() -> None:
     check_pack(Pack(LISBOA, sorted(LISBOA.glob("*.yaml"))), diags)
     assert not diags.has_errors
     unknown = {d.message.split("'")[1] for d in diags.items if d.code == "W601"}
-    assert unknown == {"start_price", "clergy_wigs", "follow_price", "blue_price_modifier", "blue_influence",
-                       "red_influence", "purple_price_modifier", "brown_price_modifier"}
+    assert unknown == {"start_price", "clergy_wigs", "follow_price", "ship_price_modifier[blue]",
+                       "ship_influence[blue]", "ship_influence[red]", "ship_price_modifier[purple]",
+                       "ship_price_modifier[brown]"}
     assert all("game.yaml" not in d.span.file for d in diags.items)
     assert load_rules(LISBOA, ["lisboa.game"]).unknowns == []
     assert {name for name, _, _ in load_rules(LISBOA, ["lisboa.state_actions"]).unknowns} == unknown

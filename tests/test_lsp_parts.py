@@ -250,6 +250,13 @@ def test_completion_by_place(village: Path) -> None:
     assert "goods" in first('    cost: "4 goods[grain] lacking 2 ') <= counters  # what pays the part lacking
     assert "pay" in labels("      - p") and "count" in labels("      - p")
     assert labels("      - emit ") <= {d.name for d in st_.index.decls if d.section == "events"}
+    assert first("      - end game ") == {"now", "after"}
+    assert first("      - end game after ") == {"this", "next"}
+    assert first("      - end game after this ") == {"turn", "round"}
+    assert first("      - end game after next r") == {"round"}
+    watched = {d.name for d in st_.index.visible(os.path.realpath(path))
+               if d.section in ("counters", "markers", "zones")}
+    assert labels("    on: {change: ") == watched and {"time", "ceremony"} <= watched
 
 
 def test_hover_explains_codes_from_the_registry() -> None:

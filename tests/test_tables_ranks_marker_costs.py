@@ -50,7 +50,7 @@ actions:
   score:
     title: Score
     params: {c: {type: symbol, in: colours}, s: {type: symbol, in: sizes}}
-    do: ["me.points += worth[c] + bonus[c] + grid[s][c] + steps_for[2]"]
+    do: ["me.points += worth[c] + bonus[c] + grid[s][c] + steps_for[2] + count(keys(grid)) - count(keys(worth))"]
   peek:
     title: Peek
     params: {c: {type: symbol, in: colours}}
@@ -104,8 +104,8 @@ def game(tmp_path: Path, mode: Callable[[Rules], Rules], players: int = 3, text:
 
 
 @BOTH
-@pytest.mark.parametrize(("c", "s", "points"), [("red", "small", 1 + 5 + 1 + 3), ("blue", "big", -1 + 0 + 4 + 3),
-                                                ("green", "big", None)])
+@pytest.mark.parametrize(("c", "s", "points"), [("red", "small", 1 + 5 + 1 + 3 - 1),
+                                                ("blue", "big", -1 + 0 + 4 + 3 - 1), ("green", "big", None)])
 def test_a_table_is_read_by_key_with_a_default_and_a_table_of_tables(
         tmp_path: Path, mode: Callable[[Rules], Rules], c: str, s: str, points: int | None) -> None:
     g = game(tmp_path, mode)
@@ -175,6 +175,7 @@ def test_a_table_declared_wrong_is_refused_at_its_entry(tmp_path: Path, replacem
     ("me.points += steps_for[red]", "E424", "the keys of table 'steps_for' are numbers, but this is a symbol"),
     ("me.points += grid[small]", "E424", "table 'grid' is read with 2 key(s), as grid[KEY][KEY], not 1"),
     ("me.points += count(worth)", "E424", "'worth' is a table: read one entry with worth[KEY]"),
+    ("worth[red] = 2", "E424", "'worth' is a table of constants: a rule cannot change it"),
     ("me.points += rank_by(it.coins, [1, 2])", "E425", "rank_by ranks players, but this is a list of numbers"),
     ("me.points += rank_by(it.kind, players)", "E401", "a player has no counter or zone 'kind'"),
     ("me.points += rank_by(red, players)", "E425", "rank_by ranks by a number (or a list of numbers), but this is "
@@ -279,8 +280,97 @@ def test_a_substitute_pays_part_of_a_marker_cost_and_the_options_are_the_ways_th
     assert g.state.markers["p1.time"].pos == 1 and g.state.counters["p1.coins"] == 2
 
 
+def test_an_option_gives_one_entry_by_name_and_key_and_check_stops_listing_it(tmp_path: Path) -> None:
+    rules, _ = link_texts(tmp_path, PACK)
+    diags = Diagnostics()
+    set_options(rules, {"sealed[blue]": (4, Span("options", 1, 1))}, diags)
+    assert diags.items == [] and rules.values["sealed"].data.entries == {"red": 2, "blue": 4}
+    from boardrules.analysis import unknowns
+
+    for options in ({"sealed[blue]": (4, None)}, {"sealed": ({"blue": 4}, None)}):
+        found = Diagnostics()
+        unknowns(link_texts(tmp_path / "plain", PACK)[0], found, options)
+        assert [d.code for d in found.items] == []
+
+
 @BOTH
+@pytest.mark.parametrize(("start", "n", "paid"), [(2, 3, (1, 1)), (6, 3, (3, 3)), (1, 2, (1, -1))])
 def test_a_shortfall_substitute_pays_the_spaces_a_marker_cannot_move(
+        tmp_path: Path, mode: Callable[[Rules], Rules], start: int, n: int, paid: tuple[int, int]) -> None:
+    text = PACK + """substitutes:
+  missing_time:
+    pay: "1 time"
+    with: "1 coins"
+    shortfall: true
+"""
+    g = game(tmp_path, mode, text=text)
+    g._m.state.markers["p1.time"].pos = start
+    if paid[1] < 0:  # on space 1 the marker cannot move: both spaces are lacking, and there are no coins
+        g._m.state.counters["p1.coins"] = 0
+        with pytest.raises(BoardrulesError) as err:
+            g.act("p1", "spend", {"n": n})
+        assert err.value.code == "E502"
+        return
+    g.act("p1", "spend", {"n": n})  # one way only: nobody is asked
+    assert g.state.markers["p1.time"].pos == paid[0]
+    assert g.state.counters["p1.coins"] == paid[1]
+
+
+def test_completion_lists_a_tables_keys_and_markers_among_what_a_cost_pays(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    from boardrules.lsp.complete import complete
+    from boardrules.lsp.workspace import Workspace
+    from boardrules.resources import rules_dir
+
+    target = tmp_path / "lisboa"
+    shutil.copytree(rules_dir() / "lisboa", target)
+    path = str(target / "state_actions.yaml")
+    text = Path(path).read_text(encoding="utf-8")
+    ws = Workspace()
+    ws.open(path, text)
+    ws.quick(path)
+    st_ = ws.state(path)
+    ws.reindex(st_)
+    rules = ws.rules_for(st_, "lisboa.state_actions")
+
+    def first(line: str) -> set[str]:
+        lines = [*text.split("\n"), "actions:", "  z:", "    do:", line]
+        items = complete(st_.index, rules, os.path.realpath(path), lines, len(lines), len(line) + 1)
+        return {i.label for i in items if i.rank == min(i.rank for i in items)}
+
+    assert first("      - me.wigs += ship_hull[") == {"blue", "red", "purple", "brown"}
+    assert "cardinal" in first('    cost: "2 ') and "wigs" in first('    cost: "2 ')
+
+
+@pytest.mark.parametrize(("guard", "code"), [("worth[c] > 1", "W821"), ("rank_by(it.coins, players) >= 1", "W822"),
+                                             ("worth[c] >= 0", None)])
+def test_range_analysis_knows_a_tables_entries_and_the_places_of_rank_by(tmp_path: Path, guard: str,
+                                                                         code: str | None) -> None:
+    from boardrules.analysis import check_pack
+    from boardrules.language.pack import discover
+
+    text = PACK.replace("  worth: {table: {red: 1, blue: -1, green: 0}, keys: colours}",
+                        "  worth: {table: {red: 1, blue: -1, green: 0}, keys: colours, output: true}")
+    text += f"""  guarded:
+    title: Guarded
+    params: {{c: {{type: symbol, in: colours}}}}
+    allowed_if: {guard}
+    do: []
+"""
+    from conftest import write_modules
+
+    write_modules(tmp_path / "p", text)
+    diags = Diagnostics()
+    (pack,) = discover([tmp_path / "p"], diags)
+    check_pack(pack, diags)
+    codes = {d.code for d in diags.items if d.code in ("W821", "W822")}
+    assert codes == ({code} if code else set()), [(d.code, d.message) for d in diags.items]
+
+
+@BOTH
+def test_a_shortfall_substitute_on_a_marker_pays_in_steps_until_nothing_fits(
         tmp_path: Path, mode: Callable[[Rules], Rules]) -> None:
     text = PACK + "substitutes:\n  coins_for_time:\n    pay: '1 time'\n    with: '2 coins'\n    shortfall: true\n"
     g = game(tmp_path, mode, 2, text)
@@ -292,3 +382,123 @@ def test_a_shortfall_substitute_pays_the_spaces_a_marker_cannot_move(
         g.act("p1", "spend", {"n": 1})
     assert err.value.code == "E502"
     assert (g.state.markers["p1.time"].pos, g.state.counters["p1.coins"]) == (1, 1)
+
+
+_KEYS = ["red", "blue", "green"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.dictionaries(st.sampled_from(_KEYS), st.integers(-9, 9), min_size=1), st.none() | st.integers(-9, 9),
+       st.lists(st.sampled_from(_KEYS), min_size=1, max_size=4))
+def test_a_table_read_is_its_entry_or_default_or_e542_both_ways(tmp_path_factory: pytest.TempPathFactory,
+                                                                entries: dict[str, int], default: int | None,
+                                                                reads: list[str]) -> None:
+    body = ", ".join(f"{k}: {v}" for k, v in entries.items())
+    table = f"  worth: {{table: {{{body}}}" + (f", default: {default}}}\n" if default is not None else "}\n")
+    text = PACK.replace(_VALUES, table).replace("worth[c] + ", "")
+    text = text.replace("counters:\n", "counters:\n  sum: {per: player, min: null}\n")  # a sum may go below 0
+    text += """  tally:
+    title: Tally
+    params: {c: {type: symbol, in: colours}}
+    do: ["me.sum += worth[c]"]
+"""
+    root = tmp_path_factory.mktemp("t")
+    outcomes = []
+    for mode in (interpreted, compiled):
+        g = game(root / mode.__name__, mode, players=1, text=text)
+        seen = []
+        for c in reads:
+            try:
+                g.act("p1", "tally", {"c": c})
+                seen.append(g.state.counters["p1.sum"])
+            except BoardrulesError as err:
+                seen.append(err.code)
+        outcomes.append(seen)
+    total, expected = 0, []
+    for c in reads:
+        value = entries.get(c, default)
+        if value is None:
+            expected.append("E542")
+        else:
+            total += value
+            expected.append(total)
+    assert outcomes == [expected, expected]
+
+
+FLOW = """
+module: f
+title: F
+players: {min: 1, max: 2}
+counters:
+  points: {per: player, output: true}
+tracks:
+  road:
+    spaces: 5
+    spend: %s
+    markers: {walker: %d}
+actions:
+  walk:
+    title: Walk
+    cost: "1 walker"
+    do: ["me.points += 1"]
+flow:
+  phases:
+    main:
+      turns: {until: each_once}
+      actions: [walk]
+  end:
+    when: position(walker) >= 5
+  ranking: [me.points]
+"""
+
+
+@pytest.mark.parametrize(("spend", "start", "warned"), [("forward", 1, False), ("back", 1, True), ("back", 5, True)])
+def test_the_end_condition_check_knows_which_way_a_cost_moves_a_marker(tmp_path: Path, spend: str, start: int,
+                                                                        warned: bool) -> None:
+    from conftest import write_modules
+
+    from boardrules.analysis import check_pack
+    from boardrules.language.pack import discover
+
+    write_modules(tmp_path / "p", FLOW % (spend, start))
+    diags = Diagnostics()
+    (pack,) = discover([tmp_path / "p"], diags)
+    check_pack(pack, diags)
+    assert ("W855" in {d.code for d in diags.items}) == warned, [(d.code, d.message) for d in diags.items]
+
+
+def test_explain_says_tables_ranks_and_marker_costs_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import HARVEST
+
+    from boardrules.tools.cli import main
+
+    assert main(["explain", str(HARVEST)]) == 0
+    out = capsys.readouterr().out
+    for said in ("Crop worth: a table: wheat: 3, barley: 2, oats: 1.",
+                 "Gem bonus: a table: ruby: 2 (any other: 0).",
+                 "Grid: a table: wheat: (amber: 1, jade: 2, ruby: 3), barley: (amber: 4, jade: 5, ruby: 6).",
+                 "Add the crop worth of crop to your points.",
+                 "the place of p among the players by its coins, highest first (equal share a place)",
+                 "Cost: moving the hours marker 2 spaces back.",
+                 "Cost: moving the strides marker 1 space forward and 1 coins.",
+                 "A cost's move of the hours marker may be paid with 2 coins for each space instead.",
+                 "The stride track has 5 spaces; paying with its markers moves them forward"):
+        assert said in out, said
+
+
+@pytest.mark.parametrize(("cost", "found"), [('"6 time"', True), ('"5 time"', False), ('"9 hand"', False)])
+def test_a_marker_cost_beyond_its_straight_track_is_e824(tmp_path: Path, cost: str, found: bool) -> None:
+    from conftest import write_modules
+
+    from boardrules.analysis import check_pack
+    from boardrules.language.pack import discover
+
+    write_modules(tmp_path / "p", PACK + f"  far:\n    title: Far\n    cost: {cost}\n    do: []\n")
+    diags = Diagnostics()
+    (pack,) = discover([tmp_path / "p"], diags)
+    check_pack(pack, diags)
+    e824 = [d.message for d in diags.items if d.code == "E824"]
+    assert bool(e824) == found, e824
+    if found:
+        assert e824 == ["this cost moves 'time' 6 spaces, but its track 'clock' has only 6 spaces, so it can never "
+                        "be paid"]

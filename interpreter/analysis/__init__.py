@@ -15,12 +15,14 @@ from . import (
     gameflow,
     hooks,
     loops,
+    markers,
     ranges,
     readwrite,
     scenarios,
     search_size,
     sources,
     thresholds,
+    unknown_play,
     writes,
 )
 from . import modules as combos
@@ -29,7 +31,7 @@ from .refs import site_refs
 from .walk import walk_modules
 
 ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_size.check, gameflow.check,
-            thresholds.check, loops.check, hooks.check, writes.check, extensions.check)
+            thresholds.check, markers.check, loops.check, hooks.check, writes.check, extensions.check)
 
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
@@ -61,7 +63,7 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         rules = linked[tuple(modules)] = whole if whole is not None else link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:
         # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
-        analyse(modules, rules, found)
+        analyse(modules, rules, found, _game(modules, linked, pack), set(options or ()))
         try:
             scenarios.check(modules, pack.scenario_files, found, linked)
         except Exception as exc:  # a bug in boardrules must not hide the rest of the report
@@ -78,13 +80,19 @@ def unknowns(rules: Rules, diags: Diagnostics, options: dict[str, Any] | None = 
     for name, note, span in rules.unknowns:
         if options and name in options:
             continue  # the option gives the value the pack leaves open
+        base, _, key = name.partition("[")
+        given = options.get(base) if options and key else None
+        if isinstance(given, tuple) and isinstance(given[0], dict) and key[:-1] in given[0]:
+            continue  # a table's entry, given by an option that sets several: {blue: 2}
         diags.warning("W601", f"'{name}' is unknown: {note}", span,
                       f"the game stops with E601 if it ever needs this value; give it with --set {name}=VALUE "
                       "(or a scenario's options:)")
 
 
-def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> None:
-    """Run every analysis over the pack's modules linked together (`rules`)."""
+def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics,
+            game: tuple[str, Rules] | None = None, options: set[str] | None = None) -> None:
+    """Run every analysis over the pack's modules linked together (`rules`); with `game` (the game module and
+    its link), also what whole-game play reads."""
     try:
         facts = gather(modules, rules)
     except Exception as exc:  # a bug in boardrules must not hide the rest of the report
@@ -95,6 +103,20 @@ def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics) -> Non
             check(facts, diags)
         except Exception as exc:
             _internal(check.__module__.rsplit(".", 1)[-1], exc, modules, diags)
+    if game is not None:
+        try:
+            unknown_play.check(facts, game[1], game[0], diags, options or set())
+        except Exception as exc:
+            _internal("unknown_play", exc, modules, diags)
+
+
+def _game(modules: dict[str, Module], linked: dict[tuple[str, ...], Rules], pack: Pack) -> tuple[str, Rules] | None:
+    """The pack's game module (the one a whole game plays) with its link, when it has one and it was linked."""
+    games = [mid for mid in game_modules(modules, Diagnostics(), pack.root) if modules[mid].doc.get("flow")]
+    if len(games) != 1:
+        return None
+    rules = linked.get((games[0],))
+    return None if rules is None or rules.flow is None else (games[0], rules)
 
 
 def _internal(what: str, exc: Exception, modules: dict[str, Module], diags: Diagnostics) -> None:

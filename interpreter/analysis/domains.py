@@ -81,8 +81,8 @@ def declared(rules: Rules, ranges: Ranges) -> dict[str, Domain]:
 
 
 def marker_moves(linked: Linked) -> dict[str, set[str]]:
-    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out), "any" by `place`
-    or by an amount not known before play."""
+    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out), "any" by an
+    `advance` whose amount is not known before play, "place" by `place`."""
     out: dict[str, set[str]] = {}
     for body in linked.bodies.values():
         for eff in walk(body):
@@ -91,12 +91,21 @@ def marker_moves(linked: Linked) -> dict[str, set[str]]:
             node = syntax(eff.marker)
             name = getattr(node, "name", None) or getattr(node, "id", None)
             if not isinstance(name, str):
-                return {m: {"any"} for m in linked.rules.markers}  # a marker given by an expression: any of them
+                return {m: {"any", "place"} for m in linked.rules.markers}  # a marker given by an expression
             if isinstance(eff, e.PlaceE):
-                out.setdefault(name, set()).add("any")
+                out.setdefault(name, set()).add("place")
                 continue
             ways = step("+=", eff.by, linked.consts)
             out.setdefault(name, set()).update(ways if len(ways) == 1 else {"any"} if ways else set())
+    # A cost paid in a marker's spaces moves it (back, or forward on a track spent forward).
+    rules = linked.rules
+    costs = [a.cost for a in rules.actions.values() if a.cost is not None] + list(rules.costs.values())
+    costs += [eff.cost for body in linked.bodies.values() for eff in walk(body) if isinstance(eff, e.PayE)]
+    terms = [term for cost in costs for alt in cost.alternatives for term in alt]
+    terms += [term for sub in rules.substitutes for term in sub.instead]
+    for term in terms:
+        if term.counter in rules.markers:
+            out.setdefault(term.counter, set()).update({"any", "place"})
     return out
 
 
@@ -123,18 +132,18 @@ def reachable(facts: Facts, linked: Linked, ranges: Ranges) -> dict[str, Domain]
     markers = marker_moves(linked)
     for marker in rules.markers:
         var = f"position(me.{marker})" if marker in rules.player_markers else f"position({marker})"
-        start = _marker_start(rules, marker)
+        space = _marker_start(rules, marker)
         track = rules.tracks.get(rules.markers[marker])
-        if var not in out or start is None or track is None:
+        if var not in out or space is None or track is None:
             continue
         ways = markers.get(marker, set())
         low, high = out[var]
         if not ways:
-            out[var] = (start, start)
+            out[var] = (space, space)
         elif ways == {"up"} and not track.circular:
-            out[var] = (max(low, start), high)
+            out[var] = (max(low, space), high)
         elif ways == {"down"} and not track.circular:
-            out[var] = (low, min(high, start))
+            out[var] = (low, min(high, space))
     return out
 
 
@@ -161,7 +170,7 @@ def at_start(facts: Facts, linked: Linked, ranges: Ranges) -> dict[str, Domain]:
     if not markers_moved:
         for marker in rules.markers:
             var = f"position(me.{marker})" if marker in rules.player_markers else f"position({marker})"
-            start = _marker_start(rules, marker)
-            if var in out and start is not None:
-                out[var] = (start, start)
+            space = _marker_start(rules, marker)
+            if var in out and space is not None:
+                out[var] = (space, space)
     return out

@@ -31,8 +31,9 @@ def _instead(facts: Facts, diags: Diagnostics) -> None:
                 continue
             lost = linked.changes(eff.inner)
             kept = linked.changes(eff.instead)
+            # A counter the pack marks as an output (points a program reads) is relied on like one a rule reads.
             read = sorted(c for c in lost.counters if c not in kept.counters
-                          and facts.used(c, "read", "pay", "cost", section="counters"))
+                          and (c in facts.outputs or facts.used(c, "read", "pay", "cost", section="counters")))
             events = sorted(ev for ev in lost.events if ev not in kept.events and facts.rules.triggers.get(ev))
             if not read and not events:
                 continue

@@ -106,6 +106,12 @@ def _attr(rg: Ranges, node: s.Attr) -> Interval | None:
 
 
 def _index(rg: Ranges, node: s.Index) -> Interval | None:
+    root: s.Node = node
+    while isinstance(root, s.Index):
+        root = root.obj
+    v = rg.rules.values.get(root.id) if isinstance(root, s.Name) else None
+    if v is not None and v.kind == "table":  # a table: between its least and greatest entry
+        return v.data.number_range() if hasattr(v.data, "number_range") else None
     fam = node.obj
     name = fam.name if isinstance(fam, s.Attr) else fam.id if isinstance(fam, s.Name) else None
     c = rg.rules.counters.get(name or "")
@@ -132,6 +138,8 @@ def _binop(rg: Ranges, node: s.BinOp) -> Interval | None:
 
 
 def _call(rg: Ranges, node: s.Call) -> Interval | None:
+    if node.fn == "rank_by":
+        return (1, rg.pmax)
     if node.fn == "count" and len(node.args) == 1:
         arg = node.args[0]
         zone = arg.name if isinstance(arg, s.Attr) else arg.id if isinstance(arg, s.Name) else None
@@ -226,6 +234,8 @@ def _compare(ranges: Ranges, site: Site, n: s.Compare, diags: Diagnostics) -> No
 def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> None:
     amount = ranges.of(term.amount)
     c = ranges.rules.counters.get(term.counter)
+    if amount is not None and amount[0] == amount[1] and term.counter in ranges.rules.markers:
+        _marker_cost(ranges, site, term, int(amount[0]), diags)
     if amount is None or c is None or amount[0] != amount[1]:
         return
     n = int(amount[0])
@@ -242,6 +252,18 @@ def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> N
         diags.error("E824", f"this cost asks {n} {c.name}, but '{c.name}' never holds more than "
                     f"{min(highs[p] for p in short)}{at}", site.span(term),
                     f"lower the cost, or raise counters.{c.name}.max")
+
+
+def _marker_cost(ranges: Ranges, site: Site, term: s.CostTerm, n: int, diags: Diagnostics) -> None:
+    """E824 for a cost that moves a marker further than its straight track reaches from any space."""
+    track = ranges.rules.tracks.get(ranges.rules.markers[term.counter])
+    if track is None or track.circular:
+        return
+    spaces = ranges.resolve(track.spaces)
+    if spaces and n > max(spaces.values()) - 1:
+        diags.error("E824", f"this cost moves '{term.counter}' {n} spaces, but its track '{track.name}' has only "
+                    f"{max(spaces.values())} spaces, so it can never be paid", site.span(term),
+                    f"lower the cost, or give tracks.{track.name} more spaces")
 
 
 def _create(ranges: Ranges, site: Site, n: s.Create, diags: Diagnostics) -> None:

@@ -14,7 +14,6 @@ from typing import Any
 
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..language import checked as c
 from ..language import syntax as s
 from ..language.checked import Expr
 
@@ -57,16 +56,31 @@ def walk(body: e.Body) -> Iterator[e.Effect]:
                 stack.extend(reversed(inner))
 
 
-def _literal(node: c.Node | None, consts: dict[str, int]) -> int | None:
-    """A number written out, or a value fixed before play (as the checker resolved the name)."""
-    if isinstance(node, c.Literal) and type(node.value) is int:
+def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
+    """A number written out, or a value fixed before play."""
+    if isinstance(node, s.Literal) and type(node.value) is int:
         return node.value
-    if isinstance(node, c.Name) and node.ref.kind in ("const", "value") and node.ref.name in consts:
-        return consts[node.ref.name]
-    if isinstance(node, c.Neg):
+    if isinstance(node, s.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, s.Neg):
         inner = _literal(node.operand, consts)
         return None if inner is None else -inner
     return None
+
+
+def _never_negative(node: s.Node, consts: dict[str, int]) -> bool:
+    """Whether an amount is 0 or more whatever the state: a count, a length, sums and products of such."""
+    amount = _literal(node, consts)
+    if amount is not None:
+        return amount >= 0
+    if isinstance(node, s.Call):
+        if node.fn in ("count", "len", "abs"):
+            return True
+        if node.fn in ("min", "max") and node.args:
+            return all(_never_negative(a, consts) for a in node.args)
+    if isinstance(node, s.BinOp) and node.op in ("+", "*", "//"):
+        return _never_negative(node.left, consts) and _never_negative(node.right, consts)
+    return False
 
 
 def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
@@ -76,7 +90,10 @@ def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[s
 
 def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
     """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
-    amount = _literal(value.tree if isinstance(value, Expr) else None, consts or {})
+    node = syntax(value)
+    amount = _literal(node, consts or {})
+    if amount is None and op in ("+=", "-=") and node is not None and _never_negative(node, consts or {}):
+        return {"up" if op == "+=" else "down"}  # or no move at all, when it is 0
     if op == "=" or amount is None:
         return {"up", "down"}
     if amount == 0:
@@ -119,6 +136,34 @@ class Linked:
             self.bodies["flow.end.do"] = rules.flow.final
         self._changes: dict[int, tuple[e.Body, Changes]] = {}
         self.consts = {n: v.data for n, v in rules.values.items() if v.kind == "const" and type(v.data) is int}
+        self._param_consts = self._parameter_signs()
+
+    def _parameter_signs(self) -> dict[int, dict[str, int]]:
+        """For each effect inside a procedure: the procedure's parameters that every call passes a number of one
+        sign (written out, or a constant), as a stand-in number of that sign, so `who.points += n` in a
+        procedure only ever called with 1 or 2 is known to move points up. A parameter the body binds again (a
+        `let`, a loop, a choice of the same name) is left out."""
+        passed: dict[str, dict[int, set[int]]] = {}
+        for body in self.bodies.values():
+            for eff in walk(body):
+                if isinstance(eff, e.CallE) and eff.proc in self.rules.procedures:
+                    into = passed.setdefault(eff.proc, {})
+                    for i, arg in enumerate(eff.args):
+                        amount = _literal(syntax(arg), self.consts)
+                        into.setdefault(i, set()).add(0 if amount is None else (1 if amount > 0 else -1
+                                                                                if amount < 0 else 0))
+        out: dict[int, dict[str, int]] = {}
+        for name, proc in self.rules.procedures.items():
+            effects = list(walk(proc.body))
+            bound = {getattr(x, "name", None) or getattr(x, "var", None) for x in effects
+                     if isinstance(x, e.LetE | e.ForE | e.ChooseE | e.RollE | e.DrawE)}
+            signs = {param: next(iter(passed[name][i])) for i, (param, _) in enumerate(proc.params)
+                     if name in passed and len(passed[name].get(i, ())) == 1 and 0 not in passed[name][i]
+                     and param not in bound and param not in self.consts}
+            if signs:
+                for x in effects:
+                    out[id(x)] = signs
+        return out
 
     def run_by(self, eff: e.Effect) -> list[e.Body]:
         """The bodies an effect starts elsewhere: a procedure, an action, the triggers of an event or a change."""
@@ -160,7 +205,8 @@ class Linked:
         out = Changes()
         for eff in self.reach(body):
             if isinstance(eff, e.SetCounterE):
-                ways = direction(eff, self.consts)
+                params = self._param_consts.get(id(eff))
+                ways = direction(eff, {**self.consts, **params} if params else self.consts)
                 out.counter(eff.counter, ways)
                 c = self.rules.counters.get(eff.counter)
                 if c is not None and c.overflow == "carry" and c.carry_to and "up" in ways:

@@ -71,6 +71,7 @@ class Machine(Choices, Payments):
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
         self._works: dict[tuple[str | None, str], Callable[[], None]] = {}  # see action_work
+        self.moves_made: dict[Any, Any] = {}  # Move values by action and parameters (moves._combinations)
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
@@ -524,14 +525,18 @@ class Machine(Choices, Payments):
             raise BoardrulesError("E510", f"cannot advance '{marker}' by {steps}", self.state.cause)
         self._walk(marker, steps, False)
 
-    def marker_room(self, marker: str, steps: int) -> bool:
-        """Whether paying `steps` with a marker fits on its track: a straight track's end stops a payment."""
+    def marker_reach(self, marker: str) -> int | None:
+        """How many spaces a payment can move a marker (its track's `spend` way); None on a circular track."""
         spaces, circular = self.track_spaces(marker)
         if circular:
-            return True
+            return None
         pos = self.state.markers[marker].pos
-        back = self.rules.tracks[self.state.markers[marker].track].spend == "back"
-        return pos - steps >= 1 if back else pos + steps <= spaces
+        return pos - 1 if self.rules.tracks[self.state.markers[marker].track].spend == "back" else spaces - pos
+
+    def marker_room(self, marker: str, steps: int) -> bool:
+        """Whether paying `steps` with a marker fits on its track: a straight track's end stops a payment."""
+        reach = self.marker_reach(marker)
+        return reach is None or steps <= reach
 
     def spend_marker(self, marker: str, steps: int) -> None:
         """Pay `steps` with a marker: it moves its track's `spend` way, entering each space as `advance` does."""

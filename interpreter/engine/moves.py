@@ -21,6 +21,7 @@ from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
 from .interpreter import Frame
+from .resume import Finished, Runs
 from .runtime import as_list
 from .values import Player, plain
 
@@ -31,6 +32,7 @@ SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
 MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
+MAX_MOVES_KEPT = 4_096  # Move values kept per game for reuse (see _combinations)
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,8 @@ class PrefixDecider:
     and stop the run too; otherwise the game's seeded generator decides them. With `witness`, a decision past
     the list does not stop the run: it takes its first answer and records it in `extra`, so a proof walks
     through a move's decisions, a round of draws or a shuffle in one run instead of one run per decision;
-    `stop_at` is the decision where a run without `witness` would have stopped."""
+    `stop_at` is the decision where a run without `witness` would have stopped. `asked` is every decision
+    answered, in order."""
 
     def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False) -> None:
         self.answers = answers
@@ -102,6 +105,7 @@ class PrefixDecider:
         self.witness = witness
         self.extra: list[Any] = []
         self.stop_at: Decision | None = None
+        self.asked: list[Decision] = []
 
     def decide(self, decision: Decision) -> object:
         if self.used == len(self.answers):
@@ -111,8 +115,10 @@ class PrefixDecider:
             if self.stop_at is None:
                 self.stop_at = decision
             self.extra.append(answer)
+            self.asked.append(decision)
             return answer
         self.used += 1
+        self.asked.append(decision)
         return self.answers[self.used - 1]
 
     def chance(self, decision: Decision) -> object | None:
@@ -128,17 +134,29 @@ class Probe:
     error: BoardrulesError | None = None
     extra: list[Any] = field(default_factory=list)  # answers taken past the activity's own (witness runs)
     stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
+    kept: bool = False  # read from a kept finished run, without running
 
 
-def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False) -> Probe:
-    """Run the activity with its answers and take every change back: what would happen."""
+def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None) -> Probe:
+    """Run the activity with its answers and take every change back: what would happen. With `runs` (of this
+    state), a run that finishes is kept there, and a run kept there already answers without running."""
+    if runs is not None and not runs.fresh(m.state):
+        runs = None  # kept for a state that has changed since
+    if runs is not None:
+        kept = runs.find(activity)
+        if kept is not None:
+            return _from_kept(kept, len(activity.answers), witness)
     saved, covered, mark = m.decider, m.covered, m.state.mark()
     decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
-    m.covered = set()  # a dry run is not play: it must not count for coverage
+    started = _Started()  # a dry run is not play: it must not count for coverage
+    m.covered = started  # type: ignore[assignment]  # only `add` is called on it
     traced, m.coverage = m.coverage, None
     try:
         m.transaction(activity.work(m))
         result = Probe("done")
+        if runs is not None:
+            runs.add(activity, Finished([*activity.answers, *decider.extra], decider.asked, m.state.capture(mark),
+                                        started))
     except StopForAnswer as stop:
         result = Probe("stop", stop.decision)
     except BoardrulesError as err:
@@ -153,6 +171,22 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
     result.extra = decider.extra
     result.stop_at = result.decision if result.outcome == "stop" else decider.stop_at
     return result
+
+
+class _Started(list[str]):
+    """Stands in for the machine's `covered` during a dry run: the rules it starts, each time, in order, so a
+    kept run adds to `covered` what the run would have (a counting `covered` counts each start)."""
+
+    add = list.append
+
+
+def _from_kept(kept: Finished, n: int, witness: bool) -> Probe:
+    """What a run of the first `n` of a kept run's answers does, read from the kept run."""
+    if n == len(kept.answers):
+        return Probe("done", kept=True)
+    if not witness:
+        return Probe("stop", kept.asked[n], stop_at=kept.asked[n], kept=True)
+    return Probe("done", extra=kept.answers[n:], stop_at=kept.asked[n], kept=True)
 
 
 def first_answer(decision: Decision) -> Any:
@@ -218,8 +252,10 @@ class Search:
     its work units and the answers it enumerates. Past that the search stops with E513 at the rule being
     searched, so no pack can make listing hang."""
 
-    def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None) -> None:
+    def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None,
+                 runs: Runs | None = None) -> None:
         self.m = m
+        self.runs = runs  # finished runs on this state: kept, and read instead of running again
         self.chance_steps = chance_steps
         self.budget = budget
         self.left = budget
@@ -262,7 +298,10 @@ class Search:
 
     def _probe(self, activity: Activity, witness: bool) -> Probe:
         m = self.m
-        result = probe(m, activity, self.chance_steps, witness)
+        result = probe(m, activity, self.chance_steps, witness, self.runs)
+        if result.kept:
+            self._charge(1, activity)
+            return result
         # what the dry run did, as far as its own limits let it (one that overran them failed with E513)
         self._charge(1 + min(m.steps, m.step_budget) + min(m.budget.work, m.budget.limits.work), activity)
         return result
@@ -338,8 +377,21 @@ def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
         else:
             return
     names = [p for p, _ in action.params]
+    made = m.moves_made
     for i, combo in enumerate(itertools.product(*domains)):
         if i >= MAX_MOVES_PER_ACTION:
             raise BoardrulesError("E511", f"'{name}' has more than {MAX_MOVES_PER_ACTION} parameter combinations",
                                   action.span, "narrow the parameters' domains")
-        yield Move(name, tuple(zip(names, combo, strict=True)))
+        # A turn lists the same moves again and again: each is made once (1 and True are equal keys, so the
+        # types are part of the key).
+        key = (name, combo, tuple(map(type, combo)))
+        try:
+            move = made.get(key)
+        except TypeError:  # a value that is a list
+            yield Move(name, tuple(zip(names, combo, strict=True)))
+            continue
+        if move is None:
+            move = Move(name, tuple(zip(names, combo, strict=True)))
+            if len(made) < MAX_MOVES_KEPT:
+                made[key] = move
+        yield move

@@ -292,6 +292,8 @@ class Rules:
         sample = v.data
         if v.kind == "by_players":
             sample = next(iter(v.data.values()), None)
+        elif v.kind == "table":
+            return str(getattr(v.data, "leaf", "any"))
         elif v.kind != "const":
             return "any"
         if isinstance(sample, bool):

@@ -57,6 +57,29 @@ def _by_order(item: tuple[str, PieceRec]) -> int:
     return item[1].order
 
 
+@dataclass(slots=True)
+class Redo:
+    """What a run changed, taken when it finished (`State.capture`): the final value of every place it wrote,
+    and its journal entries. Made again on the state it started from (`State.redo`), it leaves the state and the
+    journal as the run left them, so undo and rollback work as after the run itself."""
+
+    entries: list[tuple]
+    counters: dict[str, Any]
+    pieces: dict[str, PieceRec | None]  # None: not in the game at the end
+    replaced: frozenset[str]  # pieces removed during the run: their old records stay with the journal
+    zones: dict[str, list[str]]
+    markers: dict[str, tuple[int, list[int]]]
+    vars: dict[str, Any]
+    usage: dict[str, dict[str, int]]
+    deferred: Any  # _MISSING when the run did not change it
+    id_counters: dict[str, Any]
+    cause: Span | None
+
+
+def _copy_piece(rec: PieceRec) -> PieceRec:
+    return PieceRec(rec.kind, rec.zone, rec.slot, dict(rec.props), rec.group, rec.order)
+
+
 class State:
     def __init__(self, players: list[str], seed: int) -> None:
         self.players = list(players)
@@ -84,6 +107,100 @@ class State:
     def rollback(self, mark: int) -> None:
         while len(self.journal) > mark:
             self._revert(self.journal.pop())
+
+    def capture(self, mark: int) -> Redo:
+        """The changes since `mark` as a Redo, read before they are rolled back (see Redo)."""
+        entries = self.journal[mark:]
+        counters, vars_, id_counters = self.counters, self.vars, self.id_counters
+        c: dict[str, Any] = {}
+        v: dict[str, Any] = {}
+        ids: dict[str, Any] = {}
+        touched: dict[str, None] = {}
+        removed: set[str] = set()
+        zones: dict[str, None] = {}
+        markers: dict[str, tuple[int, list[int]]] = {}
+        usage: dict[str, dict[str, int]] = {}
+        deferred: Any = _MISSING
+        for entry in entries:
+            op = entry[0]
+            if op == "counter":
+                c[entry[1]] = counters.get(entry[1], _MISSING)
+            elif op == "var":
+                v[entry[1]] = vars_.get(entry[1], _MISSING)
+            elif op in ("prop", "group"):
+                touched[entry[1]] = None
+            elif op in ("move", "create"):
+                touched[entry[1]] = None
+                zones[entry[2]] = None
+            elif op == "remove":
+                touched[entry[1]] = None
+                removed.add(entry[1])
+                zones[entry[2].zone] = None
+            elif op == "marker":
+                m = self.markers[entry[1]]
+                markers[entry[1]] = (m.pos, list(m.last))
+            elif op in ("usage", "usage_scope"):
+                usage[entry[1]] = dict(self.usage[entry[1]])
+            elif op == "deferred":
+                deferred = list(self.deferred)
+            elif op == "id_counter":
+                ids[entry[1]] = id_counters.get(entry[1], _MISSING)
+            else:  # pragma: no cover - a new operation must say what it writes
+                raise AssertionError(f"no redo for journal operation {op}")
+        pieces: dict[str, PieceRec | None] = {}
+        for pid in touched:
+            rec = self.pieces.get(pid)
+            if rec is None:
+                pieces[pid] = None
+            else:
+                pieces[pid] = _copy_piece(rec)
+                zones[rec.zone] = None
+        return Redo(entries, c, pieces, frozenset(removed), {z: list(self.zones[z].contents) for z in zones},
+                    markers, v, usage, deferred, ids, self.cause)
+
+    def redo(self, r: Redo) -> None:
+        """Make the changes of a captured run again, on the state it started from (see Redo)."""
+        for key, value in r.counters.items():
+            if value is _MISSING:
+                self.counters.pop(key, None)
+            else:
+                self.counters[key] = value
+        for name, value in r.vars.items():
+            if value is _MISSING:
+                self.vars.pop(name, None)
+            else:
+                self.vars[name] = value
+        for kind, n in r.id_counters.items():
+            if n is _MISSING:
+                self.id_counters.pop(kind, None)
+            else:
+                self.id_counters[kind] = n
+        pieces = self.pieces
+        for pid, final in r.pieces.items():
+            rec = pieces.get(pid)
+            if rec is not None:
+                self._regroup(pid, rec.group, None)
+            if final is None:
+                pieces.pop(pid, None)
+                continue
+            if rec is None or pid in r.replaced:  # a fresh record: the journal keeps the removed one
+                rec = pieces[pid] = _copy_piece(final)
+            else:  # in place, so the pieces keep their order in the dict
+                rec.kind, rec.zone, rec.slot, rec.group, rec.order = \
+                    final.kind, final.zone, final.slot, final.group, final.order
+                rec.props = dict(final.props)
+            self._regroup(pid, None, rec.group)
+        for z, contents in r.zones.items():
+            self.zones[z].contents[:] = contents
+        for name, (pos, last) in r.markers.items():
+            m = self.markers[name]
+            m.pos, m.last = pos, list(last)
+        for scope, counts in r.usage.items():
+            self.usage[scope] = dict(counts)
+        if r.deferred is not _MISSING:
+            self.deferred = list(r.deferred)
+        self.journal.extend(r.entries)
+        self.cause = r.cause
 
     def _revert(self, undo: tuple) -> None:
         op = undo[0]  # the last element is the cause, which undoing does not need

@@ -123,11 +123,13 @@ def _shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: list[Due],
 
 
 def _marker_shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: list[Due]) -> list[list[Due]]:
-    """A marker "holds" the spaces it can still move toward the end its track spends to (after the way's other
-    moves of it): the spaces beyond them are lacking, and paid instead in whole units."""
-    moved = sum(o.amount for o in others if o.marker and o.base == d.base)
-    room = next((n for n in range(d.amount, -1, -1) if g.marker_room(d.base, moved + n)), 0)
-    lack = d.amount - room
+    """A shortfall substitute for a marker's move: the spaces it can still move (after the way's other moves of
+    it) are paid with it, the rest instead. A circular track lacks nothing."""
+    reach = g.marker_reach(d.base)
+    if reach is None:
+        return []
+    held = reach - sum(o.amount for o in others if o.marker and o.base == d.base)
+    lack = d.amount - max(held, 0)
     units = -(-lack // unit)
     if lack <= 0 or units * unit > d.amount:
         return []

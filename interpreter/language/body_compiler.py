@@ -386,7 +386,10 @@ def _leaves_pieces_alone(body: e.Body, rules: Rules, bound: set[str]) -> bool:
             return False
         if isinstance(node, e.SetCounterE):
             c = rules.counters.get(node.counter)
-            if c is None or rules.watchers or c.overflow == "carry":
+            # A change of a counter runs only its own triggers (zones' and markers' are not its business).
+            watched = any(key in rules.watchers for key in (c.name, f"overflow {c.name}", f"underflow {c.name}")) \
+                if c is not None else True
+            if c is None or watched or c.overflow == "carry":
                 return False
         if isinstance(node, e.LetE):
             bound.add(node.name)

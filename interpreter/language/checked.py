@@ -131,10 +131,10 @@ class Index(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Keys(Node):
-    """keys(COUNTER): a keyed counter's keys, fixed at link time."""
+    """keys(COUNTER) or keys(TABLE): a keyed counter's keys, or a table's first keys, fixed at link time."""
 
-    counter: Any
-    keys: tuple[str, ...]
+    counter: Any  # the counter's or the table's declaration
+    keys: tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True, eq=False)

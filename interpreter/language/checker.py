@@ -442,9 +442,13 @@ class Checker:
         if node.fn == "keys" and len(node.args) == 1 and isinstance(node.args[0], s.Name):
             # keys(stock) names the counter itself, per-player or not: its keys are fixed at link time.
             counter = self.rules.counters.get(node.args[0].id)
+            end = _after(node.args[0].pos, len(node.args[0].id) + 1)
             if counter is not None and counter.keys is not None:
-                end = _after(node.args[0].pos, len(node.args[0].id) + 1)
                 return c.Keys(node.pos, end, list_of(SYMBOL), node, counter, tuple(counter.keys))
+            table = value_tables.table_of(self.rules, node.args[0], scope)
+            if table is not None:  # a table's first keys, in the order it is written
+                t = list_of(SYMBOL if table.key_kinds[0] == "symbol" else INT)
+                return c.Keys(node.pos, end, t, node, table, tuple(table.entries))
         if node.fn == "rank_by":  # its key is read per player, as `it`
             return check_rank_by(self, node, scope)
         spec = FUNCTIONS.get(node.fn)

@@ -13,6 +13,7 @@ from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant
 from ..engine.rules import Rules
 from . import syntax as s
+from . import value_tables
 from .checked import Expr
 from .compile_error import CompileError
 from .compiler import ExprCompiler, Scope, span_in
@@ -362,6 +363,10 @@ class Builder:
             key = self.exprs.counter_key(c, None, target.pos, target)
             return self._counter_set(t.at(n.pos), key, target.id, n.op, value, vt, n, t)
         if isinstance(target, s.Index):
+            table = value_tables.table_of(r, value_tables.root_name(target), scope)
+            if table is not None:
+                raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
+                                             "it", target.pos, "keep what changes in a keyed counter"), t)
             try:
                 cell = self.exprs.counter_cell(target.obj, target.key, scope)
             except CompileError as err:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
@@ -25,6 +26,9 @@ def fingerprint(doc: Any) -> str:
     text = json.dumps(plain(doc), sort_keys=True, ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
+
+
+_TABLE_ENTRY = re.compile(r"([a-z_][A-Za-z0-9_]*)\[([A-Za-z0-9_]+)\]")
 
 
 def _sample_type(rules: Rules, name: str) -> str | None:
@@ -55,7 +59,10 @@ def set_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagn
             diags.error(plain.code, f"option '{shown_name(name)}': {plain.why}", span, plain.hint)
             continue
         value = plain.value
-        if name in rules.values:
+        entry = _TABLE_ENTRY.fullmatch(name)
+        if entry is not None and entry[1] in rules.values and rules.values[entry[1]].kind == "table":
+            ok = _set_value(rules, entry[1], {entry[2]: value}, span, diags)  # one entry: `--set worth[red]=2`
+        elif name in rules.values:
             ok = _set_value(rules, name, value, span, diags)
         elif name in rules.counters:
             ok = _set_counter(rules, name, value, span, diags)

@@ -40,6 +40,7 @@ _LEAF_WORDS = {"int": "numbers", "bool": "true or false", "symbol": "symbols", "
 _KEY_TYPES = {"number": INT, "symbol": SYMBOL}
 _CONST_NAME = re.compile(r"^[a-z_][A-Za-z0-9_]*$")  # a symbol a key can be
 _CONST_INT = re.compile(r"^-?\d+$")
+_ADD_HINT = "add the key to the table, or give the table a default (default: VALUE)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,6 +53,7 @@ class Table:
     keys: tuple[frozenset[Any], ...]  # every key written at each level
     leaf: str  # int, bool, symbol, or any (only unknowns)
     default: Any = MISSING
+    domain: frozenset[Any] = frozenset()  # the symbols of its `keys:` set, which an option may give entries for
 
     @property
     def depth(self) -> int:
@@ -68,6 +70,22 @@ class Table:
                 return self.default
         return entry
 
+    def number_range(self) -> tuple[int, int] | None:
+        """The least and the greatest entry (and default) of a table of numbers with no unknown entry."""
+        if self.leaf != "int":
+            return None
+        found: list[Any] = [] if self.default is MISSING else [self.default]
+        todo = [self.entries]
+        while todo:
+            for v in todo.pop().values():
+                if type(v) is dict:
+                    todo.append(v)
+                else:
+                    found.append(v)
+        if not found or any(type(v) is not int for v in found):
+            return None
+        return min(found), max(found)
+
     def reader(self) -> Callable[..., Any]:
         """What a compiled read calls with the frame and the keys."""
         def read(f: Frame, *keys: Any) -> Any:
@@ -77,7 +95,7 @@ class Table:
             if hit is MISSING:
                 written = "][".join(shown(k) for k in keys)
                 raise BoardrulesError("E542", f"table '{self.name}' has no entry for {self.name}[{written}]",
-                                      f.g.state.cause, "add the key to the table, or give the table a default:")
+                                      f.g.state.cause, _ADD_HINT)
             return hit
         return read
 
@@ -175,7 +193,7 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         for k in raw:
             if lk.levels[0] == {"symbol"} and str(k) not in rules.symbols:
                 lk.error(f"'{k}' in table '{name}' is not a declared symbol", key_span(raw, k, tspan),
-                         did_you_mean(str(k), rules.symbols) or "declare it in a set, or give the table keys:")
+                         did_you_mean(str(k), rules.symbols) or "declare it in a set (or give the table keys: SET)")
     else:
         for k in raw:
             if str(k) not in set_keys:
@@ -184,7 +202,7 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         missing = [k for k in set_keys if k not in first]
         if missing and "default" not in node:
             lk.error(f"table '{name}' has no entry for {', '.join(missing)}", tspan,
-                     "add them, or give the table a default: for every key it leaves out")
+                     "add them, or give the table a default for the keys it leaves out")
     for level, kinds in enumerate(lk.levels):
         if len(kinds) > 1:
             lk.error(f"the keys of table '{name}' at level {level + 1} mix numbers and symbols", tspan)
@@ -192,9 +210,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         lk.error(f"table '{name}' mixes entries and tables at one level: every entry needs the same number of keys",
                  tspan)
     if len(lk.leaves) > 1:
-        lk.error(f"the entries of table '{name}' mix {' and '.join(_LEAF_WORDS[k] for k in sorted(lk.leaves))}: a "
-                 "table holds one kind",
-                 tspan)
+        kinds_said = " and ".join(_LEAF_WORDS[k] for k in sorted(lk.leaves))
+        lk.error(f"the entries of table '{name}' mix {kinds_said}: a table holds one kind", tspan)
     leaf = next(iter(lk.leaves)) if len(lk.leaves) == 1 else "any"
     default = MISSING
     if "default" in node:
@@ -210,7 +227,8 @@ def declare(rules: Rules, v: ValueDecl, node: dict[Any, Any], diags: Diagnostics
         return None
     rules.unknowns.extend(lk.unknowns)
     key_kinds = tuple(next(iter(k)) for k in lk.levels[: max(lk.depths)])
-    return Table(name, entries, key_kinds, tuple(frozenset(k) for k in lk.keys[: len(key_kinds)]), leaf, default)
+    return Table(name, entries, key_kinds, tuple(frozenset(k) for k in lk.keys[: len(key_kinds)]), leaf, default,
+                 frozenset(set_keys or ()))
 
 
 def _set_keys(rules: Rules, name: str, node: dict[Any, Any], span: Span, diags: Diagnostics) -> list[str] | None:
@@ -232,16 +250,32 @@ def with_entries(table: Table, given: dict[str, Any]) -> Table | str:
     entries = dict(table.entries)
     for raw, value in given.items():
         key: Any = int(raw) if table.key_kinds[0] == "number" and _CONST_INT.match(raw) else raw
-        if key not in table.keys[0]:
+        if key not in table.keys[0] | table.domain:
             return f"{shown(raw)} is not a key of table '{table.name}'"
         kind = _leaf_kind(value)
         if kind is None or (table.leaf != "any" and kind != table.leaf):
             return f"table '{table.name}' holds {_LEAF_WORDS[table.leaf]}, got {shown(value)}"
         entries[key] = value
-    return Table(table.name, entries, table.key_kinds, table.keys, table.leaf, table.default)
+    keys = (table.keys[0] | frozenset(entries), *table.keys[1:])
+    return Table(table.name, entries, table.key_kinds, keys, table.leaf, table.default, table.domain)
 
 
 # ---------------------------------------------------------------- reading
+
+
+def table_of(rules: Rules, node: s.Node, scope: Scope) -> Table | None:
+    """The table `node` names (a value's name, not shadowed by a local name), or None."""
+    if not isinstance(node, s.Name) or node.id in scope.names:
+        return None
+    v = rules.values.get(node.id)
+    return v.data if v is not None and v.kind == "table" and isinstance(v.data, Table) else None
+
+
+def root_name(node: s.Node) -> s.Node:
+    """What `a[k1][k2]` indexes at its root (`a`)."""
+    while isinstance(node, s.Index):
+        node = node.obj
+    return node
 
 
 def bare_name_error(name: str, pos: s.Pos) -> Any:
@@ -281,7 +315,7 @@ def check_read(ch: Checker, node: s.Index, scope: Scope) -> c.TableRead | None:
             if value not in table.keys[level] and table.default is MISSING:
                 raise CompileError("E424", f"table '{table.name}' has no entry for {shown(value)}", key.pos,
                                    did_you_mean(str(value), [str(x) for x in table.keys[level]])
-                                   or "add it to the table, or give the table a default:")
+                                   or _ADD_HINT)
             constant.append(value)
     result = _LEAF_TYPES.get(table.leaf, ANY)
     end = (checked[-1].end[0], checked[-1].end[1] + 1) if checked else end
@@ -290,7 +324,7 @@ def check_read(ch: Checker, node: s.Index, scope: Scope) -> c.TableRead | None:
         if hit is MISSING:
             written = "][".join(shown(k) for k in constant)
             raise CompileError("E424", f"table '{table.name}' has no entry for {table.name}[{written}]", node.pos,
-                               "add it to the table, or give the table a default:")
+                               _ADD_HINT)
         return c.TableRead(node.pos, end, result, node, table, tuple(checked), (True, hit))
     return c.TableRead(node.pos, end, result, node, table, tuple(checked), (False, None))
 

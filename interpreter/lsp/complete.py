@@ -40,6 +40,15 @@ AFTER = (
     (re.compile(r"\bcan\(\s*\w*$"), ("actions",)),
     (re.compile(r"^defer\s.*\buntil\s+\w*$"), ("events",)),
 )
+# `end game [now | after this turn | after this round | after next round]`, word by word.
+END_TIMES = (
+    (re.compile(r"^end\s+game\s+\w*$"), (("now", "the game ends at once"),
+                                           ("after", "the game ends after this turn, this round or the next round"))),
+    (re.compile(r"^end\s+game\s+after\s+\w*$"), (("this", "this turn or this round"), ("next", "next round"))),
+    (re.compile(r"^end\s+game\s+after\s+this\s+\w*$"), (("turn", "when this turn ends"),
+                                                         ("round", "when this round ends"))),
+    (re.compile(r"^end\s+game\s+after\s+next\s+\w*$"), (("round", "after one more round"),)),
+)
 KIND = {"counters": "variable", "values": "constant", "zones": "module", "pieces": "class", "properties": "property",
         "actions": "function", "procedures": "function", "events": "event", "costs": "value", "sets": "enum",
         "symbols": "enum_member", "tracks": "struct", "markers": "field", "dice": "value", "modules": "module",
@@ -105,6 +114,8 @@ def _role(key: str | None, parents: list[str | None]) -> str | None:
         return "expr"
     if key == "on":
         return "event"
+    if key == "change":  # on: {change: NAME}
+        return "watched"
     if key == "requires" or key == "modules":
         return "module"
     if key in ("actions", "action"):
@@ -119,12 +130,16 @@ def _role(key: str | None, parents: list[str | None]) -> str | None:
 def complete(index: Index, rules: Rules | None, file: str, lines: list[str], line: int, col: int) -> list[Item]:
     key, before = context(lines, line, col)
     role = _role(key, [])
+    if role == "event" and re.search(r"\bchange:\s*\w*$", before):  # on: {change: NAME}
+        role = "watched"
     if role is None:
         return []
     prefix = re.search(r"[A-Za-z0-9_]*$", before)
     head = before[:len(before) - len(prefix.group() if prefix else "")]
     visible = index.visible(file)
     pick = _Picker(visible, rules)
+    if role == "watched":
+        return pick.sections(("counters", "markers", "zones"))
     if role in ("event", "module", "action", "value", "set"):
         section = {"event": "events", "module": "modules", "action": "actions", "value": "values", "set": "sets"}
         return pick.sections((section[role],))
@@ -135,17 +150,20 @@ def complete(index: Index, rules: Rules | None, file: str, lines: list[str], lin
         return pick.keys(owner.group(1) if owner else "", role == "cost")
     if role == "cost":
         amount = re.search(r"(^|[+(]|\bor|\blacking)\s*(\d+|\w+|\([^)]*\))\s+$", head)
-        counters = pick.sections(("counters",), rank=0)
+        counters = pick.sections(("counters", "markers"), rank=0)  # a marker is paid by moving it
         return counters if amount else [*pick.sections(("costs",)), Item("nothing", "keyword", "costs nothing"),
                                          *[Item(i.label, i.kind, i.detail, i.documentation, 2) for i in counters]]
     if role == "effect":
         if not head.strip():
             return [*[Item(w, "keyword", "effect") for w in STATEMENTS], *pick.expression()]
+        for pattern, said in END_TIMES:
+            if pattern.search(head):
+                return [Item(w, "keyword", doc, rank=0) for w, doc in said]
         for pattern, sections in AFTER:
             if pattern.search(head):
                 return pick.sections(sections, rank=0)
         if re.match(r"^pay\s", head):
-            return [*pick.sections(("costs",), rank=0), *pick.sections(("counters",))]
+            return [*pick.sections(("costs",), rank=0), *pick.sections(("counters", "markers"))]
     elif re.search(r"\bcan\(\s*$", head):
         return pick.sections(("actions",), rank=0)
     return pick.argument(head) or pick.expression()
@@ -219,6 +237,10 @@ class _Picker:
     def keys(self, owner: str, cost: bool) -> list[Item]:
         counter = self.rules.counters.get(owner)
         out = [Item(k, "enum_member", f"a key of {owner}", rank=0) for k in (counter.keys or ())] if counter else []
+        table = self.rules.values.get(owner)
+        if table is not None and table.kind == "table" and hasattr(table.data, "keys"):
+            out = [Item(str(k), "enum_member", f"a key of table {owner}", rank=0) for k in sorted(table.data.keys[0],
+                                                                                                  key=str)]
         if cost:
             return [*out, Item("any", "keyword", "any one key, chosen when paying"),
                     Item("different", "keyword", "different keys, chosen when paying")]

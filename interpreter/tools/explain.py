@@ -18,6 +18,7 @@ from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
 from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
+from .prose_watch import watch_words
 
 
 @dataclass
@@ -226,8 +227,15 @@ class Book:
         lines = []
         for sub in self.rules.substitutes:
             pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
-            text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
-                    if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
+            if sub.counter in self.rules.markers:  # a cost's move of a marker, by the space
+                spaces = "space" if sub.unit == 1 else f"{sub.unit} spaces"
+                text = (f"the spaces a cost would move the {words(sub.counter)} marker past its track's end may be "
+                        f"paid with {paid} for each {spaces}" if sub.shortfall else
+                        f"a cost's move of the {words(sub.counter)} marker may be paid with {paid} for each {spaces} "
+                        "instead")
+            else:
+                text = (f"the part of a cost's {words(sub.counter)} you lack may be paid with {paid} for each {pay}"
+                        if sub.shortfall else f"any {pay} of a cost may be paid with {paid} instead")
             lines.append(Line(0, sentence(text), sub.span))
         return "substitutes", lines
 
@@ -301,16 +309,29 @@ class Book:
         for watched, ws in self.rules.watchers.items():
             what = words(watched.rpartition(" ")[2])
             for w in ws:
-                when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
-                        if w.limit == "overflow" else
-                        f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)"
-                        if w.limit == "underflow" else f"when {what} changes")
+                if w.limit:
+                    when = (f"when the cap of {what} absorbs part of a gain (the excess is the amount it absorbs)"
+                            if w.limit == "overflow" else
+                            f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)")
+                else:
+                    on = self._node("triggers", w.name).get("on")
+                    when = watch_words(watched, w, on if isinstance(on, dict) else {}, sp)
                 head = [Line(0, sentence(when), w.span)]
                 if w.guard_text:
-                    head.append(Line(0, sentence(f"only if {self.x.sp.text(w.guard_text)}"), w.span))
+                    sp.refs = []
+                    head.append(Line(0, sentence(f"only if {sp.text(w.guard_text)}"), w.span, list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
                                                w.span, w.source))
         return sec
+
+    def _node(self, section: str, name: str) -> dict:
+        """The YAML of a declared rule, in the module that declares it ({} if none does)."""
+        for m in self.modules.values():
+            table = m.doc.get(section)
+            node = table.get(name) if isinstance(table, dict) else None
+            if isinstance(node, dict):
+                return node
+        return {}
 
     def procedures(self) -> Section:
         sec = Section("procedures", "Procedures", intro="Steps that other rules carry out by name.")

@@ -1,0 +1,121 @@
+"""A value the game module leaves unknown that whole-game play reads (W867).
+
+W601 lists every value a pack leaves unknown on purpose: a seed module keeps the text's gaps. A pack's game module
+(the module with a flow that no other requires, which `Game.new(pack)` plays) must give every such value that a
+game reaches, or the game stops with E601 the first time it needs it. This follows what play runs from the flow
+(setup, the phases' bodies and conditions, the actions the phases offer with their guards and costs, the end
+condition and ranking, final scoring) through the procedures, actions and triggers those run, and reports each
+formula there that reads such a value (directly, or through a value computed from it), naming the option that
+would give it. An option given to `check` (`--set`, `--options`) gives the value; an unknown declared with the
+`type:` its option must have, or `input: true`, is a parameter every game is started with, and is left alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+from ..diagnostics import Diagnostics, Span
+from ..engine import effects as e
+from ..engine.rules import Rules
+from ..language import syntax as s
+from ..language.checked import Expr
+from .facts import Facts
+from .tree import Linked, syntax
+from .walk import subnodes
+
+
+def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, options: set[str]) -> None:
+    # An unknown that declares the type its option must have (`type: int`), or is marked `input: true`, is a
+    # parameter each game is started with, not a gap left by mistake.
+    unknown = {name for name, v in game.values.items() if v.kind == "unknown" and name not in options
+               and v.type is None and name not in facts.inputs}
+    if not unknown:
+        return
+    through = _through_values(game, unknown)
+    reported: set[str] = set()
+    for node, span, rule in _formulas(game):
+        for n in subnodes(node):
+            if not isinstance(n, s.Name):
+                continue
+            reads = through.get(n.id)
+            if not reads:
+                continue
+            for name in sorted(reads - reported):
+                reported.add(name)
+                via = "" if name == n.id else f" (through '{n.id}')"
+                diags.warning("W867", f"whole-game play reads '{name}'{via}, which the game module '{game_module}' "
+                              "leaves unknown, so every game stops with E601 here", facts.where(node, span, rule),
+                              f"give it a value in the game module, or play with --set {name}=VALUE")
+
+
+def _through_values(rules: Rules, unknown: set[str]) -> dict[str, set[str]]:
+    """Each value name with the unknown values reading it reads: an unknown itself, or a value computed from one."""
+    out: dict[str, set[str]] = {name: {name} for name in unknown}
+    changed = True
+    while changed:
+        changed = False
+        for name, v in rules.values.items():
+            node = syntax(v.compiled) if v.kind == "expr" and v.compiled is not None else None
+            if node is None:
+                continue
+            found = set().union(*(out.get(n.id, set()) for n in subnodes(node) if isinstance(n, s.Name)))
+            if found - out.get(name, set()):
+                out.setdefault(name, set()).update(found)
+                changed = True
+    return out
+
+
+def _formulas(rules: Rules) -> Iterator[tuple[s.Node, Span, str]]:
+    """Every checked formula whole-game play can evaluate, with the place of its rule."""
+    flow = rules.flow
+    if flow is None:
+        return
+    linked = Linked(rules)
+    roots: list[tuple[str, e.Body, Span]] = [(f"setup.{x.name}", x.body, flow.span) for x in rules.setup]
+    for fn in (flow.end_when, flow.first_player, *(fn for fn, _ in flow.ranking)):
+        node = syntax(fn) if fn is not None else None
+        if node is not None:
+            yield node, flow.span, "flow"
+    for phase in flow.phases:
+        rule = f"flow.phases.{phase.name}"
+        node = syntax(phase.guard) if phase.guard is not None else None
+        if node is not None:
+            yield node, phase.span, rule
+        roots += [(rule, phase.before, phase.span), (rule, phase.body, phase.span), (rule, phase.after, phase.span)]
+        for name in phase.actions:
+            action = rules.actions.get(name)
+            if action is None:
+                continue
+            yield from _fields(action.guard, action.span, f"actions.{name}")
+            yield from _fields(action.cost, action.span, f"actions.{name}")
+            roots.append((f"actions.{name}", action.body, action.span))
+    roots.append(("flow.end", flow.final, flow.span))
+    roots += [(f"scoring.{x.name}", x.body, flow.span) for x in rules.scoring]
+    seen: set[int] = set()
+    for rule, body, _ in roots:
+        for eff in linked.reach(body):
+            if id(eff) in seen:
+                continue
+            seen.add(id(eff))
+            yield from _fields(eff, eff.span, rule, top=True)
+
+
+def _fields(obj: Any, span: Span, rule: str, top: bool = False) -> Iterator[tuple[s.Node, Span, str]]:
+    """The formulas an effect (or a cost, a guard) holds, not those of the bodies nested in it (walked apart)."""
+    if obj is None:
+        return
+    if isinstance(obj, Expr):
+        if obj.tree is not None:
+            yield obj.tree.syntax, span, rule
+        return
+    if isinstance(obj, tuple | list):
+        for item in obj:
+            if not isinstance(item, e.Effect):
+                yield from _fields(item, span, rule)
+        return
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type) and (top or not isinstance(obj, e.Effect)):
+        for f in dataclasses.fields(obj):
+            if f.name != "span":
+                yield from _fields(getattr(obj, f.name), span, rule)
