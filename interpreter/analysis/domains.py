@@ -81,8 +81,9 @@ def declared(rules: Rules, ranges: Ranges) -> dict[str, Domain]:
 
 
 def marker_moves(linked: Linked) -> dict[str, set[str]]:
-    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out), "any" by an
-    `advance` whose amount is not known before play, "place" by `place`."""
+    """Each marker with how rules move it: "up"/"down" by `advance` (by a number written out) or by a cost paid in
+    its spaces, "any" by an `advance` whose amount is not known before play (or a cost on a ring), "place" by
+    `place`."""
     out: dict[str, set[str]] = {}
     for body in linked.bodies.values():
         for eff in walk(body):
@@ -104,8 +105,10 @@ def marker_moves(linked: Linked) -> dict[str, set[str]]:
     terms = [term for cost in costs for alt in cost.alternatives for term in alt]
     terms += [term for sub in rules.substitutes for term in sub.instead]
     for term in terms:
-        if term.counter in rules.markers:
-            out.setdefault(term.counter, set()).update({"any", "place"})
+        track = rules.tracks.get(rules.markers.get(term.counter, ""))
+        if term.marker and track is not None:  # its track's `spend` way; on a ring, either
+            out.setdefault(term.counter, set()).add("any" if track.circular else
+                                                    "up" if track.spend == "forward" else "down")
     return out
 
 
