@@ -58,7 +58,7 @@ def boardrules_side() -> tuple[Frame, list[Callable[[Frame], Any]]]:
         st.counters[key] = 1 + i
     compiler = ExprCompiler(rules)
     scope = Scope({"g": SYMBOL, "made": INT, "room": INT})
-    fns = [compiler.compile(parse(text, "expr"), scope)[0] for _, text, _ in EXPRESSIONS]
+    fns = [compiler.link(parse(text, "expr"), scope).fn for _, text, _ in EXPRESSIONS]
     frame = Frame(game._m, game._m.players[0], {"g": "grain", "made": 3, "room": 2})
     return frame, fns
 

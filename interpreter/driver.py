@@ -17,6 +17,7 @@ from .engine.frame import Frame
 from .engine.interpreter import run_body
 from .engine.machine import Machine
 from .engine.rules import PhaseDef
+from .language.checked import Expr
 
 
 class RuleTally(Protocol):
@@ -39,12 +40,12 @@ class Driver:
         """What a rule evaluated now sees, acting as `player` (a player id) or as no one."""
         return Frame(self._m, self._m.player(player))
 
-    def evaluate(self, fn: Callable[[Frame], Any], player: str | None = None, *, fresh_budget: bool = False) -> Any:
-        """A compiled rule expression's value now; `fresh_budget` gives it its own budget of work (an expectation
+    def evaluate(self, expr: Expr, player: str | None = None, *, fresh_budget: bool = False) -> Any:
+        """A linked rule expression's value now; `fresh_budget` gives it its own budget of work (an expectation
         checked after a step), not what the last step left."""
         if fresh_budget:
             self._m.budget.reset("an expectation")
-        return fn(self.frame(player))
+        return expr.fn(self.frame(player))
 
     def lay_out(self, body: Body) -> None:
         """Run effects that lay out a starting state (a scenario's `state:`): not a change of the game, so no

@@ -115,13 +115,13 @@ def test_a_bug_in_a_runner_is_e900_not_a_rule_error(game: Game, monkeypatch: pyt
 
 
 def test_generated_code_sees_only_a_minimal_set_of_builtins(build: Any) -> None:
-    from boardrules.language import compiler
+    from boardrules.language import emitter
 
-    assert set(compiler._BUILTINS) == {"bool", "len"}
-    fn = compiler.ExprCompiler._function("__builtins__", compiler._Gen())
+    assert set(emitter._BUILTINS) == {"bool", "len"}
+    fn = emitter.function("__builtins__", emitter.Gen())
     assert fn(None) == {"bool": bool, "len": len}
     with pytest.raises(NameError):
-        compiler.ExprCompiler._function("open('/etc/passwd')", compiler._Gen())(None)
+        emitter.function("open('/etc/passwd')", emitter.Gen())(None)
 
 
 def test_check_exits_3_when_boardrules_itself_fails(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
@@ -148,16 +148,16 @@ def test_generated_code_names_nothing_outside_its_namespace(monkeypatch: pytest.
 
     from boardrules.analysis import check_pack
     from boardrules.diagnostics import Diagnostics
-    from boardrules.language import compiler
+    from boardrules.language import emitter
     from boardrules.language.pack import discover
     from boardrules.tools.cli import main
 
     missing: set[str] = set()
-    original = compiler.ExprCompiler._function
+    original = emitter.function
 
     def checked(src: str, gen: Any) -> Any:
         fn = original(src, gen)
-        names = {**compiler._BASE_NS, **gen.ns, **compiler._BUILTINS}
+        names = {**emitter._BASE_NS, **gen.ns, **emitter._BUILTINS}
         codes = [fn.__code__]
         while codes:
             code = codes.pop()
@@ -166,7 +166,7 @@ def test_generated_code_names_nothing_outside_its_namespace(monkeypatch: pytest.
                            if i.opname == "LOAD_GLOBAL" and i.argval not in names)
         return fn
 
-    monkeypatch.setattr(compiler.ExprCompiler, "_function", staticmethod(checked))
+    monkeypatch.setattr(emitter, "function", checked)
     root = Path(__file__).resolve().parents[1]
     diags = Diagnostics()
     paths = [root / "rules", root / "tests" / "packs" / "harvest", root / "tests" / "hostile" / "runtime",

@@ -49,9 +49,9 @@ def _internal_names() -> set[str]:
                         names.update(inspect.signature(member).parameters)
                     except (TypeError, ValueError):
                         continue
-    from boardrules.language import compiler
+    from boardrules.language import emitter
 
-    names.update(compiler._BASE_NS)
+    names.update(emitter._BASE_NS)
     return names
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
 from ..engine.rules import PhaseDef
+from ..language import checked as c
 from ..language import syntax as s
 from . import domains
 from .facts import Facts
@@ -141,14 +142,16 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
         ch = linked.changes(body)
         changed_props |= ch.props
         zones = zones or ch.zones
-    for fn, text in flow.ranking:
-        node = syntax(fn)
-        if node is None:
+    for key, text in flow.ranking:
+        if key.tree is None:
             continue
-        read = [n for n in subnodes(node) if isinstance(n, s.Name | s.Attr)]
-        names = {n.id if isinstance(n, s.Name) else n.name for n in read}
-        counters = {n for n in names if n in rules.counters}
-        if not counters or names & (set(rules.zones) | set(rules.properties) | facts.inputs | set(rules.markers)):
+        node = key.tree.syntax
+        # Each name as the checker resolved it: a counter, or something else a rule may change.
+        read = [(n.ref.kind, n.ref.name) if isinstance(n, c.Name) else (n.kind, n.name)
+                for n in c.nodes(key.tree) if isinstance(n, c.Name | c.Attr)]
+        counters = {name for kind, name in read if kind in ("counter", "family")}
+        others = {kind for kind, _ in read} & {"zone", "property", "marker", "player_marker", "position", "builtin"}
+        if not counters or others or {name for _, name in read} & facts.inputs:
             continue  # reads something else too (a zone, a piece, a marker), or is set from outside the rules
         if any(n in moves for n in counters):
             continue

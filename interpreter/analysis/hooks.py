@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostics
 from ..engine import effects as e
-from ..language import syntax as s
+from ..language import checked as c
 from .facts import Facts
-from .tree import syntax, walk
+from .tree import walk
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:
@@ -45,8 +45,8 @@ def _instead(facts: Facts, diags: Diagnostics) -> None:
 
 
 def _amount(term: e.CostTermC) -> int | None:
-    node = syntax(term.amount)
-    return node.value if isinstance(node, s.Literal) and type(node.value) is int else None
+    tree = term.amount.tree
+    return tree.value if isinstance(tree, c.Literal) and type(tree.value) is int else None
 
 
 def _substitutes(facts: Facts, diags: Diagnostics) -> None:

@@ -7,22 +7,19 @@ a capacity an extension gives a zone, or a counter's `carry_to`, is exactly what
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..diagnostics import Span
 from ..engine.rules import Rules
-from ..language import syntax as s
+from ..language.checked import Expr
 from ..language.effect_builder import Text
 from .refs import Ref
 from .walk import Site
 
 
-def _site(rule: str, fn: Any, text: object, span: Span, role: str = "expr") -> Site | None:
-    """A site for a formula the linker compiled (its function keeps the checked tree as `syntax`)."""
-    syntax = getattr(fn, "syntax", None)
-    if syntax is None or not isinstance(syntax[0], s.Node):
+def _site(rule: str, expr: Expr, text: object, span: Span, role: str = "expr") -> Site | None:
+    """A site for a formula the linker checked."""
+    if expr.tree is None:
         return None
-    return Site("", rule, syntax[0], Text(text, span), role, False)
+    return Site("", rule, expr.tree.syntax, Text(text, span), role, False)
 
 
 def sites(rules: Rules) -> list[Site]:

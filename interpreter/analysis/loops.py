@@ -10,46 +10,49 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostics
 from ..engine import effects as e
-from ..language import syntax as s
+from ..language import checked as c
 from .facts import Facts
-from .tree import Changes, syntax, walk
-from .walk import subnodes
+from .tree import Changes, walk
 
 # Calls whose result depends only on their arguments, or on zones (their pieces).
 _PURE = {"min", "max", "abs", "len", "sum", "first", "last", "keys", "floor", "ceil"}
 _ZONE = {"count", "any", "all", "pieces", "first", "last"}
+_LOCAL = ("var", "local")  # names a rule or the expression itself binds
+# Names whose value no rule changes: values fixed before play, symbols, sets, the acting player.
+_FIXED = {"const", "value", "symbol", "set", "me"}
+_FIXED_FLOW = {"players", "player_count"}
 
 
-def _can_change(node: s.Node, scope_names: set[str], ch: Changes, facts: Facts) -> bool | None:
-    """Whether running the body can change what `node` reads; None when it reads something not judged here."""
-    r = facts.rules
-    for n in subnodes(node):
-        if isinstance(n, s.Name):
-            name = n.id
-            if name in scope_names:
-                if name in ch.locals:
+def _can_change(tree: c.Node, ch: Changes) -> bool | None:
+    """Whether running the body can change what `tree` reads; None when it reads something not judged here.
+    Each name is judged by what the checker resolved it to."""
+    for n in c.nodes(tree):
+        if isinstance(n, c.Name):
+            kind = n.ref.kind
+            if kind in _LOCAL:
+                if n.ref.name in ch.locals:
                     return True
-            elif name in r.counters:
-                if name in ch.counters:
+            elif kind in ("counter", "family"):
+                if n.ref.name in ch.counters:
                     return True
-            elif name in r.zones:
+            elif kind == "zone":
                 if ch.zones:
                     return True
-            elif name in r.markers:
+            elif kind == "marker":
                 if ch.markers:
                     return True
-            elif name not in r.values and name not in r.symbols and name not in r.sets and name not in (
-                    "me", "players", "player_count", "true", "false", "none"):
+            elif kind not in _FIXED and not (kind == "flow" and n.ref.name in _FIXED_FLOW):
                 return None
-        elif isinstance(n, s.Attr):
-            if (n.name in r.counters and n.name in ch.counters) or (n.name in r.properties and n.name in ch.props):
+        elif isinstance(n, c.Attr):
+            if (n.kind in ("counter", "family") and n.name in ch.counters) or (
+                    n.kind == "property" and n.name in ch.props):
                 return True
-            if (n.name in r.zones or n.name in r.player_markers) and (ch.zones or ch.markers):
+            if n.kind in ("zone", "player_marker") and (ch.zones or ch.markers):
                 return True
-            if n.name not in r.counters and n.name not in r.properties and n.name not in r.zones:
+            if n.kind not in ("counter", "family", "property", "zone"):
                 return None
-        elif isinstance(n, s.PieceRef | s.Index | s.CanPay | s.CanTake) or (
-                isinstance(n, s.Call) and n.fn not in _PURE | _ZONE):
+        elif isinstance(n, c.PieceLit | c.Index | c.TableRead | c.CanPay | c.CanTake | c.RankBy) or (
+                isinstance(n, c.Call) and n.fn not in _PURE | _ZONE):
             return None
     return False
 
@@ -62,13 +65,11 @@ def check(facts: Facts, diags: Diagnostics) -> None:
             if not isinstance(eff, e.WhileE) or id(eff) in seen:
                 continue
             seen.add(id(eff))
-            node = syntax(eff.cond)
-            if node is None or not any(isinstance(n, s.Name | s.Attr) for n in subnodes(node)):
+            tree = eff.cond.tree
+            if tree is None or not any(isinstance(n, c.Name | c.Attr) for n in c.nodes(tree)):
                 continue  # `while: true` is a loop on purpose (the step budget stops it)
-            scope = getattr(eff.cond, "syntax", (None, None))[1]
-            names = set(getattr(scope, "names", {}) or {})
-            if _can_change(node, names, linked.changes(eff.body), facts) is False:
+            if _can_change(tree, linked.changes(eff.body)) is False:
                 diags.warning("W861", "nothing in this loop's body (nor what it calls or starts) can change its "
-                              "condition, so it runs forever or never", facts.where(node, eff.span, rule),
+                              "condition, so it runs forever or never", facts.where(tree.syntax, eff.span, rule),
                               "change what the condition reads inside the loop (a local flag, a counter), or "
                               "use repeat: N or if:")

@@ -15,6 +15,7 @@ from typing import Any
 from ..engine import effects as e
 from ..engine.rules import Rules
 from ..language import syntax as s
+from ..language.checked import Expr
 
 # Each effect class with nested bodies -> those bodies (a test checks that every class with a Body field is here).
 CHILDREN: dict[type, Callable[[Any], tuple[e.Body, ...]]] = {
@@ -38,10 +39,9 @@ def _replaces(wrap: e.WrapE) -> bool:
 ZONE_CHANGES = (e.MoveE, e.CreateE, e.RemoveE, e.DrawE, e.RefillE, e.ShuffleE)
 
 
-def syntax(fn: Any) -> s.Node | None:
-    """The checked syntax tree a compiled formula was made from (the compiler keeps it on the function)."""
-    found = getattr(fn, "syntax", None)
-    return found[0] if isinstance(found, tuple) and found and isinstance(found[0], s.Node) else None
+def syntax(expr: Expr | None) -> s.Node | None:
+    """The syntax a linked formula was checked from (None for a function the linker made without one)."""
+    return expr.tree.syntax if expr is not None and expr.tree is not None else None
 
 
 def walk(body: e.Body) -> Iterator[e.Effect]:

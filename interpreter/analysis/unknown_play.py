@@ -20,6 +20,7 @@ from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
 from ..engine.rules import Rules
 from ..language import syntax as s
+from ..language.checked import Expr
 from .facts import Facts
 from .tree import Linked, syntax
 from .walk import subnodes
@@ -105,9 +106,9 @@ def _fields(obj: Any, span: Span, rule: str, top: bool = False) -> Iterator[tupl
     """The formulas an effect (or a cost, a guard) holds, not those of the bodies nested in it (walked apart)."""
     if obj is None:
         return
-    node = syntax(obj) if callable(obj) else None
-    if node is not None:
-        yield node, span, rule
+    if isinstance(obj, Expr):
+        if obj.tree is not None:
+            yield obj.tree.syntax, span, rule
         return
     if isinstance(obj, tuple | list):
         for item in obj:

@@ -7,9 +7,9 @@ from typing import Any
 
 from ..diagnostics import Span
 from ..engine.rules import WatchDef
-from ..language import syntax as s
+from ..language import checked as c
+from ..language.checked import Expr
 from .facts import Facts
-from .tree import syntax
 
 
 def on_span(facts: Facts, w: WatchDef, key: str) -> Span:
@@ -24,11 +24,11 @@ def on_span(facts: Facts, w: WatchDef, key: str) -> Span:
     return w.span
 
 
-def threshold(fn: Any, consts: dict[str, Any]) -> int | None:
-    """A `crosses:` mark written as a number or a constant's name; None for anything else."""
-    node = syntax(fn)
-    value = getattr(node, "value", None)
-    if type(value) is int:
-        return value
-    found = consts.get(node.id) if isinstance(node, s.Name) else None
+def threshold(expr: Expr, consts: dict[str, Any]) -> int | None:
+    """A `crosses:` mark written as a number, or a value fixed before play (as the checker resolved the name);
+    None for anything else."""
+    tree = expr.tree
+    if isinstance(tree, c.Literal) and type(tree.value) is int:
+        return tree.value
+    found = consts.get(tree.ref.name) if isinstance(tree, c.Name) and tree.ref.kind in ("const", "value") else None
     return found if type(found) is int else None

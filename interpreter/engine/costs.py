@@ -35,13 +35,13 @@ class Payments:
     spend_marker: Callable[[str, int], None]
 
     def due(self, term: CostTermC, f: Frame) -> Due:
-        amount = check_known(term.amount(f), f)
+        amount = check_known(term.amount.fn(f), f)
         if type(amount) is not int or amount < 0:
             raise runtime_type_error(f"a cost amount must be a number >= 0, got {shown(amount)}", f)
         owner = "" if term.per == "game" else f"{self._payer(f).id}."
         if term.marker:
             return Due(term.counter, f"{owner}{term.counter}", amount, None, True)
-        return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn(f) if term.key_fn else term.key,
+        return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn.fn(f) if term.key_fn else term.key,
                    lacking=self.due(term.lacking, f) if term.lacking is not None else None)
 
     def _payer(self, f: Frame) -> Player:

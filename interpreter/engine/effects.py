@@ -1,18 +1,18 @@
 """Effect nodes: the linked, ready-to-run form of a rule's `do:` list.
 
-Each node is immutable, carries the span of the YAML it came from, and holds compiled expressions (functions
-of the running frame). `interpreter.RUNNERS` maps each node class to the function that runs it.
+Each node is immutable, carries the span of the YAML it came from, and holds its expressions as `Expr`: the
+checked tree (what every later phase reads) with the function emitted from it (`expr.fn(frame)` runs it).
+`interpreter.RUNNERS` maps each node class to the function that runs it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..diagnostics import Span
+from ..language.checked import Expr
 
-Fn = Callable[[Any], Any]
+Fn = Expr
 Body = tuple["Effect", ...]
 
 

@@ -28,7 +28,7 @@ def start(m: Machine) -> None:
     """After setup: the start player, then the first phase of round 1."""
     flow = _flow(m)
     if flow.first_player is not None:
-        m.state.set_var("start_player", _player_id(m, flow.first_player(Frame(m, None)), "first_player"))
+        m.state.set_var("start_player", _player_id(m, flow.first_player.fn(Frame(m, None)), "first_player"))
     _enter(m, 0)
     settle(m)
 
@@ -54,7 +54,7 @@ def settle(m: Machine) -> None:
         v = m.state.vars
         if v["game_over"]:
             return
-        if flow.end_when is not None and check_known(flow.end_when(Frame(m, None)), Frame(m, None)):
+        if flow.end_when is not None and check_known(flow.end_when.fn(Frame(m, None)), Frame(m, None)):
             if flow.end_after is None:
                 m.end_game()
                 return
@@ -105,7 +105,7 @@ def ranking(m: Services) -> list[tuple[int, str, tuple[object, ...]]]:
     rows = []
     for p in m.players:
         f = Frame(m, p)
-        keys = tuple(check_known(fn(f), f) for fn, _ in flow.ranking)
+        keys = tuple(check_known(key.fn(f), f) for key, _ in flow.ranking)
         rows.append((keys, p))
     rows.sort(key=lambda kp: kp[0], reverse=True)
     out: list[tuple[int, str, tuple[object, ...]]] = []
@@ -142,13 +142,13 @@ def _enter(m: Machine, index: int) -> None:
     try:
         f = Frame(m, None)
         st.cause = phase.span
-        if phase.guard is not None and not check_known(phase.guard(f), f):
+        if phase.guard is not None and not check_known(phase.guard.fn(f), f):
             return
         m.run_step(phase.before, None, phase.span)
         if phase.turns is None:
             m.run_step(phase.body, None, phase.span)
             return
-        first = phase.turns.first(Frame(m, None)) if phase.turns.first is not None else None
+        first = phase.turns.first.fn(Frame(m, None)) if phase.turns.first is not None else None
         pid = _player_id(m, first, "turns.from") if first is not None else st.vars["start_player"]
         st.set_var("turn_player", pid)
         st.set_var("phase_live", True)
@@ -194,7 +194,7 @@ def _phase_done(m: Machine, phase: PhaseDef) -> bool:
         return everyone <= set(v["turns_taken"]) | set(v["passed"])
     if turns.until == "expr" and turns.until_fn is not None:
         f = Frame(m, None)
-        return bool(check_known(turns.until_fn(f), f))
+        return bool(check_known(turns.until_fn.fn(f), f))
     return False
 
 

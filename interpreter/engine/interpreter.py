@@ -85,13 +85,13 @@ def _int(value: Any, f: Frame, what: str) -> int:
 
 
 def run_let(n: e.LetE, f: Frame) -> None:
-    value = n.value(f)
+    value = n.value.fn(f)
     f.vars[n.name] = f.g.budget.number(value, n.span) if type(value) is int else value
 
 
 def run_set_counter(n: e.SetCounterE, f: Frame) -> None:
-    key = n.key(f)
-    value = n.value(f)
+    key = n.key.fn(f)
+    value = n.value.fn(f)
     if n.op != "=":
         value = counter_change(f, f.g.state.counters[key], value, n.op)
     f.g.set_counter(key, n.counter, value)
@@ -104,11 +104,11 @@ def counter_change(f: Frame, old: Any, change: Any, op: str) -> Any:
 
 
 def run_set_prop(n: e.SetPropE, f: Frame) -> None:
-    pieces: list[Any] = _pieces(n.piece(f), f) or [None]
+    pieces: list[Any] = _pieces(n.piece.fn(f), f) or [None]
     (piece,) = pieces
     if piece is None:
         raise runtime_type_error(f"cannot set '{n.prop}' of nothing", f)
-    value = n.value(f)
+    value = n.value.fn(f)
     if n.op != "=":
         old = check_known(f.g.get_attr(piece, n.prop), f)
         if type(old) is not int:
@@ -123,7 +123,7 @@ def run_pay(n: e.PayE, f: Frame) -> None:
     if n.by is None:
         f.g.pay(n.cost, f)
         return
-    payer = n.by(f)
+    payer = n.by.fn(f)
     if type(payer) is not Player:
         raise runtime_type_error(f"a cost is paid by a player, got {shown(payer)}", f)
     # The cost's own names (me.x in an amount) then mean the payer, as they would in the payer's action.
@@ -131,11 +131,11 @@ def run_pay(n: e.PayE, f: Frame) -> None:
 
 
 def _move(n: e.MoveE, f: Frame) -> None:
-    zone = _zone(n.to(f), f)
-    at = _int(n.at(f), f, "the slot") if n.at else None
+    zone = _zone(n.to.fn(f), f)
+    at = _int(n.at.fn(f), f, "the slot") if n.at else None
     state = f.g.state
     moved: set[str] = set()
-    for piece in _pieces(n.what(f), f):
+    for piece in _pieces(n.what.fn(f), f):
         for pid in state.group_of(piece.id):
             if pid not in moved:
                 moved.add(pid)
@@ -148,14 +148,14 @@ def _move(n: e.MoveE, f: Frame) -> None:
 
 
 def _create(n: e.CreateE, f: Frame) -> None:
-    count = _int(n.count(f), f, "the number of pieces") if n.count else 1
-    zone = _zone(n.zone(f), f)
-    at = _int(n.at(f), f, "the slot") if n.at else None
+    count = _int(n.count.fn(f), f, "the number of pieces") if n.count else 1
+    zone = _zone(n.zone.fn(f), f)
+    at = _int(n.at.fn(f), f, "the slot") if n.at else None
     state = f.g.state
     f.g.budget.create(max(count, 0), n.span)
     created = []
     for _ in range(count):
-        props = {name: fn(f) for name, fn in n.props}
+        props = {name: x.fn(f) for name, x in n.props}
         dest = overflow.destination(f.g, zone.key, None)
         if dest is None:  # a full zone that discards: the piece is never made
             continue
@@ -167,14 +167,14 @@ def _create(n: e.CreateE, f: Frame) -> None:
 
 
 def _remove(n: e.RemoveE, f: Frame) -> None:
-    for piece in _pieces(n.what(f), f):
+    for piece in _pieces(n.what.fn(f), f):
         f.g.unlink(piece.id)
         f.g.state.remove_piece(piece.id)
 
 
 def run_link(n: e.LinkE, f: Frame) -> None:
-    (a,) = _pieces(n.a(f), f)
-    (b,) = _pieces(n.b(f), f)
+    (a,) = _pieces(n.a.fn(f), f)
+    (b,) = _pieces(n.b.fn(f), f)
     state = f.g.state
     group = state.pieces[a.id].group or state.pieces[b.id].group or state.new_group()
     for pid in {*state.group_of(a.id), *state.group_of(b.id)}:
@@ -183,16 +183,16 @@ def run_link(n: e.LinkE, f: Frame) -> None:
 
 
 def run_unlink(n: e.UnlinkE, f: Frame) -> None:
-    for piece in _pieces(n.what(f), f):
+    for piece in _pieces(n.what.fn(f), f):
         f.g.unlink(piece.id)
 
 
 def run_choose(n: e.ChooseE, f: Frame) -> None:
-    options = as_list(n.options(f), f)
-    who = n.by(f) if n.by else f.me
+    options = as_list(n.options.fn(f), f)
+    who = n.by.fn(f) if n.by else f.me
     sizes: tuple[int, ...] = ()
     if n.count is not None:
-        raw = n.count(f)
+        raw = n.count.fn(f)
         sizes = tuple(raw) if isinstance(raw, list) else (_int(raw, f, "the count"),)
     f.vars[n.var] = f.g.choose(who, n.prompt, options, sizes, n.optional, n.count is not None)
 
@@ -202,17 +202,17 @@ def run_roll(n: e.RollE, f: Frame) -> None:
 
 
 def run_draw(n: e.DrawE, f: Frame) -> None:
-    zone = _zone(n.zone(f), f)
+    zone = _zone(n.zone.fn(f), f)
     contents = [Piece(p) for p in f.g.state.zones[zone.key].contents]
     f.vars[n.var] = f.g.choose("chance", f"draw from {zone}", contents, (), False, False) if contents else None
 
 
 def run_shuffle(n: e.ShuffleE, f: Frame) -> None:
-    f.g.shuffle(_zone(n.zone(f), f).key)
+    f.g.shuffle(_zone(n.zone.fn(f), f).key)
 
 
 def _refill(n: e.RefillE, f: Frame) -> None:
-    zone, source = _zone(n.zone(f), f), _zone(n.source(f), f)
+    zone, source = _zone(n.zone.fn(f), f), _zone(n.source.fn(f), f)
     state = f.g.state
     target = state.zones[zone.key]
     if type(target.capacity) is not int:
@@ -255,22 +255,22 @@ def _marker(value: Any, f: Frame) -> str:
 
 
 def run_advance(n: e.AdvanceE, f: Frame) -> None:
-    f.g.advance(_marker(n.marker(f), f), _int(n.by(f), f, "the number of spaces"))
+    f.g.advance(_marker(n.marker.fn(f), f), _int(n.by.fn(f), f, "the number of spaces"))
 
 
 def run_place(n: e.PlaceE, f: Frame) -> None:
-    f.g.place(_marker(n.marker(f), f), _int(n.at(f), f, "the space"))
+    f.g.place(_marker(n.marker.fn(f), f), _int(n.at.fn(f), f, "the space"))
 
 
 def run_emit(n: e.EmitE, f: Frame) -> None:
-    f.g.emit(n.event, tuple(a(f) for a in n.args), f.me)
+    f.g.emit(n.event, tuple(a.fn(f) for a in n.args), f.me)
 
 
 def run_defer(n: e.DeferE, f: Frame) -> None:
     state = f.g.state
     item = {
         "event": n.event,
-        "args": [encode(a(f)) for a in n.args],
+        "args": [encode(a.fn(f)) for a in n.args],
         "until": n.until,
         "me": f.me.id if f.me else None,
     }
@@ -286,8 +286,8 @@ def _acting(who: Any, f: Frame) -> Player:
 
 def run_call(n: e.CallE, f: Frame) -> None:
     proc = f.g.rules.procedures[n.proc]
-    me = _acting(n.as_player(f), f) if n.as_player is not None else f.me
-    inner = Frame(f.g, me, {name: fn(f) for (name, _), fn in zip(proc.params, n.args, strict=True)})
+    me = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me
+    inner = Frame(f.g, me, {name: x.fn(f) for (name, _), x in zip(proc.params, n.args, strict=True)})
     f.g.enter(f"procedures.{n.proc}", n.span)
     try:
         run_body(proc.body, inner)
@@ -296,7 +296,7 @@ def run_call(n: e.CallE, f: Frame) -> None:
 
 
 def run_require(n: e.RequireE, f: Frame) -> None:
-    if not check_known(n.cond(f), f):
+    if not check_known(n.cond.fn(f), f):
         raise illegal(n.message, f)
 
 
@@ -305,8 +305,8 @@ def run_fail(n: e.FailE, f: Frame) -> None:
 
 
 def run_limit(n: e.LimitE, f: Frame) -> None:
-    key = n.name if n.key is None else f"{n.name}[{plain(n.key(f))}]"
-    allowed = _int(n.count(f), f, "the limit")
+    key = n.name if n.key is None else f"{n.name}[{plain(n.key.fn(f))}]"
+    allowed = _int(n.count.fn(f), f, "the limit")
     if f.g.state.use(n.scope, key) > allowed:
         raise illegal(f"limit reached: {key} at most {allowed} per {n.scope}", f, "E503")
 
@@ -333,17 +333,17 @@ def run_pass(n: e.PassE, f: Frame) -> None:
 
 
 def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
-    f.g.state.set_var("start_player", _acting(n.value(f), f).id)
+    f.g.state.set_var("start_player", _acting(n.value.fn(f), f).id)
 
 
 def run_take(n: e.TakeE, f: Frame) -> None:
-    who = _acting(n.as_player(f), f) if n.as_player is not None else f.me  # none for an action of the game
+    who = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me  # none for an action of the game
     params = f.g.rules.actions[n.action].params
-    f.g.take(n.action, {name: fn(f) for (name, _), fn in zip(params, n.args, strict=True)}, who)
+    f.g.take(n.action, {name: x.fn(f) for (name, _), x in zip(params, n.args, strict=True)}, who)
 
 
 def run_as(n: e.AsE, f: Frame) -> None:
-    run_body(n.body, Frame(f.g, _acting(n.who(f), f), f.vars))
+    run_body(n.body, Frame(f.g, _acting(n.who.fn(f), f), f.vars))
 
 
 def run_score(n: e.ScoreE, f: Frame) -> None:
@@ -354,27 +354,27 @@ def run_score(n: e.ScoreE, f: Frame) -> None:
 
 
 def run_if(n: e.IfE, f: Frame) -> None:
-    taken = bool(check_known(n.cond(f), f))
+    taken = bool(check_known(n.cond.fn(f), f))
     if f.g.coverage is not None:
         f.g.coverage.add((n.span, "then" if taken else "else"))
     run_body(n.then if taken else n.other, f)
 
 
 def run_for(n: e.ForE, f: Frame) -> None:
-    for item in as_list(n.items(f), f):
+    for item in as_list(n.items.fn(f), f):
         f.vars[n.var] = item
         run_body(n.body, f)
 
 
 def run_repeat(n: e.RepeatE, f: Frame) -> None:
-    count = _int(n.count(f), f, "the repeat count")
+    count = _int(n.count.fn(f), f, "the repeat count")
     f.g.budget.spend(max(count, 0), "repeat", n.span)
     for _ in range(count):
         run_body(n.body, f)
 
 
 def run_match(n: e.MatchE, f: Frame) -> None:
-    subject = str(plain(check_known(n.subject(f), f))).lower()
+    subject = str(plain(check_known(n.subject.fn(f), f))).lower()
     for case, body in n.cases:
         if str(case).lower() == subject:
             if f.g.coverage is not None:
@@ -387,8 +387,8 @@ def run_match(n: e.MatchE, f: Frame) -> None:
 
 
 def run_one_of(n: e.OneOfE, f: Frame) -> None:
-    open_options = [(label, body) for label, guard, body in n.options if guard is None or check_known(guard(f), f)]
-    who = n.by(f) if n.by else f.me
+    open_options = [(label, body) for label, guard, body in n.options if guard is None or check_known(guard.fn(f), f)]
+    who = n.by.fn(f) if n.by else f.me
     labels = [label for label, _ in open_options]
     label = f.g.choose(who, "one_of: " + " | ".join(labels), labels, (), False, False)
     if f.g.coverage is not None:
@@ -397,7 +397,7 @@ def run_one_of(n: e.OneOfE, f: Frame) -> None:
 
 
 def run_may(n: e.MayE, f: Frame) -> None:
-    who = n.by(f) if n.by else f.me
+    who = n.by.fn(f) if n.by else f.me
     taken = f.g.yes_no(who, "may: an optional step")
     if f.g.coverage is not None:
         f.g.coverage.add((n.span, "yes" if taken else "no"))
@@ -407,7 +407,7 @@ def run_may(n: e.MayE, f: Frame) -> None:
 
 def run_while(n: e.WhileE, f: Frame) -> None:
     g = f.g
-    while check_known(n.cond(f), f):
+    while check_known(n.cond.fn(f), f):
         # Each turn of the loop costs a step, so a loop whose body does nothing still meets the budget (E507).
         g.steps += 1
         if g.steps > g.step_budget:

@@ -246,11 +246,11 @@ class Machine(Choices, Payments):
         self.state.cause = a.span
         f = Frame(self, me, dict(variables))
         for pname, domain in a.domains.items():  # a parameter outside its declared values is a wrong call
-            allowed = as_list(domain(f), f)
+            allowed = as_list(domain.fn(f), f)
             if variables[pname] not in allowed:
                 raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {shown(variables[pname])}, "
                                       f"not one of {shown(allowed)}", a.span)
-        if a.guard is not None and not check_known(a.guard(f), f):
+        if a.guard is not None and not check_known(a.guard.fn(f), f):
             # The refusal carries the guard's text, so a scenario can name the rule that refused (`rule:`).
             where = dataclasses.replace(a.span, text=a.guard_text) if a.span is not None else None
             raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", where)
@@ -503,7 +503,7 @@ class Machine(Choices, Payments):
             try:
                 st.cause = trig.span
                 f = Frame(self, me, dict(zip(names, args, strict=True)))
-                if trig.guard is None or check_known(trig.guard(f), f):
+                if trig.guard is None or check_known(trig.guard.fn(f), f):
                     run_body(trig.body, f)
             finally:
                 self.leave()

@@ -451,7 +451,7 @@ def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
         fn = action.domains.get(pname)
         if fn is not None:
             try:
-                domains.append(as_list(fn(Frame(m, me)), Frame(m, me)))
+                domains.append(as_list(fn.fn(Frame(m, me)), Frame(m, me)))
             except BoardrulesError:
                 return
         elif ptype == "bool":

@@ -11,7 +11,7 @@ from .effects import Body, CostC
 from .values import Unknown
 
 if TYPE_CHECKING:
-    from ..language.compiler import Fn
+    from ..language.checked import Expr
 
 
 @dataclass
@@ -69,7 +69,7 @@ class ValueDecl:
     data: Any
     span: Span
     source: str | None = None
-    compiled: Fn | None = None
+    compiled: Expr | None = None
     type: str | None = None  # the declared type of an unknown value, which an option must match
 
 
@@ -79,13 +79,13 @@ class ActionDef:
     title: str
     by: str  # player or game
     params: tuple[tuple[str, str], ...]
-    guard: Fn | None
+    guard: Expr | None
     guard_text: str | None
     cost: CostC | None
     body: Body
     span: Span
     source: str | None
-    domains: dict[str, Fn] = field(default_factory=dict)  # parameter -> its values (a function of the frame)
+    domains: dict[str, Expr] = field(default_factory=dict)  # parameter -> its values (a function of the frame)
     rule: str = field(init=False, repr=False)  # "actions.NAME": how coverage and messages name it
 
     def __post_init__(self) -> None:
@@ -96,7 +96,7 @@ class ActionDef:
 class TriggerDef:
     name: str
     event: str
-    guard: Fn | None
+    guard: Expr | None
     body: Body
     span: Span
     guard_text: str | None = None
@@ -109,9 +109,9 @@ class WatchDef:
 
     name: str
     counter: str
-    crosses: Fn | None  # -> one mark
-    every: Fn | None  # -> each multiple of it is a mark
-    guard: Fn | None
+    crosses: Expr | None  # -> one mark
+    every: Expr | None  # -> each multiple of it is a mark
+    guard: Expr | None
     body: Body
     span: Span
     down: bool = False  # marks are reached going down (a counter's direction: down)
@@ -143,9 +143,9 @@ class StepDef:
 class TurnsDef:
     """How the players take turns in a phase."""
 
-    first: Fn | None  # who starts the phase; None: the start player
+    first: Expr | None  # who starts the phase; None: the start player
     until: str  # each_once | all_passed | expr
-    until_fn: Fn | None  # for `until: EXPR`, checked after each turn
+    until_fn: Expr | None  # for `until: EXPR`, checked after each turn
     per_turn: int | None  # actions in one turn; None: until the player ends the turn or passes
     span: Span
 
@@ -153,7 +153,7 @@ class TurnsDef:
 @dataclass
 class PhaseDef:
     name: str
-    guard: Fn | None  # `if:` the phase is skipped in a round where it is false
+    guard: Expr | None  # `if:` the phase is skipped in a round where it is false
     turns: TurnsDef | None  # None: a phase the game runs by itself (`do:`)
     actions: tuple[str, ...]  # the actions players may take in this phase's turns
     before: Body
@@ -167,11 +167,11 @@ class FlowDef:
     """A game's course: rounds of phases, turns inside phases, an end condition, final steps and a ranking."""
 
     phases: list[PhaseDef]
-    first_player: Fn | None
-    end_when: Fn | None
+    first_player: Expr | None
+    end_when: Expr | None
     end_text: str | None
     final: Body
-    ranking: tuple[tuple[Fn, str], ...]  # per-player keys with their text, highest first
+    ranking: tuple[tuple[Expr, str], ...]  # per-player keys with their text, highest first
     span: Span
     end_after: str | None = None  # once end_when holds, the game ends: None (now), turn, round or next_round
 
@@ -182,7 +182,7 @@ class InvariantDef:
 
     name: str  # module.name
     per: str  # game | player
-    check: Fn
+    check: Expr
     text: str
     span: Span
 
@@ -219,7 +219,7 @@ class Rules:
     pack: str | None = None  # the directory the rules were loaded from, when they were
     unknowns: list[tuple[str, str, Span]] = field(default_factory=list)
     invariants: list[InvariantDef] = field(default_factory=list)
-    bot_score: Fn | None = None  # per player (`me`): what the greedy bot maximises
+    bot_score: Expr | None = None  # per player (`me`): what the greedy bot maximises
     hidden: dict[str, str] = field(default_factory=dict)  # zone or counter -> "others" | "all"
     conserved: set[str] = field(default_factory=set)  # piece kinds whose count never changes after setup
     # Rule bodies run as one compiled Python function each (language.body_compiler), kept by id of the body.
@@ -306,7 +306,7 @@ class Rules:
             return "list"
         return "symbol"
 
-    def value_reader(self, name: str) -> Fn:
+    def value_reader(self, name: str) -> Callable[[Any], Any]:
         v = self.values[name]
         if v.kind == "const":
             data = v.data
@@ -327,7 +327,7 @@ class Rules:
 
             return by_players
         # expr: compiled on first use by the linker (see linker.compile_value_exprs)
-        return lambda f: v.compiled(f)  # type: ignore[misc]
+        return lambda f: v.compiled.fn(f)  # type: ignore[union-attr]
 
     def resolve_int(self, raw: Any, players: int) -> int | None:
         """An int written as a number or as a value name (counts, capacities), for a given player count."""

@@ -142,7 +142,7 @@ def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
     state as it is now: paying one term never changes what another asks for."""
     own = [[g.due(term, f) for term in alt] for alt in cost.alternatives]
     plain = [Way(i, tuple(d._replace(lacking=None) for d in dues)) for i, dues in enumerate(own)]
-    subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard(f), f)]
+    subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard.fn(f), f)]
     if not subs and not any(d.lacking is not None for dues in own for d in dues):
         return plain
     out = list(plain)

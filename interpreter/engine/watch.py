@@ -107,15 +107,15 @@ def _run(g: Game, watchers: list[Any], owner: Any, variables: dict[str, Any], ma
             f = Frame(g, owner, dict(variables))
             found: list[int | None] = [None]
             if w.crosses is not None:
-                mark = check_known(w.crosses(f), f)
+                mark = check_known(w.crosses.fn(f), f)
                 found = list(marks(None, mark if type(mark) is int else None, w.down))
             elif w.every is not None:
-                step = check_known(w.every(f), f)
+                step = check_known(w.every.fn(f), f)
                 found = list(marks(step, None, w.down)) if type(step) is int and step > 0 else []
             for mark in found:
                 if mark is not None:
                     f.vars["mark"] = mark
-                if w.guard is None or check_known(w.guard(f), f):
+                if w.guard is None or check_known(w.guard.fn(f), f):
                     run_body(w.body, f)
         finally:
             g.leave()

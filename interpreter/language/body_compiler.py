@@ -27,13 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span, source_line
 from ..engine import effects as e
-from ..engine.interpreter import RUNNERS, counter_change, illegal
-from ..engine.runtime import charge
-from ..engine.state import _MISSING, _SAVABLE
 from ..engine.values import Player
-from . import syntax as s
-from .compiler import PIECE_BUILTINS, ExprCompiler, Scope, _Gen, _record
-from .types import ANY, BOOL, INT, PIECE, ZONE, Type
+from . import checked as c
+from .compiler import ExprCompiler
+from .emitter import PROLOGUE, Body, Gen, body_namespace, record
+from .types import ANY, BOOL, INT, ZONE, Type
 
 if TYPE_CHECKING:
     from ..engine.rules import Rules
@@ -88,24 +86,21 @@ class BodyCompiler:
         w.block(body, 1)
         text = "\n".join(w.lines)
         prologue = [f"def {name}(f):"]
-        used = {local for local, _ in _PROLOGUE if re.search(rf"\b{local}\b", text)}
+        used = {local for local, _ in PROLOGUE if re.search(rf"\b{local}\b", text)}
         used |= {"me"} if "mid" in used else set()
         used |= {"g"} if used & {"st", "MI"} else set()
-        prologue += [f"    {local} = {value}" for local, value in _PROLOGUE if local in used]
+        prologue += [f"    {local} = {value}" for local, value in PROLOGUE if local in used]
         w.lines = [*prologue, *w.lines]
         src = "\n".join(w.lines) + "\n"
         filename = f"<rule {_escaped(str(span.file))}:{span.line}>" if span is not None else "<rule>"
-        namespace = ExprCompiler.namespace(w.gen)
-        # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
-        namespace.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _type=type,
-                         _charge=charge, _isinstance=isinstance, _PLAIN=_PLAIN, _Player=Player, _MISSING=_MISSING,
-                         _SAVABLE_MAX=_SAVABLE - 1, _min=min)
-        exec(compile(src, filename, "exec"), namespace)
+        globals_ = body_namespace(w.gen)
+        globals_.update(_PLAIN=_PLAIN)
+        exec(compile(src, filename, "exec"), globals_)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         if filename not in self.registered:
             self.registered.add(filename)
             _REGISTERED[filename] += 1
-        return namespace[name], src
+        return globals_[name], src
 
 
 # How many live rule sets registered each linecache name (two loads of one pack register the same names).
@@ -134,16 +129,6 @@ def _escaped(name: str) -> str:
     return re.sub("[\ud800-\udfff]", lambda m: f"\\x{ord(m.group()) & 0xFF:02x}", name)
 
 
-# The locals a compiled body may read, set once at its start (only those it reads).
-_PROLOGUE = (
-    ("g", "f.g"), ("st", "g.state"), ("V", "f.vars"),
-    # numbers above this are refused (E513); it is also below what the state store can save
-    ("MI", "_min(g.budget.limits.max_int, _SAVABLE_MAX)"),
-    # the acting player never changes inside one body (`as` runs a body of its own)
-    ("me", "f.me"), ("mid", "me.id if me.__class__ is _Player else None"),
-)
-
-
 def _function_name(span: Span | None) -> str:
     if span is None:
         return "rule_empty"
@@ -157,10 +142,10 @@ class _Writer:
     def __init__(self, exprs: ExprCompiler, rules: Rules) -> None:
         self.exprs = exprs
         self.rules = rules
-        self.gen = _Gen()
+        self.gen = Gen()
         self.lines: list[str] = []
         self.temps = 0
-        self.grouped: dict[int, tuple[str, s.Node, str, list[s.Node], str, Scope]] = {}  # id(let) -> plan
+        self.grouped: dict[int, tuple[str, c.Node, c.Node, list[c.Node], str]] = {}  # id(let) -> plan
         self.use_locals = False
 
     def line(self, depth: int, text: str) -> None:
@@ -173,14 +158,11 @@ class _Writer:
         self.temps += 1
         return f"{prefix}{self.temps}"
 
-    def expr(self, fn: Any) -> tuple[str, Type]:
-        """An expression's source inline, or a call of its function when it was not compiled from syntax."""
-        try:
-            got = self.exprs.source(fn, self.gen)
-        except Exception:  # a source that cannot be rebuilt here runs as the function it already is
-            got = None
+    def expr(self, expr: c.Expr) -> tuple[str, Type]:
+        """An expression's source inline, or a call of its function when it was not made from a checked tree."""
+        got = self.exprs.source(expr, self.gen)
         if got is None:
-            return f"{self.const(fn)}(f)", ANY
+            return f"{self.const(expr.fn)}(f)", ANY
         return got
 
     def truth(self, fn: Any) -> str:
@@ -189,13 +171,13 @@ class _Writer:
 
     # ---------------------------------------------------------------- statements
     def bind(self, depth: int, name: str, value: str) -> None:
-        """Bind a name the rule reads: in f.vars, and in a Python local for what follows in this block."""
+        """Bind a name the rule reads: in the frame's vars, and in a Python local for what follows in this block."""
         name = str(name)
         if self.use_locals and f"L_{name}".isidentifier() and name.isascii():
             local = self.gen.locals[name] = f"L_{name}"
-            self.line(depth, f"V[{name!r}] = {local} = {value}")
+            self.line(depth, Body.bind(name, value, local))
         else:
-            self.line(depth, f"V[{name!r}] = {value}")
+            self.line(depth, Body.bind(name, value, None))
 
     def block(self, body: e.Body, depth: int) -> None:
         outer = dict(self.gen.locals)  # what a block binds is not seen after it
@@ -210,14 +192,13 @@ class _Writer:
             return
         # The interpreter charges a step before each statement; charging the block's statements at its start
         # keeps the same budget at a fraction of the cost (a block that would overrun stops before it starts).
-        self.line(depth, f"g.steps += {len(body)}")
-        self.line(depth, f"if g.steps > g.step_budget: raise g.loop_error({self.const(body[0].span)})")
+        for text in Body.charge_steps(len(body), self.const(body[0].span)):
+            self.line(depth, text)
         for node in body:
-            self.line(depth, f"st.cause = {self.const(node.span)}  # {_where(node.span)}")
+            self.line(depth, f"{Body.cause(self.const(node.span))}  # {_where(node.span)}")
             write = _WRITERS.get(type(node))
             if write is None:
-                # Looked up when it runs: RUNNERS stays the one table of what each kind does.
-                self.line(depth, f"_RUNNERS[{self.const(type(node))}]({self.const(node)}, f)")
+                self.line(depth, Body.run(self.const(type(node)), self.const(node)))
             else:
                 write(self, node, depth)
 
@@ -231,7 +212,7 @@ class _Writer:
             return
         tmp = self.temp("value")
         self.line(depth, f"{tmp} = {src}")
-        self.line(depth, f"if {tmp}.__class__ is _int and not -MI <= {tmp} <= MI: g.budget.number({tmp}, st.cause)")
+        self.line(depth, Body.number(tmp))
         self.bind(depth, n.name, tmp)
 
     def set_counter(self, n: e.SetCounterE, depth: int) -> None:
@@ -241,14 +222,14 @@ class _Writer:
         old = self.temp("old")
         if n.op != "=":
             sign = "+" if n.op == "+=" else "-"
-            self.line(depth, f"{old} = st.counters[{key}]")
+            self.line(depth, f"{old} = {Body.counter(key)}")
             both = f"{old}.__class__ is _int and {value}.__class__ is _int"
             self.line(depth, f"if {both}: {value} = {old} {sign} {value}")
             self.line(depth, f"else: {value} = _change(f, {old}, {value}, {n.op!r})")
         else:
-            self.line(depth, f"{old} = st.counters.get({key}, _MISSING)")
+            self.line(depth, f"{old} = {Body.counter_or_missing(key)}")
         c = self.rules.counters.get(n.counter)
-        general = f"g.set_counter({key}, {str(n.counter)!r}, {value})"
+        general = Body.set_counter(key, str(n.counter), value)
         if c is None or c.name in self.rules.watchers or c.key_limits or \
                 not all(type(b) in (int, type(None)) for b in (c.min, c.max)):
             self.line(depth, general)
@@ -260,8 +241,8 @@ class _Writer:
         tests += [f"{value} <= {c.max}"] if c.max is not None else []
         self.line(depth, f"if {' and '.join(tests)}:")
         self.line(depth + 1, f"if {old}.__class__ is not _int or {old} != {value}:")
-        self.line(depth + 2, f"st.journal.append(('counter', {key}, {old}, st.cause))")
-        self.line(depth + 2, f"st.counters[{key}] = {value}")
+        for text in Body.write_counter(key, old, value):
+            self.line(depth + 2, text)
         self.line(depth, f"else: {general}")
 
     def if_(self, n: e.IfE, depth: int) -> None:
@@ -273,9 +254,9 @@ class _Writer:
 
     def for_(self, n: e.ForE, depth: int) -> None:
         item = self.temp("item")
-        for let, plan in _group_plans(n, self.rules, self.exprs, item):
+        for let, plan in _group_plans(n, self.rules):
             grp = self.temp("groups")
-            self.grouped[id(let)] = (grp, *plan)
+            self.grouped[id(let)] = (grp, *plan, item)
             self.line(depth, f"{grp} = None")
         self.line(depth, f"for {item} in _as_list({self.expr(n.items)[0]}, f):")
         outer = dict(self.gen.locals)
@@ -288,13 +269,13 @@ class _Writer:
         a piece: one pass over Z counts the pieces meeting A by their P, the first time it is needed, and each
         turn of the loop looks its v up. The budget is charged as the filter would be; a value that is not plain
         data (or an unknown) takes the filter as written."""
-        grp, zone, prop, rest, item, scope = self.grouped[id(n)]
-        inner = scope.inner(True, {"it": PIECE})
+        grp, zone, keyed, rest, item = self.grouped[id(n)]
+        emit = self.exprs.emitter
         self.line(depth, f"if {grp} is None:")
         used, self.gen.depth, self.gen.used = self.gen.used, 1, set()  # invariants become locals set before it
-        zsrc = self.exprs._src(zone, scope, self.gen)[0]
-        tests = [self.exprs._truthy(c, inner, self.gen) for c in rest]
-        key = self.exprs._src(s.Attr(zone.pos, s.Name(zone.pos, "it"), prop), inner, self.gen)[0]
+        zsrc = emit.src(zone, self.gen)
+        tests = [emit.truth(cond, self.gen) for cond in rest]
+        key = emit.src(keyed, self.gen)
         uses_piece, self.gen.used = "it" in self.gen.used, used
         hoisted, self.gen.hoisted, self.gen.depth = self.gen.hoisted, {}, 0
         for src, name in hoisted.items():
@@ -303,13 +284,13 @@ class _Writer:
         self.line(depth + 1, f"{grp} = {{}}")
         self.line(depth + 1, f"{ids} = _ids(f, {zsrc})")
         self.line(depth + 1, f"{size} = len({ids})")
-        self.line(depth + 1, f"g.budget.work -= {size}")  # charged at each use below, as the filter would be
+        self.line(depth + 1, Body.refund_work(size))  # charged at each use below, as the filter would be
         records = self.temp("records")
-        self.line(depth + 1, f"{records} = st.pieces")
+        self.line(depth + 1, f"{records} = {Body.records()}")
         self.line(depth + 1, f"for {pid} in {ids}:")
-        self.line(depth + 2, f"{_record('it')} = {records}[{pid}]")
+        self.line(depth + 2, f"{record('it')} = {records}[{pid}]")
         if uses_piece:
-            self.line(depth + 2, f"_v_it = g.piece({pid})")
+            self.line(depth + 2, f"_v_it = {Body.piece(pid)}")
         body = depth + 2
         if tests:
             self.line(body, f"if {' and '.join(tests)}:")
@@ -321,17 +302,17 @@ class _Writer:
         value = self.temp("value")
         self.line(depth, f"if {grp} is not False and _isinstance({item}, _PLAIN):")
         self.line(depth + 1, f"{value} = {grp}.get({item}, 0)")
-        self.line(depth + 1, f"g.budget.work += {size} + {value}")
-        self.line(depth + 1, "if g.budget.work > g.budget.limits.work: _charge(f, 0)")  # raises E513, as it would
+        for text in Body.charge_work(f"{size} + {value}"):
+            self.line(depth + 1, text)
         self.line(depth, "else:")
         self.line(depth + 1, f"{value} = {self.expr(n.value)[0]}")
         self.bind(depth, n.name, value)
 
     def require(self, n: e.RequireE, depth: int) -> None:
-        self.line(depth, f"if not {self.truth(n.cond)}: raise _illegal({self.const(str(n.message))}, f)")
+        self.line(depth, f"if not {self.truth(n.cond)}: {Body.refuse(self.const(str(n.message)))}")
 
     def fail(self, n: e.FailE, depth: int) -> None:
-        self.line(depth, f"raise _illegal({self.const(str(n.message))}, f)")
+        self.line(depth, Body.refuse(self.const(str(n.message))))
 
     def step(self, n: e.StepE, depth: int) -> None:
         self.block(n.body, depth)
@@ -372,37 +353,29 @@ _PLAIN = (str, int, Player, type(None))  # values whose == is their dict key equ
 _PURE = (e.LetE, e.IfE, e.RequireE, e.FailE, e.StepE, e.ForE, e.SetCounterE)
 
 
-def _group_plans(loop: e.ForE, rules: Rules, exprs: ExprCompiler, item: str
-                 ) -> list[tuple[e.Effect, tuple[s.Node, str, list[s.Node], str, Scope]]]:
-    """The lets of a loop's body that `_Writer.grouped_count` can compute in one pass (see there)."""
+def _group_plans(loop: e.ForE, rules: Rules) -> list[tuple[e.Effect, tuple[c.Node, c.Node, list[c.Node]]]]:
+    """The lets of a loop's body that `_Writer.grouped_count` can compute in one pass (see there): for each, the
+    zone, the property its pieces are counted by, and the other conditions."""
     bound = {loop.var}
-    if not _leaves_pieces_alone(loop.body, rules, bound):
+    if loop.var == "it" or not _leaves_pieces_alone(loop.body, rules, bound):
         return []
-    plans = []
+    plans: list[tuple[e.Effect, tuple[c.Node, c.Node, list[c.Node]]]] = []
     for node in loop.body:
-        syntax = getattr(node.value, "syntax", None) if isinstance(node, e.LetE) else None
-        if syntax is None:
-            continue
-        call, scope = syntax
-        if not (isinstance(call, s.Call) and call.fn == "count" and len(call.args) == 1
-                and isinstance(call.args[0], s.Where)):
+        call = node.value.tree if isinstance(node, e.LetE) else None
+        if not (isinstance(call, c.Call) and call.fn == "count" and len(call.args) == 1
+                and isinstance(call.args[0], c.Where)):
             continue
         where = call.args[0]
         conjuncts = _conjuncts(where.cond)
-        prop = _keyed_on(conjuncts[-1], loop.var, rules)
-        if prop is None or loop.var in scope.py_locals or "it" in scope.names:
+        keyed = _keyed_on(conjuncts[-1], loop.var)
+        if keyed is None or where.items.type != ZONE:
             continue
         rest = conjuncts[:-1]
-        if not all(_invariant(c, scope, rules, bound, piece_ok=True) for c in rest):
+        if not all(_invariant(x, bound, piece_ok=True) for x in rest):
             continue
-        if not _invariant(where.items, scope, rules, bound, piece_ok=False):
+        if not _invariant(where.items, bound, piece_ok=False):
             continue
-        try:
-            if exprs.resolve(where.items, scope) != ZONE:
-                continue
-        except Exception:  # not a zone after all: the filter runs as written
-            continue
-        plans.append((node, (where.items, prop, rest, item, scope)))
+        plans.append((node, (where.items, keyed, rest)))
     return plans
 
 
@@ -432,52 +405,47 @@ def _leaves_pieces_alone(body: e.Body, rules: Rules, bound: set[str]) -> bool:
     return True
 
 
-def _conjuncts(node: s.Node) -> list[s.Node]:
-    if isinstance(node, s.BoolOp) and node.op == "and":
+def _conjuncts(node: c.Node) -> list[c.Node]:
+    if isinstance(node, c.BoolOp) and node.op == "and":
         return [*_conjuncts(node.left), *_conjuncts(node.right)]
     return [node]
 
 
-def _keyed_on(node: s.Node, var: str, rules: Rules) -> str | None:
-    """P when the node is `it.P == var` or `var == it.P` for a declared property P."""
-    if not (isinstance(node, s.Compare) and node.op == "=="):
+def _is_it(node: c.Node) -> bool:
+    return isinstance(node, c.Name) and node.ref.kind == "local" and node.ref.name == "it"
+
+
+def _keyed_on(node: c.Node, var: str) -> c.Attr | None:
+    """`it.P` when the node is `it.P == var` or `var == it.P` for a declared property P of a piece of a zone."""
+    if not (isinstance(node, c.Compare) and node.op == "=="):
         return None
     for a, b in ((node.left, node.right), (node.right, node.left)):
-        if (isinstance(a, s.Attr) and isinstance(a.obj, s.Name) and a.obj.id == "it" and isinstance(b, s.Name)
-                and b.id == var and a.name in rules.properties and a.name not in PIECE_BUILTINS):
-            return a.name
+        if (isinstance(a, c.Attr) and _is_it(a.obj) and a.kind == "property" and isinstance(b, c.Name)
+                and b.ref.kind == "var" and b.ref.name == var):
+            return a
     return None
 
 
-def _invariant(node: s.Node, scope: Scope, rules: Rules, bound: set[str], piece_ok: bool) -> bool:
+def _invariant(node: c.Node, bound: set[str], piece_ok: bool) -> bool:
     """Whether the node reads only what the loop cannot change: the piece being filtered (its declared
     properties), the acting player, names bound before the loop, literals, symbols and zones."""
-    if isinstance(node, s.Literal):
+    if isinstance(node, c.Literal):
         return True
-    if isinstance(node, s.Name):
-        name = node.id
-        if name == "it":
-            return piece_ok
-        if name in bound:
-            return False
-        if name in scope.names:
-            return name not in scope.py_locals
-        if name == "me":
-            return True
-        if name in rules.counters or name in rules.values:
-            return False
-        return name in rules.symbols or (name in rules.zones and rules.zones[name].per == "game")
-    if isinstance(node, s.Attr):
-        obj = node.obj
-        if isinstance(obj, s.Name) and obj.id == "it":
-            return piece_ok and node.name in rules.properties and node.name not in PIECE_BUILTINS
-        zone = rules.zones.get(node.name)
-        return zone is not None and zone.per == "player" and _invariant(obj, scope, rules, bound, False)
-    if isinstance(node, s.Compare):
-        return node.op in ("==", "!=") and all(_invariant(x, scope, rules, bound, piece_ok)
-                                               for x in (node.left, node.right))
-    if isinstance(node, s.BoolOp):
-        return all(_invariant(x, scope, rules, bound, piece_ok) for x in (node.left, node.right))
-    if isinstance(node, s.Not):
-        return _invariant(node.operand, scope, rules, bound, piece_ok)
+    if isinstance(node, c.Name):
+        kind = node.ref.kind
+        if kind == "local":
+            return piece_ok and node.ref.name == "it"
+        if kind == "var":
+            return node.ref.name not in bound
+        return kind in ("me", "symbol", "zone")
+    if isinstance(node, c.Attr):
+        if _is_it(node.obj):
+            return piece_ok and node.kind == "property"
+        return node.kind == "zone" and _invariant(node.obj, bound, False)
+    if isinstance(node, c.Compare):
+        return node.op in ("==", "!=") and all(_invariant(x, bound, piece_ok) for x in (node.left, node.right))
+    if isinstance(node, c.BoolOp):
+        return all(_invariant(x, bound, piece_ok) for x in (node.left, node.right))
+    if isinstance(node, c.Not):
+        return _invariant(node.operand, bound, piece_ok)
     return False

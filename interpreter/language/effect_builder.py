@@ -12,18 +12,17 @@ from ..engine import effects as e
 from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant
 from ..engine.rules import Rules
-from ..engine.runtime import arith
 from . import syntax as s
 from . import value_tables
+from .checked import Expr
 from .compile_error import CompileError
 from .compiler import ExprCompiler, Scope, span_in
 from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term
 from .parser import ParseError, parse
+from .sections import BLOCK_KEYS
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
-
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 
 
 class Text:
@@ -118,32 +117,34 @@ class Builder:
             self.error("E301", err.message, text.at(err.pos), err.hint)
             return None
 
-    def expression(self, value: object, fallback: Span, scope: Scope) -> Any:
-        """Parse and compile an expression written as a YAML scalar; None (and a diagnostic) on failure."""
+    def expression(self, value: object, fallback: Span, scope: Scope) -> Expr | None:
+        """Parse and link an expression written as a YAML scalar; None (and a diagnostic) on failure."""
         text = Text(value, fallback)
         node = self.parse(text, "expr")
         if node is None:
             return None
         try:
-            return self.exprs.compile(node, scope)[0]
+            return self.exprs.link(node, scope)
         except CompileError as err:
             self.error(err.code, err.message, text.at(err.pos), err.hint)
             return None
 
-    def _expr(self, node: s.Node, scope: Scope, text: Text) -> Any:
+    def _expr(self, node: s.Node, scope: Scope, text: Text) -> Expr:
         try:
-            return self.exprs.compile(node, scope)[0]
+            return self.exprs.link(node, scope)
         except CompileError as err:
             raise _Reported(err, text) from None
 
-    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Any, Type]:
+    def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Expr, Type]:
         try:
-            return self.exprs.compile(node, scope)
+            linked = self.exprs.link(node, scope)
         except CompileError as err:
             raise _Reported(err, text) from None
+        assert linked.tree is not None
+        return linked, linked.tree.type
 
-    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[Type], what: str) -> Any:
-        """Compile an expression whose static type must be one of `wanted` (or not known until run time)."""
+    def _as(self, node: s.Node, scope: Scope, text: Text, wanted: set[Type], what: str) -> Expr:
+        """Link an expression whose static type must be one of `wanted` (or not known until run time)."""
         fn, t = self._typed(node, scope, text)
         if t != ANY and t not in wanted:
             words = " or ".join(sorted(w.words() for w in wanted))
@@ -304,7 +305,7 @@ class Builder:
         """A `match` on a symbol names declared symbols, and one on a number names numbers."""
         text = Text(subject, span)
         try:
-            t = self.exprs.compile(parse(text.text, "expr"), scope)[1]
+            t = self.exprs.link(parse(text.text, "expr"), scope).type
         except (ParseError, CompileError):
             return  # reported where the subject is compiled
         kspans = getattr(cases, "key_spans", {})
@@ -359,15 +360,15 @@ class Builder:
             if c is None or c.per != "game" or c.keys is not None:
                 hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
                 raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
-            key = target.id
-            return self._counter_set(t.at(n.pos), lambda f: key, key, n.op, value, vt, n, t)
+            key = self.exprs.counter_key(c, None, target.pos, target)
+            return self._counter_set(t.at(n.pos), key, target.id, n.op, value, vt, n, t)
         if isinstance(target, s.Index):
             table = value_tables.table_of(r, value_tables.root_name(target), scope)
             if table is not None:
                 raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
                                              "it", target.pos, "keep what changes in a keyed counter"), t)
             try:
-                cell = self.exprs.counter_key(target.obj, target.key, scope)
+                cell = self.exprs.counter_cell(target.obj, target.key, scope)
             except CompileError as err:
                 raise _Reported(err, t) from None
             if cell is not None:
@@ -378,10 +379,8 @@ class Builder:
                 raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
             name = _family_name(target.obj)
 
-            def family_key(f: Any) -> str:
-                return f.g.family_key(fam(f), key_fn(f))
-
-            return self._counter_set(t.at(n.pos), family_key, name, n.op, value, vt, n, t)
+            key = self.exprs.family_key(fam, key_fn, target)
+            return self._counter_set(t.at(n.pos), key, name, n.op, value, vt, n, t)
         if isinstance(target, s.Attr):
             obj, ot = self._typed(target.obj, scope, t)
             if ot == PLAYER:
@@ -392,9 +391,9 @@ class Builder:
                     raise _Reported(CompileError("E401", msg, target.pos, hint), t)
                 if c.keys is not None:
                     raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
-                name = target.name
                 r.denote(target, "counters")
-                return self._counter_set(t.at(n.pos), lambda f: f"{obj(f).id}.{name}", name, n.op, value, vt, n, t)
+                key = self.exprs.counter_key(c, obj, target.pos, target)
+                return self._counter_set(t.at(n.pos), key, target.name, n.op, value, vt, n, t)
             if ot in (PIECE, ANY):
                 if target.name not in r.properties:
                     hint = did_you_mean(target.name, r.properties)
@@ -409,7 +408,7 @@ class Builder:
                 return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 
-    def _set_local(self, n: s.Assign, name: str, value: Any, vt: Type, scope: Scope, t: Text) -> e.Effect:
+    def _set_local(self, n: s.Assign, name: str, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
         """`x = EXPR`, `x += EXPR` on a local name: changes the binding where it was made (an enclosing block's
         too), which is how a loop counts or a `while` learns to stop."""
         old = scope.names[name]
@@ -420,14 +419,9 @@ class Builder:
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         if n.op == "=":
             return e.LetE(t.at(n.pos), name, value)
-        sign = n.op[0]
+        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n))
 
-        def update(f: Any) -> Any:
-            return arith(f, sign, f.vars[name], value(f))
-
-        return e.LetE(t.at(n.pos), name, update)
-
-    def _counter_set(self, span: Span, key: Any, counter: str, op: str, value: Any, vt: Type, n: s.Assign,
+    def _counter_set(self, span: Span, key: Expr, counter: str, op: str, value: Expr, vt: Type, n: s.Assign,
                      t: Text) -> e.Effect:
         if vt not in (INT, ANY):
             msg = f"counter '{counter}' holds numbers, but the value is {vt}"

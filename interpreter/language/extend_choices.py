@@ -15,8 +15,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from .loader import YList, YMap
+from .sections import RULE_SECTIONS
 
-CHOOSING = ("actions", "procedures", "triggers", "setup", "scoring")  # rules whose bodies may hold a one_of
+CHOOSING = RULE_SECTIONS  # rules whose bodies may hold a one_of
 _BODY_KEYS = ("do", "then", "else")
 
 

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
+from .sections import RULE_SECTIONS
 
 if TYPE_CHECKING:
     from .compiler import Scope
     from .effect_builder import Builder
 
-WRAPPABLE = ("actions", "procedures", "triggers", "setup", "scoring")
+WRAPPABLE = RULE_SECTIONS
 HOOK_KINDS = ("before", "instead", "after")
 
 

@@ -33,6 +33,7 @@ from ..engine.values import Unknown, shown
 from . import ends, extend, extend_choices, hooks, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
+from .checked import made
 from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
@@ -495,7 +496,7 @@ class Linker:
         # Value formulas see `me` and declared names; compile them before the rules that read them.
         for v in rules.values.values():
             if v.kind == "expr":
-                v.compiled = b.expression(v.data, v.span, Scope({}, True)) or (lambda f: 0)
+                v.compiled = b.expression(v.data, v.span, Scope({}, True)) or made(lambda f: 0)
         for name, d in self._section(decls, "costs"):
             node = d.node.get("cost") if isinstance(d.node, dict) else d.node
             text = Text(node, d.span)
@@ -534,7 +535,7 @@ class Linker:
             # An action left unbuilt still says which parameters have a domain (the flow asks); never run.
             raw = d.node.get("params") if isinstance(d.node, dict) else None
             if (name, d) not in built and isinstance(raw, dict):
-                rules.actions[name].domains = {str(p): _unbuilt for p, spec in raw.items()
+                rules.actions[name].domains = {str(p): made(_unbuilt) for p, spec in raw.items()
                                                if isinstance(spec, dict) and "in" in spec}
         for name, d in wanted("triggers"):
             n = d.node if isinstance(d.node, dict) else {}

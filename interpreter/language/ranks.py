@@ -12,16 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.runtime import as_list, check_known, runtime_type_error
 from ..engine.values import Player, shown
+from . import checked as c
 from . import syntax as s
 from .compile_error import CompileError
-from .types import ANY, INT, PLAYER, Type, list_of
+from .types import ANY, INT, PLAYER
 
 if TYPE_CHECKING:
     from ..engine.interpreter import Frame
-    from .compiler import ExprCompiler, Scope, _Gen
+    from .checker import Checker, Scope
 
 
-def _group(f: Frame, group: Any, subject: Any) -> list[Any]:
+def group(f: Frame, group: Any, subject: Any) -> list[Any]:
     """The players ranked, then the one whose rank is asked (last): each key is read once, in this order."""
     players = as_list(group, f)
     for p in (*players, subject):
@@ -40,7 +41,7 @@ def _key(k: Any, f: Frame) -> Any:
     raise runtime_type_error(f"rank_by ranks by a number or a list of numbers, got {shown(k)}", f)
 
 
-def _rank(f: Frame, keys: list[Any]) -> int:
+def rank(f: Frame, keys: list[Any]) -> int:
     *others, own = (_key(k, f) for k in keys)
     try:
         return 1 + sum(1 for k in others if k > own)
@@ -48,33 +49,29 @@ def _rank(f: Frame, keys: list[Any]) -> int:
         raise runtime_type_error("rank_by's key gives a number for some players and a list for others", f) from None
 
 
-def compile_rank_by(ec: ExprCompiler, node: s.Call, scope: Scope, gen: _Gen) -> tuple[str, Type]:
-
+def check_rank_by(ch: Checker, node: s.Call, scope: Scope) -> c.RankBy:
     if not 2 <= len(node.args) <= 3:
         raise CompileError("E405", f"'rank_by' takes 2 or 3 argument(s), got {len(node.args)}", node.pos,
                            "rank_by(KEY, PLAYERS) or rank_by(KEY, PLAYERS, PLAYER)")
     key_node, group_node = node.args[0], node.args[1]
-    gen.in_iterable += 1  # what the ranking goes through, as a comprehension's iterable
-    try:
-        group, gt = ec._src(group_node, scope, gen)
-        if len(node.args) == 3:
-            subject, st = ec._src(node.args[2], scope, gen)
-            if st not in (PLAYER, ANY):
-                raise CompileError("E425", f"rank_by's third argument is whose rank: a player, but this is "
-                                   f"{st.words()}", node.args[2].pos)
-        else:
-            subject = ec._who(None, node.pos, scope, gen, "whose rank", "rank_by(KEY, PLAYERS, PLAYER)")
-    finally:
-        gen.in_iterable -= 1
+    group = ch.check(group_node, scope)
+    gt = group.type
+    subject = None
+    if len(node.args) == 3:
+        subject = ch.check(node.args[2], scope)
+        if subject.type not in (PLAYER, ANY):
+            raise CompileError("E425", f"rank_by's third argument is whose rank: a player, but this is "
+                               f"{subject.type.words()}", node.args[2].pos)
+    else:
+        ch.who(None, node.pos, scope, "whose rank", "rank_by(KEY, PLAYERS, PLAYER)")
     if gt != ANY and not (gt.is_list and gt.element() in (PLAYER, ANY)):
         raise CompileError("E425", f"rank_by ranks players, but this is {gt.words()}", group_node.pos,
                            "rank among players, or a list of them (players where ...)")
-    outer_used = gen.enter()
-    key, kt = ec._src(key_node, scope.inner(False, {"it": PLAYER}), gen)
+    key = ch.check(key_node, scope.inner(False, {"it": PLAYER}))
+    kt = key.type
     if kt != ANY and kt != INT and not (kt.is_list and kt.element() in (INT, ANY)):
         raise CompileError("E425", f"rank_by ranks by a number (or a list of numbers), but this is {kt.words()}",
                            key_node.pos, "write the number each player is ranked by, with the player as it: "
                            "rank_by(it.coins, players)")
-    items = f"{gen.const(_group)}(f, {group}, {subject})"
-    keys = gen.leave(ec._loop("it", items, list_of(PLAYER), key, None, gen), "it", outer_used)
-    return f"{gen.const(_rank)}(f, {keys})", INT
+    end = (subject or group).end
+    return c.RankBy(node.pos, (end[0], end[1] + 1), INT, node, key, group, subject)

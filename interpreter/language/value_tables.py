@@ -14,7 +14,6 @@ table's `default`, or stops the action with E542.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,22 +22,23 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError, Diagnostics, Span, did_you_mean
 from ..engine.runtime import check_known
 from ..engine.values import Unknown, shown
+from . import checked as c
 from . import syntax as s
 from .compile_error import CompileError
-from .types import ANY, BOOL, INT, SYMBOL, Type
+from .types import ANY, BOOL, INT, SYMBOL
 from .ynodes import key_span, value_span
 
 if TYPE_CHECKING:
     from ..engine.interpreter import Frame
     from ..engine.rules import Rules, ValueDecl
-    from .compiler import ExprCompiler, Scope, _Gen
+    from .checker import Checker, Scope
 
 MISSING: Any = object()  # a table without a default
 _UNKNOWN_KEYS = {"unknown", "source", "note", "type"}
 _LEAF_TYPES = {"int": INT, "bool": BOOL, "symbol": SYMBOL, "any": ANY}
 _LEAF_WORDS = {"int": "numbers", "bool": "true or false", "symbol": "symbols", "any": "values"}
 _KEY_TYPES = {"number": INT, "symbol": SYMBOL}
-_CONST_SYMBOL = re.compile(r"^'[a-z_][A-Za-z0-9_]*'$")
+_CONST_NAME = re.compile(r"^[a-z_][A-Za-z0-9_]*$")  # a symbol a key can be
 _CONST_INT = re.compile(r"^-?\d+$")
 _ADD_HINT = "add the key to the table, or give the table a default (default: VALUE)"
 
@@ -282,8 +282,8 @@ def bare_name_error(name: str, pos: s.Pos) -> Any:
     return CompileError("E424", f"'{name}' is a table: read one entry with {name}[KEY]", pos)
 
 
-def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tuple[str, Type] | None:
-    """Source for `table[k1][k2]...`, or None when the indexed thing is not a table."""
+def check_read(ch: Checker, node: s.Index, scope: Scope) -> c.TableRead | None:
+    """The checked read `table[k1][k2]...`, or None when the indexed thing is not a table."""
     keys: list[s.Node] = []
     root: s.Node = node
     while isinstance(root, s.Index):
@@ -291,40 +291,54 @@ def compile_read(ec: ExprCompiler, node: s.Index, scope: Scope, gen: _Gen) -> tu
         root = root.obj
     if not isinstance(root, s.Name) or root.id in scope.names:
         return None
-    v = ec.rules.values.get(root.id)
+    v = ch.rules.values.get(root.id)
     if v is None or v.kind != "table":
         return None
-    if not isinstance(v.data, Table):
-        return "None", ANY  # its declaration was reported: no second error at each read
+    end = (node.pos[0], node.pos[1])
+    if not isinstance(v.data, Table):  # its declaration was reported: no second error at each read
+        return c.TableRead(node.pos, end, ANY, node, None, (), (False, None))
     table: Table = v.data
     if len(keys) != table.depth:
         form = table.name + "[KEY]" * table.depth
         raise CompileError("E424", f"table '{table.name}' is read with {table.depth} key(s), as {form}, not "
                            f"{len(keys)}", node.pos)
-    sources, constant = [], []
+    checked, constant = [], []
     for level, key in enumerate(keys):
-        src, t = ec._src(key, scope, gen)
+        k = ch.check(key, scope)
         want = _KEY_TYPES[table.key_kinds[level]]
-        if t not in (ANY, want):
+        if k.type not in (ANY, want):
             raise CompileError("E424", f"the keys of table '{table.name}' are {table.key_kinds[level]}s, but this is "
-                               f"{t.words()}", key.pos, "index it with a key the table has")
-        sources.append(src)
-        if _CONST_SYMBOL.match(src) or _CONST_INT.match(src):
-            value = ast.literal_eval(src)
+                               f"{k.type.words()}", key.pos, "index it with a key the table has")
+        checked.append(k)
+        value = _constant(k)
+        if value is not MISSING:
             if value not in table.keys[level] and table.default is MISSING:
                 raise CompileError("E424", f"table '{table.name}' has no entry for {shown(value)}", key.pos,
-                                   did_you_mean(str(value), [str(k) for k in table.keys[level]])
+                                   did_you_mean(str(value), [str(x) for x in table.keys[level]])
                                    or _ADD_HINT)
             constant.append(value)
     result = _LEAF_TYPES.get(table.leaf, ANY)
+    end = (checked[-1].end[0], checked[-1].end[1] + 1) if checked else end
     if len(constant) == len(keys):
         hit = table.lookup(tuple(constant))
         if hit is MISSING:
             written = "][".join(shown(k) for k in constant)
             raise CompileError("E424", f"table '{table.name}' has no entry for {table.name}[{written}]", node.pos,
                                _ADD_HINT)
-        if type(hit) in (int, bool, str):
-            return repr(hit), result
-        return gen.const(hit), result
-    args = "".join(f", {src}" for src in sources)
-    return f"{gen.const(table.reader())}(f{args})", result
+        return c.TableRead(node.pos, end, result, node, table, tuple(checked), (True, hit))
+    return c.TableRead(node.pos, end, result, node, table, tuple(checked), (False, None))
+
+
+def _constant(key: c.Node) -> Any:
+    """A key fixed at link time: a number or a symbol written out, or a constant value; MISSING otherwise."""
+    if isinstance(key, c.Literal):
+        value: Any = key.value
+    elif isinstance(key, c.Name) and key.ref.kind == "symbol":
+        value = key.ref.name
+    elif isinstance(key, c.Name) and key.ref.kind == "const":
+        value = key.ref.decl.data
+    else:
+        return MISSING
+    if type(value) is int or (type(value) is str and _CONST_NAME.match(value)):
+        return value
+    return MISSING

@@ -104,7 +104,8 @@ def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
     if node is None:
         return None
     try:
-        fn, t = b.exprs.compile(node, scope)
+        fn = b.exprs.link(node, scope)
+        t = fn.type
     except CompileError as err:
         b.error(err.code, err.message, text.at(err.pos), err.hint)
         return None

@@ -19,6 +19,7 @@ from ..analysis.walk import Site, Walker, subnodes
 from ..diagnostics import Span
 from ..language import syntax as s
 from ..language.linker import DECLARING, Module
+from ..language.sections import RULE_SECTIONS
 
 # What a use of each kind can name (the sections searched for its declaration, in order).
 NAMED_BY = {
@@ -27,7 +28,7 @@ NAMED_BY = {
 }
 READABLE = ("counters", "values", "zones", "sets", "symbols", "properties", "tracks", "markers", "dice", "pieces",
             "costs", "events", "actions", "procedures")
-RULES = ("actions", "procedures", "triggers", "setup", "scoring")
+RULES = RULE_SECTIONS
 
 
 @dataclass(frozen=True, slots=True)

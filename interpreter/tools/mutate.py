@@ -31,10 +31,9 @@ from ..language.linker import Module
 from ..language.loader import YList, YMap, YStr, load_yaml
 from ..language.pack import Pack, display, link, load_modules
 from ..language.parser import _parser
+from ..language.sections import BLOCK_KEYS, RULE_SECTIONS
 from .scenario import Result, ScenarioRunner
 
-RULE_SECTIONS = ("setup", "actions", "triggers", "procedures", "scoring")
-BLOCK_KEYS = ("if", "for", "repeat", "match", "one_of", "may", "as", "while", "step")
 COMPARISONS = {"<": (">=", "<="), "<=": (">", "<"), ">": ("<=", ">="), ">=": ("<", ">"), "==": ("!=",),
                "!=": ("==",)}
 Path_ = tuple[Any, ...]  # keys and indexes from a module's root to the mutated node

@@ -15,6 +15,7 @@ from ..engine.values import Piece, Player, UnknownCompared, plain, shown
 from ..game import Game
 from ..internal import INTERNAL, internal_error
 from ..language import syntax as s
+from ..language.checked import Expr
 from ..language.compiler import Scope
 from ..language.effect_builder import Builder, Text
 from ..language.linker import Module
@@ -367,7 +368,7 @@ class _Reads(dict):
 _TABLES = ("counters", "pieces", "zones", "markers")
 
 
-def _evaluate_reading(game: Game, fn: Any) -> tuple[Any, dict[str, set[str]]]:
+def _evaluate_reading(game: Game, fn: Expr) -> tuple[Any, dict[str, set[str]]]:
     """Evaluate an expectation, noting which counters, pieces, zones and markers it looked at."""
     st = game.state
     originals = {name: getattr(st, name) for name in _TABLES}
