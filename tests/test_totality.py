@@ -36,6 +36,8 @@ sets:
 values:
   five: {value: 5}
   open: {unknown: "not known", type: int}
+  worth: {table: {red: 2, blue: 0}}
+  swing: {table: {red: 2, blue: -1}}
 counters:
   free: {per: player, initial: 0, min: null}
   coins: {per: player, initial: 0}
@@ -79,6 +81,8 @@ actions:
   checked: {title: checked, do: ["require me.coins > 0 else 'no'", "me.coins -= 1", "me.free += 1"]}
   offered: {title: offered, do: ["require me.coins > 0 else 'no'", {may: {do: ["require me.coins > 5 else 'no'"]}}]}
   loops: {title: loops, do: [{while: "me.coins < 3", do: ["me.coins += 1"]}]}
+  by_table: {title: by table, params: {c: {type: symbol, in: colours}}, do: ["me.coins += worth[c]"]}
+  by_swing: {title: by swing, params: {c: {type: symbol, in: colours}}, do: ["me.coins += swing[c]"]}
 """
 
 
@@ -93,7 +97,7 @@ def analysis(build: Any) -> Totality:
     ("reset", True), ("overset", False), ("by_price", True), ("by_worth", True), ("make", True),
     ("make_boxed", False), ("needs", False), ("pays", True), ("picks", False), ("maybe_picks", True),
     ("may", True), ("loops", False), ("sell", True), ("sell_two", False), ("sell_other", False),
-    ("sell_enough", True), ("lose_floored", True)])
+    ("sell_enough", True), ("lose_floored", True), ("by_table", True), ("by_swing", False)])
 def test_which_bodies_always_finish(analysis: Totality, action: str, total: bool) -> None:
     # A cost is not part of the body: the search still pays it (see Search._total).
     assert analysis.action(action) is total

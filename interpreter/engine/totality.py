@@ -22,6 +22,8 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..language import checked as c
+from ..language.value_tables import MISSING
 from . import effects as e
 from .rules import ActionDef, Rules
 
@@ -36,10 +38,15 @@ def _never(_node: Any, _held: frozenset[str]) -> bool:
     return False
 
 
+def _nonneg_entries(entries: dict[Any, Any]) -> bool:
+    """Whether every entry of a table (of tables) is a whole number of at least 0."""
+    return all(_nonneg_entries(v) if isinstance(v, dict) else type(v) is int and v >= 0 for v in entries.values())
+
+
 def _syntax(fn: Any) -> Any:
-    """The syntax an expression was compiled from (the linker keeps it on the function), or None."""
-    syntax = getattr(fn, "syntax", None)
-    return syntax[0] if syntax is not None else None
+    """The syntax an expression was checked from (its checked tree keeps it), or None."""
+    tree = fn.tree if isinstance(fn, c.Expr) else None
+    return tree.syntax if tree is not None else None
 
 
 def _one_piece(fn: Any, held: frozenset[str]) -> bool:
@@ -85,26 +92,18 @@ def _lower_bounds(node: Any) -> list[tuple[Any, int]]:
 
 
 def _literal(fn: Any) -> object:
-    """The value of an expression written as a literal, else None (the linker keeps each function's syntax)."""
-    syntax = getattr(fn, "syntax", None)
-    if syntax is None:
-        return None
-    node = syntax[0]
+    """The value of an expression written as a literal, else None."""
+    node = _syntax(fn)
     return getattr(node, "value", None) if type(node).__name__ == "Literal" else None
 
 
 def _zone_name(fn: Any) -> str | None:
     """The declared zone an expression names (`z` or `x.z`), when it is written as a name."""
-    syntax = getattr(fn, "syntax", None)
-    if syntax is None:
-        return None
-    node, scope = syntax
-    kind = type(node).__name__
-    if kind == "Name":
-        locals_ = getattr(scope, "names", None) or {}
-        return None if node.id in locals_ else node.id
-    if kind == "Attr":
-        return node.name
+    tree = fn.tree if isinstance(fn, c.Expr) else None
+    if isinstance(tree, c.Name):
+        return tree.ref.name if tree.ref.kind == "zone" else None
+    if isinstance(tree, c.Attr):
+        return tree.name
     return None
 
 
@@ -209,9 +208,11 @@ class Totality:
                     k in self.rules.watchers for k in (node.counter, f"overflow {node.counter}",
                                                        f"underflow {node.counter}")):
                 break
-            amount, cell = _literal(node.value), getattr(node.key, "cell", None)
-            c = self.rules.counters[node.counter]
-            floor = max([low for low in [c.min, *(lo for lo, _ in c.key_limits.values())] if low is not None],
+            tree = node.key.tree
+            amount = _literal(node.value)
+            cell = (tree.syntax, tree.key.syntax) if isinstance(tree, c.Cell) else None
+            decl = self.rules.counters[node.counter]
+            floor = max([low for low in [decl.min, *(lo for lo, _ in decl.key_limits.values())] if low is not None],
                         default=None)
             if type(amount) is not int or cell is None or floor is None or amount < 0 or not any(
                     _same(target.obj, cell[0]) and _same(target.key, cell[1]) and at_least - amount >= floor
@@ -286,7 +287,7 @@ class Totality:
             return (type(value) is int and self._within(n.counter, value)) or self._free(n.counter)
         if type(value) is int:
             up = (value >= 0) == (n.op == "+=")
-        elif self._nonneg(getattr(n.value, "syntax", (None,))[0]):
+        elif self._nonneg(_syntax(n.value)):
             up = n.op == "+="
         else:
             return self._free(n.counter)
@@ -314,6 +315,15 @@ class Totality:
         if kind == "Attr" and self.rules.denotes(node) == "properties":
             return self._nonneg_prop(node.name)
         if kind == "Index":
+            root = node.obj
+            while type(root).__name__ == "Index":
+                root = root.obj
+            value = self.rules.values.get(root.id) if type(root).__name__ == "Name" else None
+            if value is not None and value.kind == "table":  # a constant table: every entry it can give
+                table = value.data
+                default = table.default
+                return (default is MISSING or (type(default) is int and default >= 0)) and _nonneg_entries(
+                    table.entries)
             return self._nonneg_counter(node.obj)
         return self._nonneg_counter(node)
 
@@ -330,7 +340,7 @@ class Totality:
             self._props[prop] = False  # while looking: a value computed from the property itself is not proof
             defaults = [v for (_, name), v in self.rules.prop_defaults.items() if name == prop]
             hit = all(v is None or (type(v) is int and v >= 0) for v in defaults) and all(
-                self._nonneg(getattr(fn, "syntax", (None,))[0]) and op in ("=", "+=")
+                self._nonneg(_syntax(fn)) and op in ("=", "+=")
                 for op, fn in self._prop_writes().get(prop, ()))
             self._props[prop] = hit
         return hit
