@@ -13,6 +13,7 @@ from boardrules.driver import Driver
 from boardrules.engine.interpreter import run_body
 from boardrules.game import Game
 from boardrules.language import syntax as s
+from boardrules.language.checked import made
 from boardrules.language.compiler import Scope
 from boardrules.language.effect_builder import Builder, Text
 from boardrules.language.parser import parse
@@ -65,7 +66,7 @@ def test_the_driver_evaluates_rules_and_records_coverage() -> None:
     game.setup()
     driver = game.driver()
     assert isinstance(driver, Driver)
-    assert driver.evaluate(lambda f: f.me.id, "p2") == "p2"
+    assert driver.evaluate(made(lambda f: f.me.id), "p2") == "p2"
     assert driver.frame().me is None
     assert driver.from_plain("$p1").id == "p1" and driver.from_plain(3) == 3
     village = Game.new(ROOT / "rules" / "village", 2, seed=3)  # set up, stopped at a chance step of its setup
@@ -90,5 +91,5 @@ def test_laying_out_a_starting_state_starts_no_counter_trigger() -> None:
     # the same effect run as a rule's step is a change, and the trigger runs
     other = Game(rules, 1, seed=1)
     other.setup()
-    other.driver().evaluate(lambda f: run_body((effect,), f))
+    other.driver().evaluate(made(lambda f: run_body((effect,), f)))
     assert other.state.counters["p1.grain"] == 9 and other.state.counters["p1.fame"] == fame + 1
