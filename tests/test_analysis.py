@@ -365,6 +365,16 @@ def test_ranges(tmp_path: Path, code: str, action: str, message: str, fix: tuple
     fires_then_silent(tmp_path, code, body, message, fix)
 
 
+def test_a_counter_without_a_floor_can_go_below_zero(tmp_path: Path) -> None:
+    # `min: null` is no floor: a guard on a debt below 0 can hold (it was judged from 0 up, a false W821), while
+    # the default floor 0 still makes it impossible.
+    body = RANGES.replace("zones:", "  debt: {per: player, min: null, input: true, output: true}\nzones:") + \
+        "actions:\n  a: {allowed_if: me.debt < 0, do: []}\n"
+    assert found(tmp_path / "open", HEAD + body) == []
+    floored = body.replace("min: null, ", "")
+    assert [c for c, _, _ in found(tmp_path / "floored", HEAD + floored)] == ["W821"]
+
+
 @pytest.mark.parametrize(("counter", "message", "fix"), [
     ("{per: player, min: 3, max: 2, input: true, output: true}", "counter 'c' has min 3 above its max 2",
      ("min: 3", "min: 0")),

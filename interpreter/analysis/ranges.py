@@ -56,7 +56,7 @@ class Ranges:
         c = self.rules.counters.get(name)
         if c is None:
             return None
-        low = c.min if c.min is not None else 0
+        low = c.min if c.min is not None else -INF  # `min: null`: no floor
         high = self.resolve(c.max) if c.max is not None else None
         return (low, max(high.values()) if high else INF)
 
