@@ -113,13 +113,20 @@ def _shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: list[Due],
             continue
         if most is None or lack < most:
             most, out = lack, []
-        units = -(-lack // unit)
-        if units * unit > d.amount:
-            continue  # no whole number of units covers what is lacking
-        rest = d.amount - units * unit
-        out.append(([d._replace(amount=rest, key=key)] if rest else [])
-                   + [w._replace(amount=w.amount * units) for w in instead])
+        way = _covered(d._replace(key=key), lack, unit, instead)
+        if way is not None:
+            out.append(way)
     return out
+
+
+def _covered(d: Due, lack: int, unit: int, instead: list[Due]) -> list[Due] | None:
+    """The due with what is lacking of it paid instead, in whole units of `unit`; None when no whole number of
+    units fits in what it asks."""
+    units = -(-lack // unit)
+    if units * unit > d.amount:
+        return None
+    rest = d.amount - units * unit
+    return ([d._replace(amount=rest)] if rest else []) + [w._replace(amount=w.amount * units) for w in instead]
 
 
 def _marker_shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: list[Due]) -> list[list[Due]]:
@@ -130,11 +137,8 @@ def _marker_shortfall(g: Any, unit: int, d: Due, others: list[Due], instead: lis
         return []
     held = reach - sum(o.amount for o in others if o.marker and o.base == d.base)
     lack = d.amount - max(held, 0)
-    units = -(-lack // unit)
-    if lack <= 0 or units * unit > d.amount:
-        return []
-    rest = d.amount - units * unit
-    return [([d._replace(amount=rest)] if rest else []) + [w._replace(amount=w.amount * units) for w in instead]]
+    way = _covered(d, lack, unit, instead) if lack > 0 else None
+    return [] if way is None else [way]
 
 
 def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:

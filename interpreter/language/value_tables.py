@@ -25,6 +25,7 @@ from ..engine.values import Unknown, shown
 from . import checked as c
 from . import syntax as s
 from .compile_error import CompileError
+from .option_values import type_of
 from .types import ANY, BOOL, INT, SYMBOL
 from .ynodes import key_span, value_span
 
@@ -112,13 +113,9 @@ def _is_unknown(node: Any) -> bool:
 
 
 def _leaf_kind(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, str):
-        return "symbol"
-    return None
+    """An entry's kind: int, bool or symbol (a list is no table entry)."""
+    kind = type_of(value)
+    return None if kind == "list" else kind
 
 
 class _Linker:
