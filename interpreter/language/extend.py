@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..diagnostics import Diagnostics, Span
 from ..engine.values import shown
-from .extend_choices import CHOOSING
+from .extend_choices import CHOOSING, target_decl
 from .loader import YList, YMap
 
 EXTENDABLE = ("sets", "counters", "pieces", "zones")
@@ -74,14 +74,9 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
             section, _, name = str(target).partition(".")
             if section in CHOOSING:
                 continue  # a rule's one_of: extend_choices
-            d = decls.get((section, name))
-            if section not in EXTENDABLE or d is None:
-                known = [f"{sec}.{n}" for sec, n in decls if sec in EXTENDABLE or sec in CHOOSING]
-                diags.error("E406", f"extend target '{target}' does not exist", span, did_you_mean(str(target), known))
-                continue
-            if d.module not in closure[m.id]:
-                diags.error("E406", f"'{target}' belongs to {d.module}, which {m.id} does not require", span,
-                            f"add {d.module} to requires")
+            d = target_decl(decls, (section, name), str(target), EXTENDABLE, m.id, closure, span, diags,
+                            CHOOSING)
+            if d is None:
                 continue
 
             def conflict(what: str, old: Any, new: Any, _t: tuple = (section, name, target, span, d, m)) -> None:

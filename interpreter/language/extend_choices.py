@@ -11,6 +11,7 @@ depends on the order of two modules that do not know each other.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
@@ -78,6 +79,24 @@ def _open(rule: Any, path: tuple[Any, ...]) -> Any:
     return root, spec
 
 
+def target_decl(decls: dict[tuple[str, str], Any], key: tuple[str, str], target: str, sections: Collection[str],
+                module: str, closure: dict[str, set[str]], span: Span, diags: Diagnostics,
+                hinted: Collection[str] = ()) -> Any:
+    """The declaration an `extend` entry of `module` names (`key`, a section and a name), or None after E406: it
+    does not exist among `sections`, or belongs to a module that `module` does not require. The hint's guesses
+    come from `sections` and `hinted`."""
+    d = decls.get(key) if key[0] in sections else None
+    if d is None:
+        known = [f"{sec}.{n}" for sec, n in decls if sec in sections or sec in hinted]
+        diags.error("E406", f"extend target '{target}' does not exist", span, did_you_mean(target, known))
+        return None
+    if d.module not in closure[module]:
+        diags.error("E406", f"'{key[0]}.{key[1]}' belongs to {d.module}, which {module} does not require", span,
+                    f"add {d.module} to requires")
+        return None
+    return d
+
+
 def _walk(node: Any, path: tuple[Any, ...]) -> Any:
     for key in path:
         node = node[key]
@@ -98,14 +117,8 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
                 continue
             span = getattr(table, "key_spans", {}).get(target, m.span)
             rule, _, step = rest.partition(".")
-            d = decls.get((section, rule))
+            d = target_decl(decls, (section, rule), str(target), CHOOSING, m.id, closure, span, diags)
             if d is None:
-                known = [f"{sec}.{n}" for sec, n in decls if sec in CHOOSING]
-                diags.error("E406", f"extend target '{target}' does not exist", span, did_you_mean(str(target), known))
-                continue
-            if d.module not in closure[m.id]:
-                diags.error("E406", f"'{section}.{rule}' belongs to {d.module}, which {m.id} does not require", span,
-                            f"add {d.module} to requires")
                 continue
             change = spec.get("one_of") if isinstance(spec, dict) else None
             if not isinstance(change, dict) or not isinstance(d.node, dict):
