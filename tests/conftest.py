@@ -47,8 +47,13 @@ def build_rules(directory: Path, *texts: str, roots: list[str] | None = None) ->
 
 
 def harvest_link(root: str = "harvest.plus") -> Rules:
+    return pack_link(HARVEST, root)
+
+
+def pack_link(path: Path, root: str) -> Rules:
+    """The rules of one pack's module `root` and what it requires, linked without an error."""
     diags = Diagnostics()
-    (pack,) = discover([HARVEST], diags)
+    (pack,) = discover([path], diags)
     modules = load_modules(pack.module_files, diags)
     rules = link(modules, [root], diags)
     assert not diags.has_errors, [f"{d.code} {d.message}" for d in diags.items]

@@ -8,25 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BOTH, build_rules, link_texts
+from conftest import BOTH, build_rules, link_texts, pack_link
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from boardrules.diagnostics import BoardrulesError, Diagnostics
 from boardrules.engine.rules import Rules
 from boardrules.game import Game
-from boardrules.language.pack import discover, link, load_modules
+from boardrules.language.pack import discover
 
 FINALE = Path(__file__).parent / "packs" / "finale"
 
 
 def finale(root: str = "finale") -> Rules:
-    diags = Diagnostics()
-    (pack,) = discover([FINALE], diags)
-    modules = load_modules(pack.module_files, diags)
-    rules = link(modules, [root], diags)
-    assert not diags.has_errors, [f"{d.code} {d.message}" for d in diags.items]
-    return rules
+    return pack_link(FINALE, root)
 
 
 @BOTH
