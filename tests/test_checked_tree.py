@@ -209,3 +209,34 @@ def test_only_the_emitter_writes_the_store_layout_into_code() -> None:
     assert found == []
     emitter = (PACKAGE / "language" / "emitter.py").read_text(encoding="utf-8")
     assert _LAYOUT.search(emitter)  # the pattern still finds what it is looking for
+
+
+def test_each_linked_formula_knows_where_it_is_written(tmp_path: Path) -> None:
+    """One checked tree may be written in many places (equal texts link once): each effect's Expr carries its own
+    place, so a node is placed at its file, line and column without going back to the YAML."""
+    rules = build_rules(tmp_path, """
+        module: t
+        title: Places
+        counters:
+          gold: {per: player}
+        actions:
+          a:
+            do:
+              - me.gold += 2
+              - "me.gold += 2"
+              - if: me.gold > 3
+                then: [me.gold -= 1]
+              - pay 1 gold
+        """)
+    plain, quoted, block, pay = rules.actions["a"].body
+    assert isinstance(plain, e.SetCounterE) and isinstance(quoted, e.SetCounterE) and isinstance(block, e.IfE)
+    assert plain.value.tree is quoted.value.tree  # one tree, linked once
+    file = str(tmp_path / "m0.yaml")
+    assert plain.value.span() == dataclasses.replace(plain.value.span(), file=file, line=9, col=20)
+    placed = [(x.line, x.col) for x in (plain.value.span(), quoted.value.span(), plain.key.span(), block.cond.span())]
+    assert placed == [(9, 20), (10, 21), (9, 12), (11, 21)]  # a name by its word, a comparison by its operator
+    assert isinstance(pay, e.PayE)
+    term = pay.cost.alternatives[0][0]
+    assert (term.span(pay.span).line, term.span(pay.span).col) == (13, 15)
+    gt = next(n for n in c.nodes(block.cond.tree) if isinstance(n, c.Compare))
+    assert (block.cond.span(gt.right).line, block.cond.span(gt.right).col) == (11, 23)

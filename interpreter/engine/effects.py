@@ -52,6 +52,11 @@ class CostTermC:
     key_fn: Fn | None  # a key computed from a local name
     marker: bool = False  # `counter` names a track marker: paying moves it (its track's `spend` way)
     lacking: CostTermC | None = None  # `lacking N c each`: what is paid for each unit the payer lacks
+    pos: tuple[int, int] = (1, 1)  # where the counter's word is in the text `amount.src` places
+
+    def span(self, fallback: Span) -> Span:
+        """Where the term is written (its counter's word)."""
+        return self.amount.src.at(self.pos) if self.amount.src is not None else fallback
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,7 @@ class CostC:
     span: Span
     alternatives: tuple[tuple[CostTermC, ...], ...]
     text: str
+    named: tuple[str, ...] = ()  # the declared costs (costs.NAME) it pays, whose terms it holds
 
 
 @dataclass(frozen=True, slots=True)

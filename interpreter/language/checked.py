@@ -6,7 +6,8 @@ denotes (a local, a counter, a value, a zone, ...) and the declaration that says
 reading of `x.name` the checker chose (a player's counter, a piece's property, ...). Nothing here knows how the
 state store is laid out: `emitter` turns a checked tree into Python, and is the only place that does.
 
-`Expr` pairs a checked tree with the function emitted from it: what effect nodes and declarations hold.
+`Expr` pairs a checked tree with the function emitted from it and the place its text is written: what effect
+nodes and declarations hold.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
+from ..diagnostics import Span
 from . import syntax as s
+from .places import Source
 from .types import Type
 
 Pos = s.Pos
@@ -276,10 +279,23 @@ class Expr:
 
     tree: Node | None
     fn: Fn
+    src: Source | None = None  # where its text is written: one linked tree may be written in many places
 
     @property
     def type(self) -> Type | None:
         return self.tree.type if self.tree is not None else None
+
+    def at(self, src: Source) -> Expr:
+        """This expression as written at `src`."""
+        return Expr(self.tree, self.fn, src) if self.tree is not None else self
+
+    def span(self, node: Node | None = None, fallback: Span | None = None) -> Span | None:
+        """The file position of `node` (the whole expression by default), or `fallback` when its place is not
+        known (a function made without text)."""
+        target = node if node is not None else self.tree
+        if self.src is None or target is None:
+            return fallback
+        return self.src.at(target.pos)
 
 
 def made(fn: Fn) -> Expr:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..diagnostics import Span, source_line
 from . import checked as c
 from . import syntax as s
 from .checker import PIECE_BUILTINS, Checker, Scope
 from .compile_error import CompileError
 from .emitter import Emitter, Gen
+from .places import span_in
 from .types import Type
 
 if TYPE_CHECKING:
@@ -115,37 +115,3 @@ class ExprCompiler:
 def _too_deep(node: s.Node) -> CompileError:
     return CompileError("E301", "expression is nested too deeply", node.pos,
                         "split it with let, or into a value or a procedure")
-
-
-def _folded_span(base: Span, indent: int, col: int) -> Span:
-    """In a folded (>) block, source lines were joined with spaces: find the line that holds column `col`."""
-    offset, line_no = 0, base.line + 1
-    while True:
-        text = source_line(base.file, line_no)
-        if text is None:
-            break
-        width = len(text) - indent
-        if col - 1 - offset <= width or source_line(base.file, line_no + 1) is None:
-            break
-        nxt = source_line(base.file, line_no + 1) or ""
-        if len(nxt) - len(nxt.lstrip(" ")) < indent or not nxt.strip():
-            break
-        offset += width + 1
-        line_no += 1
-    return Span(base.file, line_no, indent + col - offset)
-
-
-def span_in(base: Span, pos: s.Pos, style: str | None) -> Span:
-    """The file position of `pos` inside a YAML string that starts at `base`."""
-    line, col = pos
-    if style in ("|", ">"):
-        # The text starts on the line after the indicator, at the block's indentation.
-        first = source_line(base.file, base.line + 1)
-        indent = len(first) - len(first.lstrip(" ")) if first is not None else base.col + 1
-        if style == ">" and line == 1:
-            return _folded_span(base, indent, col)
-        return Span(base.file, base.line + line, indent + col)
-    offset = 1 if style in ("'", '"') else 0
-    if line == 1:
-        return Span(base.file, base.line, base.col + offset + col - 1)
-    return Span(base.file, base.line + line - 1, col)

@@ -16,11 +16,12 @@ from . import syntax as s
 from . import value_tables
 from .checked import Expr
 from .compile_error import CompileError
-from .compiler import ExprCompiler, Scope, span_in
+from .compiler import ExprCompiler, Scope
 from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term
 from .parser import ParseError, parse
+from .places import Source
 from .sections import BLOCK_KEYS
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
 
@@ -32,9 +33,10 @@ class Text:
         self.text = str(value).lower() if isinstance(value, bool) else str(value)
         self.span: Span = getattr(value, "span", None) or fallback
         self.style = getattr(value, "style", None) if isinstance(value, YStr) else None
+        self.source = Source(self.span, self.style)
 
     def at(self, pos: s.Pos) -> Span:
-        return span_in(self.span, pos, self.style)
+        return self.source.at(pos)
 
     def covering(self, start: Span | None = None) -> Span:
         """A span to the end of this text, carrying the text: what an effect node keeps. It starts at the text,
@@ -124,20 +126,20 @@ class Builder:
         if node is None:
             return None
         try:
-            return self.exprs.link(node, scope)
+            return self.exprs.link(node, scope).at(text.source)
         except CompileError as err:
             self.error(err.code, err.message, text.at(err.pos), err.hint)
             return None
 
     def _expr(self, node: s.Node, scope: Scope, text: Text) -> Expr:
         try:
-            return self.exprs.link(node, scope)
+            return self.exprs.link(node, scope).at(text.source)
         except CompileError as err:
             raise _Reported(err, text) from None
 
     def _typed(self, node: s.Node, scope: Scope, text: Text) -> tuple[Expr, Type]:
         try:
-            linked = self.exprs.link(node, scope)
+            linked = self.exprs.link(node, scope).at(text.source)
         except CompileError as err:
             raise _Reported(err, text) from None
         assert linked.tree is not None
@@ -419,14 +421,14 @@ class Builder:
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         if n.op == "=":
             return e.LetE(t.at(n.pos), name, value)
-        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n))
+        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n).at(t.source))
 
     def _counter_set(self, span: Span, key: Expr, counter: str, op: str, value: Expr, vt: Type, n: s.Assign,
                      t: Text) -> e.Effect:
         if vt not in (INT, ANY):
             msg = f"counter '{counter}' holds numbers, but the value is {vt}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
-        return e.SetCounterE(span, key, counter, op, value)
+        return e.SetCounterE(span, key.at(t.source), counter, op, value)
 
     def _pay(self, n: s.Pay, scope: Scope, t: Text) -> e.Effect:
         by = self._expr(n.by, scope, t) if n.by else None
@@ -434,10 +436,12 @@ class Builder:
 
     def cost(self, cost: s.Cost, scope: Scope, t: Text, label: str | None = None) -> e.CostC:
         alternatives: list[tuple[e.CostTermC, ...]] = []
+        named: list[str] = []
         for alt in cost.alternatives:
             if isinstance(alt, s.CostRef):
                 self._lookup(self.rules.costs, alt.name, "cost", alt.pos, t)
                 alternatives.extend(self.rules.costs[alt.name].alternatives)
+                named.append(alt.name)
                 continue
             terms = []
             for term in alt.terms:
@@ -450,7 +454,7 @@ class Builder:
                     built = replace(built, lacking=self._cost_term(term.lacking, scope, t))
                 terms.append(built)
             alternatives.append(tuple(terms))
-        return e.CostC(t.at(cost.pos), tuple(alternatives), label or t.text)
+        return e.CostC(t.at(cost.pos), tuple(alternatives), label or t.text, tuple(named))
 
     def _cost_term(self, term: s.CostTerm, scope: Scope, t: Text) -> e.CostTermC:
         c = self.rules.counters.get(term.counter)
@@ -458,7 +462,8 @@ class Builder:
             marker = marker_term(self.rules, term)
             if isinstance(marker, CompileError):
                 raise _Reported(marker, t)
-            return e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True)
+            return e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True,
+                               pos=term.pos)
         amount = self._expr(term.amount, scope, t)
         key_fn = None
         key = term.key
@@ -475,7 +480,7 @@ class Builder:
             else:
                 hint = did_you_mean(key, [*(c.keys or ()), "any", "different"])
                 raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
-        return e.CostTermC(amount, c.name, c.per, key, key_fn)
+        return e.CostTermC(amount, c.name, c.per, key, key_fn, pos=term.pos)
 
     def _link(self, n: s.Link, scope: Scope, t: Text) -> e.Effect:
         a, b = (self._as(x, scope, t, _PIECE, "a linked thing") for x in (n.a, n.b))

@@ -104,7 +104,7 @@ def _number(b: Builder, value: Any, span: Span, scope: Scope) -> Any:
     if node is None:
         return None
     try:
-        fn = b.exprs.link(node, scope)
+        fn = b.exprs.link(node, scope).at(text.source)
         t = fn.type
     except CompileError as err:
         b.error(err.code, err.message, text.at(err.pos), err.hint)
