@@ -26,9 +26,7 @@ from . import (
     writes,
 )
 from . import modules as combos
-from .facts import gather
-from .refs import site_refs
-from .walk import walk_modules
+from .facts import gather, used_names
 
 ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_size.check, gameflow.check,
             thresholds.check, markers.check, loops.check, hooks.check, writes.check, extensions.check)
@@ -63,14 +61,14 @@ def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Spa
         rules = linked[tuple(modules)] = whole if whole is not None else link(modules, list(modules), found)
     if rules is not None and not diags.has_errors and not found.has_errors:
         # Whole-pack analyses read what linked cleanly: after an error they would only add follow-on noise.
-        analyse(modules, rules, found, _game(modules, linked, pack), set(options or ()))
+        analyse(modules, rules, found, _game(modules, linked, pack), set(options or ()), list(linked.values()))
         try:
             scenarios.check(modules, pack.scenario_files, found, linked)
         except Exception as exc:  # a bug in boardrules must not hide the rest of the report
             _internal("scenario", exc, modules, found)
     # Which names the rules use is needed only to place an unknown name's error.
     unknown = any(d.code == "E401" for d in found.items)
-    used = {ref.name for site in walk_modules(modules) for ref in site_refs(site)} if unknown else set()
+    used = used_names(linked.values()) if unknown else set()
     diags.extend(combos.one_error_per_mistake(found.items, declared, used))
     return modules
 
@@ -90,11 +88,13 @@ def unknowns(rules: Rules, diags: Diagnostics, options: dict[str, Any] | None = 
 
 
 def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics,
-            game: tuple[str, Rules] | None = None, options: set[str] | None = None) -> None:
+            game: tuple[str, Rules] | None = None, options: set[str] | None = None,
+            alone: list[Rules] | None = None) -> None:
     """Run every analysis over the pack's modules linked together (`rules`); with `game` (the game module and
-    its link), also what whole-game play reads."""
+    its link), also what whole-game play reads. A name is used when any link uses it (`alone`: each module
+    linked with what it requires), so a rule another module replaces or drops still counts."""
     try:
-        facts = gather(modules, rules)
+        facts = gather(modules, rules, alone or ())
     except Exception as exc:  # a bug in boardrules must not hide the rest of the report
         _internal("gathering the facts", exc, modules, diags)
         return

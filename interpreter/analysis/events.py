@@ -13,19 +13,18 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
-from ..language import syntax as s
+from ..engine import effects as e
+from ..language import checked as c
 from .facts import Facts
-from .refs import Ref
-from .walk import subnodes
+from .uses import place
 
 
 def _emitted(facts: Facts) -> set[str]:
     declared = set(facts.decls["events"])
     builtin = {name for name in facts.rules.events if name not in declared}
     emitted = {r.name for r in facts.used_kind("emit") + facts.used_kind("defer")}
-    for site in facts.sites:
-        if any(isinstance(n, s.End) and n.what == "turn" for n in subnodes(site.node)):
-            emitted.add("turn_end")
+    if any(isinstance(eff, e.EndE) and eff.what == "turn" for _, eff, _ in facts.index.effects):
+        emitted.add("turn_end")
     return emitted | builtin
 
 
@@ -38,11 +37,27 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                           "emits it")
     for ref in facts.used_kind("until"):
         if ref.name in facts.rules.events and ref.name not in emitted and ref.name not in facts.inputs:
-            assert ref.site is not None and ref.node is not None
             diags.warning("W812", f"this deferred event waits for '{ref.name}', which no rule emits, so it never runs",
-                          ref.site.span(ref.node), did_you_mean(ref.name, sorted(emitted))
+                          ref.span(), did_you_mean(ref.name, sorted(emitted))
                           or f"emit {ref.name}(...) where it happens, or leave out until (the end of the turn)")
     _cycles(facts, diags)
+
+
+def _targets(facts: Facts, rule: str, eff: e.Effect, on: dict[str, list[str]], guarded: dict[str, set[str]]
+             ) -> list[str]:
+    """The rules an effect runs right away: the triggers of the event it emits, a procedure, an action."""
+    if isinstance(eff, e.EmitE):
+        targets = on.get(eff.event, [])
+        if _counts_down(eff, facts.rules.events.get(eff.event, ()), guarded.get(rule, set())):
+            targets = [t for t in targets if t != rule]
+        return targets
+    if isinstance(eff, e.EndE) and eff.what == "turn":
+        return on.get("turn_end", [])
+    if isinstance(eff, e.CallE):
+        return [f"procedures.{eff.proc}"]
+    if isinstance(eff, e.TakeE):  # take ACTION(...) runs that action here
+        return [f"actions.{eff.action}"]
+    return []
 
 
 def _cycles(facts: Facts, diags: Diagnostics) -> None:
@@ -50,27 +65,15 @@ def _cycles(facts: Facts, diags: Diagnostics) -> None:
     for rule, event, _ in facts.triggers:
         on[event].append(rule)
     guarded_params = _guarded_params(facts)
-    edges: dict[str, list[tuple[str, Ref | None, Span]]] = defaultdict(list)
-    for site in facts.sites:
-        if site.guarded or site.role != "effect" or not site.rule.startswith(("triggers.", "procedures.", "actions.")):
+    edges: dict[str, list[tuple[str, Span]]] = defaultdict(list)
+    for rule, eff, guarded in facts.index.effects:
+        if guarded or not rule.startswith(("triggers.", "procedures.", "actions.")):
             continue
-        for n in subnodes(site.node):
-            targets: list[str] = []
-            if isinstance(n, s.Emit):
-                targets = on.get(n.event, [])
-                if _counts_down(n, facts.rules.events.get(n.event, ()), guarded_params.get(site.rule, set())):
-                    targets = [t for t in targets if t != site.rule]
-            elif isinstance(n, s.End) and n.what == "turn":
-                targets = on.get("turn_end", [])
-            elif isinstance(n, s.CallProc):
-                targets = [f"procedures.{n.proc}"]
-            elif isinstance(n, s.Take):  # take ACTION(...) runs that action here
-                targets = [f"actions.{n.action}"]
-            for t in targets:
-                edges[site.rule].append((t, None, site.span(n)))
+        for t in _targets(facts, rule, eff, on, guarded_params):
+            edges[rule].append((t, place(eff)))
     for component in _strong_components(edges):
         first = min(component)
-        where = min((span for rule in component for t, _, span in edges[rule] if t in component),
+        where = min((span for rule in component for t, span in edges[rule] if t in component),
                     key=lambda sp: (sp.file, sp.line, sp.col))
         names = ", ".join(sorted(component))
         diags.error("E813", f"these rules can run each other without bound: {names}", where,
@@ -81,22 +84,23 @@ def _cycles(facts: Facts, diags: Diagnostics) -> None:
 def _guarded_params(facts: Facts) -> dict[str, set[str]]:
     """For each trigger, the names its `if:` guard reads (its event's parameters among them)."""
     out: dict[str, set[str]] = defaultdict(set)
-    for site in facts.sites:
-        if site.role == "guard" and site.rule.startswith("triggers."):
-            out[site.rule] |= {n.id for n in subnodes(site.node) if isinstance(n, s.Name)}
+    for f in facts.index.formulas:
+        if f.role == "guard" and f.effect is None and f.rule.startswith("triggers."):
+            out[f.rule] |= {n.ref.name for n in c.nodes(f.tree) if isinstance(n, c.Name)}
     return out
 
 
-def _counts_down(emit: s.Emit, params: tuple[tuple[str, str], ...], guarded: set[str]) -> bool:
+def _counts_down(emit: e.EmitE, params: tuple[tuple[str, str], ...], guarded: set[str]) -> bool:
     """Whether `emit E(..., p - k, ...)` passes a guarded parameter of E decreased, in E's own place for it."""
     for (name, _), arg in zip(params, emit.args, strict=False):
-        if (name in guarded and isinstance(arg, s.BinOp) and arg.op == "-" and isinstance(arg.left, s.Name)
-                and arg.left.id == name):
+        tree = arg.tree
+        if (name in guarded and isinstance(tree, c.BinOp) and tree.op == "-" and isinstance(tree.left, c.Name)
+                and tree.left.ref.name == name):
             return True
     return False
 
 
-def _strong_components(edges: dict[str, list[tuple[str, Ref | None, Span]]]) -> list[set[str]]:
+def _strong_components(edges: dict[str, list[tuple[str, Span]]]) -> list[set[str]]:
     """Cycles: strongly connected components with more than one rule, or a rule that reaches itself (Tarjan)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -110,7 +114,7 @@ def _strong_components(edges: dict[str, list[tuple[str, Ref | None, Span]]]) -> 
         counter[0] += 1
         stack.append(v)
         on_stack.add(v)
-        for w, _, _ in edges.get(v, []):
+        for w, _ in edges.get(v, []):
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -124,7 +128,7 @@ def _strong_components(edges: dict[str, list[tuple[str, Ref | None, Span]]]) -> 
                 comp.add(w)
                 if w == v:
                     break
-            if len(comp) > 1 or any(t == v for t, _, _ in edges.get(v, [])):
+            if len(comp) > 1 or any(t == v for t, _ in edges.get(v, [])):
                 out.append(comp)
 
     for v in sorted(edges):

@@ -4,6 +4,7 @@ pack gives names on purpose (`input: true`, `output: true`), and the linked rule
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -13,8 +14,8 @@ from ..engine.rules import Rules
 from ..language import syntax as s
 from ..language.linker import Module
 from . import linked
-from .refs import Ref, site_refs
 from .tree import Linked
+from .uses import Index, Ref
 from .walk import Site, walk_modules
 
 # Sections whose entries are names other rules refer to, and what a diagnostic calls them.
@@ -36,6 +37,7 @@ class Facts:
     modules: dict[str, Module]
     rules: Rules
     sites: list[Site] = field(default_factory=list)
+    index: Index = field(init=False)
     refs: dict[str, dict[str, list[Ref]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     decls: dict[str, dict[str, Decl]] = field(default_factory=lambda: defaultdict(dict))
     inputs: set[str] = field(default_factory=set)
@@ -76,11 +78,21 @@ def _role(node: Any, facts: Facts, name: str) -> None:
             facts.outputs.add(name)
 
 
-def gather(modules: dict[str, Module], rules: Rules) -> Facts:
+def used_names(links: Iterable[Rules]) -> set[str]:
+    """Every name the linked rules use."""
+    return {ref.name for rules in _distinct(links) for ref in Index(rules).refs}
+
+
+def _distinct(links: Iterable[Rules]) -> list[Rules]:
+    return list({id(r): r for r in links}.values())
+
+
+def gather(modules: dict[str, Module], rules: Rules, alone: Iterable[Rules] = ()) -> Facts:
     facts = Facts(modules, rules)
     facts.sites = walk_modules(modules) + linked.sites(rules)
-    for site in facts.sites:
-        for ref in site_refs(site, rules.denotes):
+    facts.index = Index(rules)
+    for r in _distinct([rules, *alone]):
+        for ref in (facts.index if r is rules else Index(r)).refs:
             facts.refs[ref.name][ref.kind].append(ref)
     for ref in linked.declaration_refs(rules):
         facts.refs[ref.name][ref.kind].append(ref)
@@ -106,7 +118,7 @@ def gather(modules: dict[str, Module], rules: Rules) -> Facts:
                     if on is not None and not isinstance(on, dict):  # a counter's watchers are linked.py's
                         on_span = getattr(node, "value_spans", {}).get("on", span)
                         facts.triggers.append((f"triggers.{name}", str(on), on_span))
-                        facts.refs[str(on)]["on"].append(Ref("on", str(on), None, None))
+                        facts.refs[str(on)]["on"].append(Ref("on", str(on), None))
                     continue
                 facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
                 _role(node, facts, name)

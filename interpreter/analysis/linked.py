@@ -11,7 +11,7 @@ from ..diagnostics import Span
 from ..engine.rules import Rules
 from ..language.checked import Expr
 from ..language.effect_builder import Text
-from .refs import Ref
+from .uses import Ref
 from .walk import Site
 
 
@@ -45,7 +45,7 @@ def declaration_refs(rules: Rules) -> list[Ref]:
 
     def use(kind: str, raw: object, section: str | None = None) -> None:
         if isinstance(raw, str):
-            out.append(Ref(kind, raw, None, None, section))
+            out.append(Ref(kind, raw, None, section))
 
     for c in rules.counters.values():
         for raw in (c.initial, c.max, c.min):

@@ -9,7 +9,6 @@ scored or shown. Both silence the warnings they explain.
 from __future__ import annotations
 
 from ..diagnostics import Diagnostics
-from ..language import syntax as s
 from .facts import KINDS, Decl, Facts
 
 _START = {"counters": "starts at 0", "properties": "has no default", "zones": "starts empty"}
@@ -63,7 +62,7 @@ def _start(decl: Decl) -> str:
 def _only_ranked(facts: Facts, name: str) -> bool:
     """Whether only the ranking reads a counter: W856 reports that at the ranking key."""
     reads = facts.used(name, "read", "pay", "call", "cost", section="counters")
-    return bool(reads) and all(r.site is not None and r.site.rule == "flow.ranking" for r in reads)
+    return bool(reads) and all(r.rule == "flow.ranking" for r in reads)
 
 
 def _written(facts: Facts, section: str, name: str) -> bool:
@@ -88,12 +87,10 @@ def _costs(facts: Facts, diags: Diagnostics) -> set[str]:
         decl = facts.decls["counters"].get(name)
         if decl is None or name in facts.inputs or _starts_provided(decl) or facts.used(name, "increase"):
             continue
-        if ref.site is None or ref.node is None:
-            continue
-        if isinstance(ref.node, s.CostTerm) and ref.node.lacking is not None:
+        if ref.rule is None or ref.span() is None or ref.lacked:
             continue  # what the payer lacks is paid the other way: the cost can be paid all the same
         reported.add(name)
         diags.warning("W804", f"this cost is paid in '{name}', which starts at 0 and no rule or setup ever increases",
-                      ref.site.span(ref.node), f"give counters.{name} an initial value, add a rule that gives it, "
+                      ref.span(), f"give counters.{name} an initial value, add a rule that gives it, "
                       "or mark it input: true")
     return reported

@@ -1,6 +1,7 @@
 """Effect nodes: the linked, ready-to-run form of a rule's `do:` list.
 
-Each node is immutable, carries the span of the YAML it came from, and holds its expressions as `Expr`: the
+Each node is immutable, carries the span of the YAML it came from (and a statement that names something, where
+that name is written: `named_at`), and holds its expressions as `Expr`: the
 checked tree (what every later phase reads) with the function emitted from it (`expr.fn(frame)` runs it).
 `interpreter.RUNNERS` maps each node class to the function that runs it.
 """
@@ -88,6 +89,7 @@ class CreateE(Effect):
     at: Fn | None
     props: tuple[tuple[str, Fn], ...]
     bind: str | None
+    named_at: Span | None = None  # where its kind's word is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,7 @@ class PlaceE(Effect):
 class EmitE(Effect):
     event: str
     args: tuple[Fn, ...]
+    named_at: Span | None = None  # where the event's name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +166,7 @@ class DeferE(Effect):
     event: str
     args: tuple[Fn, ...]
     until: str
+    named_at: Span | None = None  # where the event's name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +174,7 @@ class CallE(Effect):
     proc: str
     args: tuple[Fn, ...]
     as_player: Fn | None = None  # the player the procedure runs for, when not the caller's `me`
+    named_at: Span | None = None  # where the procedure's name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +194,7 @@ class LimitE(Effect):
     key: Fn | None
     count: Fn
     scope: str
+    named_at: Span | None = None  # where the limit's name is written
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +220,7 @@ class TakeE(Effect):
     action: str
     args: tuple[Fn, ...]
     as_player: Fn | None
+    named_at: Span | None = None  # where the action's name is written
 
 
 @dataclass(frozen=True, slots=True)

@@ -202,7 +202,11 @@ class Builder:
             return None
         try:
             effect = self._statements[type(node)](node, scope, text)
-            return None if effect is None else replace(effect, span=text.covering())
+            if effect is None:
+                return None
+            if "named_at" in type(effect).__dataclass_fields__:  # built at its name's place: keep it
+                return replace(effect, span=text.covering(), named_at=effect.span)
+            return replace(effect, span=text.covering())
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
             # The line's own name still exists for the lines after it: one mistake, one error.
