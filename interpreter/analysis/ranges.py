@@ -15,10 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
+from ..engine import effects as e
 from ..engine.rules import Rules
-from ..language import syntax as s
+from ..language import checked as c
 from .facts import Facts
-from .walk import Site, subnodes
+from .uses import Formula, place
 
 Interval = tuple[float, float]
 INF = float("inf")
@@ -74,56 +75,61 @@ class Ranges:
         return min(sizes, default=INF)
 
     # ------------------------------------------------------------ expressions
-    def of(self, node: s.Node) -> Interval | None:
+    def of(self, node: c.Node) -> Interval | None:
         """The interval an expression's value lies in, or None when it is not a number known to be bounded."""
-        return RANGE_OF.get(type(node), _unbounded)(self, node)  # every expression kind has its entry
+        return RANGE_OF[type(node)](self, node)  # every checked kind has its entry (tests/test_dispatch.py)
 
 
-def _literal(rg: Ranges, node: s.Literal) -> Interval | None:
+def _literal(rg: Ranges, node: c.Literal) -> Interval | None:
     v = node.value
     return (v, v) if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def _name(rg: Ranges, node: s.Name) -> Interval | None:
-    r = rg.rules
-    if node.id == "player_count":
+def _name(rg: Ranges, node: c.Name) -> Interval | None:
+    kind, name = node.ref.kind, node.ref.name
+    if kind == "flow" and name == "player_count":
         return (rg.pmin, rg.pmax)
-    if node.id in r.values:
-        table = rg.resolve(node.id)
+    if kind in ("const", "value"):
+        table = rg.resolve(name)
         return (min(table.values()), max(table.values())) if table else None
-    c = r.counters.get(node.id)
-    if c is not None and c.per == "game" and c.keys is None:
-        return rg.counter(node.id)
+    c_ = rg.rules.counters.get(name) if kind == "counter" else None
+    if c_ is not None and c_.per == "game" and c_.keys is None:
+        return rg.counter(name)
     return None
 
 
-def _attr(rg: Ranges, node: s.Attr) -> Interval | None:
-    r = rg.rules
-    c = r.counters.get(node.name)
-    if c is not None and c.per == "player" and c.keys is None and node.name not in r.properties:
+def _attr(rg: Ranges, node: c.Attr) -> Interval | None:
+    c_ = rg.rules.counters.get(node.name) if node.kind == "counter" else None
+    if c_ is not None and c_.per == "player" and c_.keys is None:
         return rg.counter(node.name)
     return None
 
 
-def _index(rg: Ranges, node: s.Index) -> Interval | None:
-    root: s.Node = node
-    while isinstance(root, s.Index):
-        root = root.obj
-    v = rg.rules.values.get(root.id) if isinstance(root, s.Name) else None
-    if v is not None and v.kind == "table":  # a table: between its least and greatest entry
-        return v.data.number_range() if hasattr(v.data, "number_range") else None
+def _index(rg: Ranges, node: c.Index) -> Interval | None:
+    if node.cell is not None:
+        return rg.counter(node.cell.counter.name)
     fam = node.obj
-    name = fam.name if isinstance(fam, s.Attr) else fam.id if isinstance(fam, s.Name) else None
-    c = rg.rules.counters.get(name or "")
-    return rg.counter(c.name) if c is not None and c.keys is not None else None
+    name = fam.ref.name if isinstance(fam, c.Name) and fam.ref.kind == "family" else \
+        fam.name if isinstance(fam, c.Attr) and fam.kind == "family" else None
+    c_ = rg.rules.counters.get(name or "")
+    return rg.counter(c_.name) if c_ is not None and c_.keys is not None else None
 
 
-def _neg(rg: Ranges, node: s.Neg) -> Interval | None:
+def _cell(rg: Ranges, node: c.Cell) -> Interval | None:
+    return rg.counter(node.counter.name)
+
+
+def _table(rg: Ranges, node: c.TableRead) -> Interval | None:
+    """A table: between its least and greatest entry."""
+    return node.table.number_range() if node.table is not None else None
+
+
+def _neg(rg: Ranges, node: c.Neg) -> Interval | None:
     inner = rg.of(node.operand)
     return (-inner[1], -inner[0]) if inner else None
 
 
-def _binop(rg: Ranges, node: s.BinOp) -> Interval | None:
+def _binop(rg: Ranges, node: c.BinOp) -> Interval | None:
     if node.op not in "+-*":
         return None
     a, b = rg.of(node.left), rg.of(node.right)
@@ -137,13 +143,18 @@ def _binop(rg: Ranges, node: s.BinOp) -> Interval | None:
     return (min(products), max(products)) if products else None
 
 
-def _call(rg: Ranges, node: s.Call) -> Interval | None:
-    if node.fn == "rank_by":
-        return (1, rg.pmax)
+def _zone_name(node: c.Node) -> str | None:
+    if isinstance(node, c.Name) and node.ref.kind == "zone":
+        return node.ref.name
+    if isinstance(node, c.Attr) and node.kind == "zone":
+        return node.name
+    return None
+
+
+def _call(rg: Ranges, node: c.Call) -> Interval | None:
     if node.fn == "count" and len(node.args) == 1:
-        arg = node.args[0]
-        zone = arg.name if isinstance(arg, s.Attr) else arg.id if isinstance(arg, s.Name) else None
-        return (0, rg.zone_size(zone)) if zone in rg.rules.zones else (0, INF)
+        zone = _zone_name(node.args[0])
+        return (0, rg.zone_size(zone)) if zone is not None else (0, INF)
     if node.fn in ("min", "max") and len(node.args) > 1:
         parts = [rg.of(a) for a in node.args]
         if any(p is None for p in parts):
@@ -153,23 +164,31 @@ def _call(rg: Ranges, node: s.Call) -> Interval | None:
     return None
 
 
-def _unbounded(rg: Ranges, node: s.Node) -> Interval | None:
+def _rank(rg: Ranges, node: c.RankBy) -> Interval | None:
+    return (1, rg.pmax)
+
+
+def _unbounded(rg: Ranges, node: c.Node) -> Interval | None:
     return None
 
 
-# Expression kind -> its interval. A kind whose value is no bounded number (a list, a truth value, a piece, a
-# conditional or a range the analysis does not follow) says so explicitly; tests/test_dispatch.py proves every
-# expression kind has an entry.
-RANGE_OF: dict[type[s.Node], Callable[[Ranges, Any], Interval | None]] = {
-    s.Literal: _literal,
-    s.Name: _name,
-    s.Attr: _attr,
-    s.Index: _index,
-    s.Neg: _neg,
-    s.BinOp: _binop,
-    s.Call: _call,
-    **{kind: _unbounded for kind in (s.PieceRef, s.ListLit, s.Comprehension, s.Compare, s.BoolOp, s.Not,
-                                     s.Conditional, s.Range, s.Where, s.SortedBy, s.CanPay, s.CanTake)},
+# Checked kind -> its interval. A kind whose value is no bounded number (a list, a truth value, a piece, a
+# conditional or a range the analysis does not follow, a state key) says so explicitly; tests/test_dispatch.py
+# proves every checked kind has an entry.
+RANGE_OF: dict[type[c.Node], Callable[[Ranges, Any], Interval | None]] = {
+    c.Literal: _literal,
+    c.Name: _name,
+    c.Attr: _attr,
+    c.Index: _index,
+    c.Cell: _cell,
+    c.TableRead: _table,
+    c.Neg: _neg,
+    c.BinOp: _binop,
+    c.Call: _call,
+    c.RankBy: _rank,
+    **{kind: _unbounded for kind in (c.PieceLit, c.ListLit, c.Comprehension, c.Compare, c.BoolOp, c.Not,
+                                     c.Conditional, c.Range, c.Where, c.SortedBy, c.CanPay, c.CanTake, c.Keys,
+                                     c.CounterKey, c.FamilyKey)},
 }
 
 
@@ -192,69 +211,64 @@ def _words(iv: Interval) -> str:
     return f"from {low} to {high}" if high is not None else f"at least {low}"
 
 
-def _guards(site: Site) -> list[s.Node]:
-    if site.role == "guard":
-        return [site.node]
-    return [n.cond for n in subnodes(site.node) if isinstance(n, s.Require)]
-
-
 def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
-    for site in facts.sites:
-        for guard in _guards(site):
-            for n in subnodes(guard):
-                if isinstance(n, s.Compare) and n.op in _NEVER:
-                    _compare(ranges, site, n, diags)
-        for n in subnodes(site.node):
-            if isinstance(n, s.CostTerm):
-                _cost(ranges, site, n, diags)
-            elif isinstance(n, s.Limit) and isinstance(n.count, s.Literal) and isinstance(n.count.value, int) \
-                    and n.count.value <= 0:
-                diags.error("E825", f"limit {n.name} to {n.count.value} allows no use at all", site.span(n),
+    for f in facts.index.formulas:
+        if f.role == "guard":
+            for n in c.nodes(f.tree):
+                if isinstance(n, c.Compare) and n.op in _NEVER:
+                    _compare(ranges, f, n, diags)
+    for term, span in facts.index.terms:
+        _cost(ranges, term, span, diags)
+    for _, eff, _ in facts.index.effects:
+        if isinstance(eff, e.LimitE):
+            count = eff.count.tree
+            if isinstance(count, c.Literal) and type(count.value) is int and count.value <= 0:
+                diags.error("E825", f"limit {eff.name} to {count.value} allows no use at all", place(eff),
                             "remove the rule, or allow at least 1")
-            elif isinstance(n, s.Create):
-                _create(ranges, site, n, diags)
+        elif isinstance(eff, e.CreateE):
+            _create(ranges, eff, diags)
     _counters(ranges, facts, diags)
 
 
-def _compare(ranges: Ranges, site: Site, n: s.Compare, diags: Diagnostics) -> None:
+def _compare(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> None:
     a, b = ranges.of(n.left), ranges.of(n.right)
-    if a is None or b is None or (a[0] == a[1] and b[0] == b[1] and isinstance(n.left, s.Literal)
-                                  and isinstance(n.right, s.Literal)):
+    if a is None or b is None or (a[0] == a[1] and b[0] == b[1] and isinstance(n.left, c.Literal)
+                                  and isinstance(n.right, c.Literal)):
         return
     sides = f"the left side is {_words(a)}, the right side {_words(b)}"
     if _NEVER[n.op](a, b):
-        diags.warning("W821", f"this comparison can never hold: {sides}", site.span(n),
+        diags.warning("W821", f"this comparison can never hold: {sides}", f.span(n),
                       "check the numbers against the counters' min and max, the zones' capacities and the players")
     elif _ALWAYS[n.op](a, b):
-        diags.warning("W822", f"this comparison always holds: {sides}", site.span(n),
+        diags.warning("W822", f"this comparison always holds: {sides}", f.span(n),
                       "it checks nothing: check the numbers, or remove the condition")
 
 
-def _cost(ranges: Ranges, site: Site, term: s.CostTerm, diags: Diagnostics) -> None:
-    amount = ranges.of(term.amount)
-    c = ranges.rules.counters.get(term.counter)
+def _cost(ranges: Ranges, term: e.CostTermC, span: Span, diags: Diagnostics) -> None:
+    amount = ranges.of(term.amount.tree) if term.amount.tree is not None else None
+    c_ = ranges.rules.counters.get(term.counter)
     if amount is not None and amount[0] == amount[1] and term.counter in ranges.rules.markers:
-        _marker_cost(ranges, site, term, int(amount[0]), diags)
-    if amount is None or c is None or amount[0] != amount[1]:
+        _marker_cost(ranges, term, span, int(amount[0]), diags)
+    if amount is None or c_ is None or amount[0] != amount[1]:
         return
     n = int(amount[0])
-    if term.key == "different" and c.keys is not None and n > len(c.keys):
-        diags.error("E823", f"{n} different keys of '{c.name}' are asked, but it has only {len(c.keys)}",
-                    site.span(term), f"its keys are {', '.join(c.keys)}")
+    if term.key == "different" and c_.keys is not None and n > len(c_.keys):
+        diags.error("E823", f"{n} different keys of '{c_.name}' are asked, but it has only {len(c_.keys)}",
+                    span, f"its keys are {', '.join(c_.keys)}")
         return
-    if c.max is None:
+    if c_.max is None:
         return
-    highs = ranges.resolve(c.max) or {}
+    highs = ranges.resolve(c_.max) or {}
     short = sorted(p for p, high in highs.items() if high < n)
     if short:
         at = "" if len(short) == len(highs) else f" with {', '.join(map(str, short))} player(s)"
-        diags.error("E824", f"this cost asks {n} {c.name}, but '{c.name}' never holds more than "
-                    f"{min(highs[p] for p in short)}{at}", site.span(term),
-                    f"lower the cost, or raise counters.{c.name}.max")
+        diags.error("E824", f"this cost asks {n} {c_.name}, but '{c_.name}' never holds more than "
+                    f"{min(highs[p] for p in short)}{at}", span,
+                    f"lower the cost, or raise counters.{c_.name}.max")
 
 
-def _marker_cost(ranges: Ranges, site: Site, term: s.CostTerm, n: int, diags: Diagnostics) -> None:
+def _marker_cost(ranges: Ranges, term: e.CostTermC, span: Span, n: int, diags: Diagnostics) -> None:
     """E824 for a cost that moves a marker further than its straight track reaches from any space."""
     track = ranges.rules.tracks.get(ranges.rules.markers[term.counter])
     if track is None or track.circular:
@@ -262,21 +276,22 @@ def _marker_cost(ranges: Ranges, site: Site, term: s.CostTerm, n: int, diags: Di
     spaces = ranges.resolve(track.spaces)
     if spaces and n > max(spaces.values()) - 1:
         diags.error("E824", f"this cost moves '{term.counter}' {n} spaces, but its track '{track.name}' has only "
-                    f"{max(spaces.values())} spaces, so it can never be paid", site.span(term),
+                    f"{max(spaces.values())} spaces, so it can never be paid", span,
                     f"lower the cost, or give tracks.{track.name} more spaces")
 
 
-def _create(ranges: Ranges, site: Site, n: s.Create, diags: Diagnostics) -> None:
-    count = ranges.of(n.count) if n.count is not None else (1, 1)
-    zone = n.zone.name if isinstance(n.zone, s.Attr) else n.zone.id if isinstance(n.zone, s.Name) else None
+def _create(ranges: Ranges, eff: e.CreateE, diags: Diagnostics) -> None:
+    count = ranges.of(eff.count.tree) if eff.count is not None and eff.count.tree is not None else \
+        (1, 1) if eff.count is None else None
+    zone = _zone_name(eff.zone.tree) if eff.zone.tree is not None else None
     if count is None or zone not in ranges.rules.zones or count[0] != count[1]:
         return
     if getattr(ranges.rules.zones[zone], "overflow", "refuse") != "refuse":  # the rest goes somewhere on purpose
         return
     size = ranges.zone_size(zone)
     if count[0] > size:
-        diags.error("E825", f"this creates {int(count[0])} {n.kind} in '{zone}', which holds at most {int(size)}",
-                    site.span(n), f"raise zones.{zone}'s capacity or slots, or create fewer")
+        diags.error("E825", f"this creates {int(count[0])} {eff.kind} in '{zone}', which holds at most {int(size)}",
+                    place(eff), f"raise zones.{zone}'s capacity or slots, or create fewer")
 
 
 def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:

@@ -105,6 +105,7 @@ class Index:
         self.formulas: list[Formula] = []
         self.refs: list[Ref] = []
         self.effects: list[tuple[str, e.Effect, bool]] = []  # (rule, effect, guarded), nested ones included
+        self.terms: list[tuple[e.CostTermC, Span]] = []  # every cost term once, with where it is written
         self._terms: set[int] = set()
         self._build()
 
@@ -157,7 +158,7 @@ class Index:
                                      at=term.span(sub.span)))
                 self._formula(rule, term.amount, "cost", sub.span)
         for inv in r.invariants:
-            self._formula(f"invariants.{inv.name}", inv.check, "guard", inv.span)
+            self._formula(f"invariants.{inv.name}", inv.check, "expr", inv.span)  # meant to always hold
         if r.bot_score is not None:
             self._formula("bot_score", r.bot_score, "expr", Span("", 1, 1))
         self._flow()
@@ -242,6 +243,7 @@ class Index:
                         continue  # a declared cost's terms are placed once, where the cost is declared
                     self._terms.add(id(t))
                     at = t.span(fallback)
+                    self.terms.append((t, at))
                     section = None if t.marker else "counters"
                     self.refs += [Ref("pay", t.counter, rule, section, at=at, lacked=t.lacking is not None),
                                   Ref("read", t.counter, rule, section, at=at)]
@@ -261,6 +263,9 @@ class Index:
                 for alt in n.cost.alternatives:
                     for term in alt:
                         section = None if term.marker else "counters"
+                        if id(term) not in self._terms:
+                            self._terms.add(id(term))
+                            self.terms.append((term, term.span(f.span(n))))
                         self.refs += [Ref("pay", term.counter, f.rule, section, f, n),
                                       Ref("read", term.counter, f.rule, section, f, n)]
                 self.refs += [Ref("cost", name, f.rule, "costs", f, n) for name in n.cost.named]
