@@ -232,9 +232,10 @@ def test_each_linked_formula_knows_where_it_is_written(tmp_path: Path) -> None:
     assert isinstance(plain, e.SetCounterE) and isinstance(quoted, e.SetCounterE) and isinstance(block, e.IfE)
     assert plain.value.tree is quoted.value.tree  # one tree, linked once
     file = str(tmp_path / "m0.yaml")
-    assert plain.value.span() == dataclasses.replace(plain.value.span(), file=file, line=9, col=20)
-    placed = [(x.line, x.col) for x in (plain.value.span(), quoted.value.span(), plain.key.span(), block.cond.span())]
+    assert plain.value.span() == dataclasses.replace(plain.value.span(), file=file, line=9, col=9)  # its text
+    placed = [(x.line, x.col) for x in (x.span(x.tree) for x in (plain.value, quoted.value, plain.key, block.cond))]
     assert placed == [(9, 20), (10, 21), (9, 12), (11, 21)]  # a name by its word, a comparison by its operator
+    assert (block.cond.span().line, block.cond.span().col) == (11, 13)
     assert isinstance(pay, e.PayE)
     term = pay.cost.alternatives[0][0]
     assert (term.span(pay.span).line, term.span(pay.span).col) == (13, 15)

@@ -22,10 +22,11 @@ from typing import Any
 
 from ..engine import effects as e
 from ..engine.rules import CounterDecl, Rules
+from ..language import checked as ck
 from .facts import Facts
 from .points import INF, Domain
 from .ranges import Ranges
-from .tree import Linked, step, syntax, walk
+from .tree import Linked, step, walk
 
 
 def _bound(ranges: Ranges, raw: Any, pick: Any, default: float) -> float | None:
@@ -89,9 +90,9 @@ def marker_moves(linked: Linked) -> dict[str, set[str]]:
         for eff in walk(body):
             if not isinstance(eff, e.AdvanceE | e.PlaceE):
                 continue
-            node = syntax(eff.marker)
-            name = getattr(node, "name", None) or getattr(node, "id", None)
-            if not isinstance(name, str):
+            node = eff.marker.tree
+            name = node.ref.name if isinstance(node, ck.Name) else node.name if isinstance(node, ck.Attr) else None
+            if name is None:
                 return {m: {"any", "place"} for m in linked.rules.markers}  # a marker given by an expression
             if isinstance(eff, e.PlaceE):
                 out.setdefault(name, set()).add("place")

@@ -11,7 +11,6 @@ from typing import Any
 
 from ..diagnostics import Span
 from ..engine.rules import Rules
-from ..language import syntax as s
 from ..language.linker import Module
 from . import linked
 from .tree import Linked
@@ -48,17 +47,6 @@ class Facts:
     def linked(self) -> Linked:
         """The linked effect trees, with what each body changes (tree.py)."""
         return Linked(self.rules)
-
-    def where(self, node: s.Node | None, fallback: Span, rule: str = "") -> Span:
-        """The place of a checked formula in the YAML: the site holding that very node (parsing is cached by
-        text, so the linker's tree is the walk's), preferring one whose rule starts with `rule`."""
-        if node is None:
-            return fallback
-        found = [site for site in self.sites if site.node is node]
-        best = next((site for site in found if site.rule.startswith(rule)), found[0] if found else None)
-        if best is None:
-            return fallback
-        return best.text.at((1, 1)) if best.node is node and best.text.text else best.span(node)
 
     def used_kind(self, kind: str) -> list[Ref]:
         return [r for table in self.refs.values() for r in table.get(kind, [])]

@@ -19,13 +19,12 @@ from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
 from ..engine.rules import PhaseDef
 from ..language import checked as c
-from ..language import syntax as s
+from ..language.checked import Expr
 from . import domains
 from .facts import Facts
-from .points import INF, Domain, constants, satisfiable, var_key
+from .points import INF, Domain, constants, negation, satisfiable, var_key
 from .ranges import Ranges
-from .tree import Linked, syntax, walk
-from .walk import subnodes
+from .tree import Linked, walk
 
 MAX_ROUNDS = 10_000
 
@@ -40,25 +39,25 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
     reach = domains.reachable(facts, linked, ranges)
     last = _last_round(flow.end_when, consts)
-    end = syntax(flow.end_when) if flow.end_when is not None else None
+    end = flow.end_when.tree if flow.end_when is not None else None
     if end is not None and (last == 1 or _always(end, domains.at_start(facts, linked, ranges), consts)):
         diags.warning("W855", "the game ends as soon as it starts: the end condition already holds once setup is "
-                      "done, so no phase ever runs", facts.where(end, flow.span), "check the end condition's numbers "
-                      "against where the counters, markers and the round start")
+                      "done, so no phase ever runs", _at(flow.end_when, flow.span), "check the end condition's "
+                      "numbers against where the counters, markers and the round start")
         return
     elif _never(end, reach, consts):
         diags.warning("W855", "the end condition can never hold, so the game never ends by it",
-                      facts.where(end, flow.span), "check which way the rules move the counters and markers it "
+                      _at(flow.end_when, flow.span), "check which way the rules move the counters and markers it "
                       "reads (they start where they are declared to), or end the game with 'end game'")
     rounds: Domain = (1, last if last is not None else INF)
     declared = {**domains.declared(rules, ranges), "round_number": rounds}
     offered: set[str] = set()
     for phase in flow.phases:
         offered.update(phase.actions)
-        guard = syntax(phase.guard) if phase.guard is not None else None
+        guard = phase.guard.tree if phase.guard is not None else None
         if guard is not None and satisfiable([guard], declared, consts) is False:
             diags.warning("W853", f"phase '{phase.name}' never runs: its condition holds in no round the game "
-                          f"reaches{_before(last)}", facts.where(guard, phase.span),
+                          f"reaches{_before(last)}", _at(phase.guard, phase.span),
                           "check the condition against the end condition and the counters' ranges")
             continue
         _actions_against(facts, phase, guard, declared, consts, diags)
@@ -70,32 +69,37 @@ def _before(last: int | None) -> str:
     return f" (the game ends by round {last})" if last is not None else ""
 
 
-def _never(node: s.Node | None, where: dict[str, Domain], consts: dict[str, Any]) -> bool:
+def _at(expr: Expr | None, fallback: Span) -> Span:
+    """Where a condition is written."""
+    return (expr.span(fallback=fallback) if expr is not None else None) or fallback
+
+
+def _never(node: c.Node | None, where: dict[str, Domain], consts: dict[str, Any]) -> bool:
     return node is not None and satisfiable([node], where, consts) is False
 
 
-def _always(node: s.Node, where: dict[str, Domain], consts: dict[str, Any]) -> bool:
+def _always(node: c.Node, where: dict[str, Domain], consts: dict[str, Any]) -> bool:
     """Whether the condition holds at every point: its negation holds at none."""
-    return satisfiable([s.Not(node.pos, node)], where, consts) is False
+    return satisfiable([negation(node)], where, consts) is False
 
 
 def _last_round(end: Any, consts: dict[str, Any]) -> int | None:
     """The first round in which the end condition certainly holds, from its parts (joined by `or`) that read only
     the round number; None when none does."""
-    node = syntax(end) if end is not None else None
+    node = end.tree if end is not None else None
     if node is None:
         return None
-    parts: list[s.Node] = []
+    parts: list[c.Node] = []
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, s.BoolOp) and n.op == "or":
+        if isinstance(n, c.BoolOp) and n.op == "or":
             stack += [n.left, n.right]
         else:
             parts.append(n)
     found = None
     for part in parts:
-        names = {var_key(n) for n in subnodes(part)} - {None} - set(consts)
+        names = {var_key(n) for n in c.nodes(part)} - {None} - set(consts)
         if names != {"round_number"}:
             continue
         for r in range(1, MAX_ROUNDS):
@@ -105,25 +109,25 @@ def _last_round(end: Any, consts: dict[str, Any]) -> int | None:
     return found
 
 
-def _actions_against(facts: Facts, phase: PhaseDef, guard: s.Node | None, domains: dict[str, Domain],
+def _actions_against(facts: Facts, phase: PhaseDef, guard: c.Node | None, domains: dict[str, Domain],
                      consts: dict[str, Any], diags: Diagnostics) -> None:
     if guard is None:
         return
     for name in phase.actions:
         action = facts.rules.actions.get(name)
-        own = syntax(action.guard) if action is not None and action.guard is not None else None
+        own = action.guard.tree if action is not None and action.guard is not None else None
         if own is None or satisfiable([own], domains, consts) is not True:
             continue  # an action that never holds by itself is W821's; one that cannot be judged is left alone
         if satisfiable([guard, own], domains, consts) is False:
             assert action is not None
             diags.warning("W854", f"action '{name}' can never be taken in phase '{phase.name}': its guard "
-                          "contradicts the phase's condition", facts.where(own, action.span),
+                          "contradicts the phase's condition", _at(action.guard, action.span),
                           f"check allowed_if against flow.phases.{phase.name}.if")
 
 
 def _unoffered(facts: Facts, linked: Linked, offered: set[str], diags: Diagnostics) -> None:
     taken = {eff.action for body in linked.bodies.values() for eff in walk(body) if isinstance(eff, e.TakeE)}
-    taken |= {n.action for site in facts.sites for n in subnodes(site.node) if isinstance(n, s.CanTake | s.Take)}
+    taken |= {n.action for _, n in facts.index.nodes() if isinstance(n, c.CanTake)}
     for name, action in facts.rules.actions.items():
         if action.by != "player" or name in offered or name in taken or name in facts.inputs:
             continue
@@ -145,7 +149,6 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
     for key, text in flow.ranking:
         if key.tree is None:
             continue
-        node = key.tree.syntax
         # Each name as the checker resolved it: a counter, or something else a rule may change.
         read = [(n.ref.kind, n.ref.name) if isinstance(n, c.Name) else (n.kind, n.name)
                 for n in c.nodes(key.tree) if isinstance(n, c.Name | c.Attr)]
@@ -157,7 +160,7 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
             continue
         nothing = "changes it" if len(counters) == 1 else "changes any of them"
         diags.warning("W856", f"the ranking key '{text}' reads {', '.join(sorted(counters))}, but no rule {nothing}, "
-                      "so it ranks nobody", facts.where(node, _span(text, flow.span)),
+                      "so it ranks nobody", _at(key, _span(text, flow.span)),
                       "score into the counter the ranking reads, or rank by another")
 
 

@@ -60,7 +60,7 @@ def _can_change(tree: c.Node, ch: Changes) -> bool | None:
 def check(facts: Facts, diags: Diagnostics) -> None:
     linked = facts.linked
     seen: set[int] = set()
-    for rule, body in linked.bodies.items():
+    for body in linked.bodies.values():
         for eff in walk(body):
             if not isinstance(eff, e.WhileE) or id(eff) in seen:
                 continue
@@ -70,6 +70,6 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 continue  # `while: true` is a loop on purpose (the step budget stops it)
             if _can_change(tree, linked.changes(eff.body)) is False:
                 diags.warning("W861", "nothing in this loop's body (nor what it calls or starts) can change its "
-                              "condition, so it runs forever or never", facts.where(tree.syntax, eff.span, rule),
+                              "condition, so it runs forever or never", eff.cond.span(fallback=eff.span),
                               "change what the condition reads inside the loop (a local flag, a counter), or "
                               "use repeat: N or if:")

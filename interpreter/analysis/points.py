@@ -1,6 +1,6 @@
 """Whether conditions can hold together, by trying them at test points.
 
-A condition over a few numbers known to the analyses (the round number, the player count, game counters, the
+A checked condition over a few numbers known to the analyses (the round number, the player count, game counters, the
 acting player's counters, keyed counters' cells, markers' spaces, zones' sizes, constant values; domains.py) is
 evaluated at every point of a small grid: each number's whole range when it is short, else its bounds and the
 constants of the conditions with their neighbours. For comparisons of sums and differences against constants that
@@ -16,8 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.rules import Rules
-from ..language import syntax as s
-from .walk import subnodes
+from ..language import checked as c
 
 Domain = tuple[float, float]
 INF = float("inf")
@@ -34,25 +33,36 @@ class _Opaque(Exception):
     """The condition holds something the grid cannot stand for."""
 
 
-def var_key(node: s.Node) -> str | None:
+def _key_word(node: c.Node) -> str | None:
+    """A key written out: a symbol's name or a number."""
+    if isinstance(node, c.Name):
+        return node.ref.name
+    if isinstance(node, c.Literal) and isinstance(node.value, str | int) and not isinstance(node.value, bool):
+        return str(node.value)
+    return None
+
+
+def var_key(node: c.Node) -> str | None:
     """The name a number is tried under: `round_number`, `market`, `me.coins`, a keyed counter's cell
     `me.crop[apple]`, a marker's space `position(sun)`, a zone's size `count(me.hand)` (domains.py)."""
-    if isinstance(node, s.Name):
-        return node.id
-    if isinstance(node, s.Attr) and isinstance(node.obj, s.Name) and node.obj.id == "me":
+    if isinstance(node, c.Name):
+        return node.ref.name
+    if isinstance(node, c.Attr) and isinstance(node.obj, c.Name) and node.obj.ref.kind == "me":
         return f"me.{node.name}"
-    if isinstance(node, s.Index) and isinstance(node.key, s.Name):
-        base = var_key(node.obj) if isinstance(node.obj, s.Name | s.Attr) else None
-        return None if base is None else f"{base}[{node.key.id}]"
-    if isinstance(node, s.Call) and node.fn in ("position", "count") and len(node.args) == 1 \
-            and isinstance(node.args[0], s.Name | s.Attr):
+    if isinstance(node, c.Index) and node.cell is not None:
+        owner, key = node.cell.owner, _key_word(node.cell.key)
+        base = node.cell.counter.name if owner is None else \
+            f"me.{node.cell.counter.name}" if isinstance(owner, c.Name) and owner.ref.kind == "me" else None
+        return None if base is None or key is None else f"{base}[{key}]"
+    if isinstance(node, c.Call) and node.fn in ("position", "count") and len(node.args) == 1 \
+            and isinstance(node.args[0], c.Name | c.Attr):
         inner = var_key(node.args[0])
         return None if inner is None else f"{node.fn}({inner})"
     return None
 
 
-def _eval(node: s.Node, env: dict[str, Any], consts: dict[str, Any]) -> Any:
-    if isinstance(node, s.Literal):
+def _eval(node: c.Node, env: dict[str, Any], consts: dict[str, Any]) -> Any:
+    if isinstance(node, c.Literal):
         if isinstance(node.value, bool | int):
             return node.value
         raise _Opaque
@@ -63,26 +73,31 @@ def _eval(node: s.Node, env: dict[str, Any], consts: dict[str, Any]) -> Any:
         if key in consts:
             return consts[key]
         raise _Opaque
-    if isinstance(node, s.BinOp) and node.op in _ARITH:
+    if isinstance(node, c.BinOp) and node.op in _ARITH:
         left, right = _eval(node.left, env, consts), _eval(node.right, env, consts)
         if node.op in ("//", "/", "%") and right == 0:
             raise _Opaque
         return _ARITH[node.op](left, right)
-    if isinstance(node, s.Compare) and node.op in _COMPARE:
+    if isinstance(node, c.Compare) and node.op in _COMPARE:
         return _COMPARE[node.op](_eval(node.left, env, consts), _eval(node.right, env, consts))
-    if isinstance(node, s.BoolOp):
+    if isinstance(node, c.BoolOp):
         left = bool(_eval(node.left, env, consts))
         if node.op == "and":
             return left and bool(_eval(node.right, env, consts))
         return left or bool(_eval(node.right, env, consts))
-    if isinstance(node, s.Not):
+    if isinstance(node, c.Not):
         return not _eval(node.operand, env, consts)
-    if isinstance(node, s.Neg):
+    if isinstance(node, c.Neg):
         return -_eval(node.operand, env, consts)
-    if isinstance(node, s.Call) and node.fn in ("min", "max", "abs") and node.args:
+    if isinstance(node, c.Call) and node.fn in ("min", "max", "abs") and node.args:
         args = [_eval(a, env, consts) for a in node.args]
         return min(args) if node.fn == "min" else max(args) if node.fn == "max" else abs(args[0])
     raise _Opaque
+
+
+def negation(node: c.Node) -> c.Node:
+    """`not node`, as a checked node."""
+    return c.Not(node.pos, node.end, node.type, node.syntax, node)
 
 
 def constants(rules: Rules) -> dict[str, Any]:
@@ -94,30 +109,30 @@ def constants(rules: Rules) -> dict[str, Any]:
     return out
 
 
-def _numbers(nodes: list[s.Node], consts: dict[str, Any]) -> set[int]:
+def _numbers(nodes: list[c.Node], consts: dict[str, Any]) -> set[int]:
     found = set()
     for node in nodes:
-        for n in subnodes(node):
-            if isinstance(n, s.Literal) and type(n.value) is int:
+        for n in c.nodes(node):
+            if isinstance(n, c.Literal) and type(n.value) is int:
                 found.add(n.value)
-            elif isinstance(n, s.Name) and type(consts.get(n.id)) is int:
-                found.add(consts[n.id])
+            elif isinstance(n, c.Name) and type(consts.get(n.ref.name)) is int:
+                found.add(consts[n.ref.name])
     return found
 
 
-def _linear(nodes: list[s.Node], free: set[str]) -> bool:
+def _linear(nodes: list[c.Node], free: set[str]) -> bool:
     """Whether no product, quotient or remainder involves a number that is not tried at every integer."""
     for node in nodes:
-        for n in subnodes(node):
-            if isinstance(n, s.BinOp) and n.op in ("*", "/", "//", "%") and {var_key(x) for x in subnodes(n)} & free:
+        for n in c.nodes(node):
+            if isinstance(n, c.BinOp) and n.op in ("*", "/", "//", "%") and {var_key(x) for x in c.nodes(n)} & free:
                 return False
     return True
 
 
-def satisfiable(nodes: list[s.Node], domains: dict[str, Domain], consts: dict[str, Any]) -> bool | None:
+def satisfiable(nodes: list[c.Node], domains: dict[str, Domain], consts: dict[str, Any]) -> bool | None:
     """Whether some point of the numbers' domains makes every condition hold; None when it cannot be judged (a
     name without a domain, or too many points)."""
-    names = sorted({k for node in nodes for n in subnodes(node) if (k := var_key(n)) in domains})
+    names = sorted({k for node in nodes for n in c.nodes(node) if (k := var_key(n)) in domains})
     numbers = _numbers(nodes, consts)
     axes: list[list[int]] = []
     wide: set[str] = set()
@@ -130,8 +145,8 @@ def satisfiable(nodes: list[s.Node], domains: dict[str, Domain], consts: dict[st
         points = {int(low)} if low != -INF else set()
         if high != INF:
             points.add(int(high))
-        for c in numbers:
-            points.update(p for p in (c - 1, c, c + 1) if low <= p <= high)
+        for k in numbers:
+            points.update(p for p in (k - 1, k, k + 1) if low <= p <= high)
         if not points:
             points = {0}
         axes.append(sorted(points))

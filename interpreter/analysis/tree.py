@@ -1,5 +1,5 @@
 """The linked rules as the whole-game analyses see them: every rule's effect tree (hooks included), each compiled
-formula's checked syntax, and what a body changes together with everything it runs (the procedures it calls,
+formula's checked tree, and what a body changes together with everything it runs (the procedures it calls,
 the actions it takes, the triggers its events and counter changes start).
 
 It walks the effect nodes the linker made, not the YAML: a name here is what the linker resolved it to, and an
@@ -14,7 +14,7 @@ from typing import Any
 
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..language import syntax as s
+from ..language import checked as c
 from ..language.checked import Expr
 
 # Each effect class with nested bodies -> those bodies (a test checks that every class with a Body field is here).
@@ -39,11 +39,6 @@ def _replaces(wrap: e.WrapE) -> bool:
 ZONE_CHANGES = (e.MoveE, e.CreateE, e.RemoveE, e.DrawE, e.RefillE, e.ShuffleE)
 
 
-def syntax(expr: Expr | None) -> s.Node | None:
-    """The syntax a linked formula was checked from (None for a function the linker made without one)."""
-    return expr.tree.syntax if expr is not None and expr.tree is not None else None
-
-
 def walk(body: e.Body) -> Iterator[e.Effect]:
     """Every effect of a body, nested blocks included, in order."""
     stack = list(reversed(body))
@@ -56,29 +51,31 @@ def walk(body: e.Body) -> Iterator[e.Effect]:
                 stack.extend(reversed(inner))
 
 
-def _literal(node: s.Node | None, consts: dict[str, int]) -> int | None:
+def _literal(node: c.Node | None, consts: dict[str, int]) -> int | None:
     """A number written out, or a value fixed before play."""
-    if isinstance(node, s.Literal) and type(node.value) is int:
+    if isinstance(node, c.Literal) and type(node.value) is int:
         return node.value
-    if isinstance(node, s.Name) and node.id in consts:
-        return consts[node.id]
-    if isinstance(node, s.Neg):
+    if isinstance(node, c.Name) and node.ref.kind == "const" and node.ref.name in consts:
+        return consts[node.ref.name]
+    if isinstance(node, c.Name) and node.ref.kind == "var" and node.ref.name in consts:
+        return consts[node.ref.name]  # a procedure's parameter every call passes a number of one sign
+    if isinstance(node, c.Neg):
         inner = _literal(node.operand, consts)
         return None if inner is None else -inner
     return None
 
 
-def _never_negative(node: s.Node, consts: dict[str, int]) -> bool:
+def _never_negative(node: c.Node, consts: dict[str, int]) -> bool:
     """Whether an amount is 0 or more whatever the state: a count, a length, sums and products of such."""
     amount = _literal(node, consts)
     if amount is not None:
         return amount >= 0
-    if isinstance(node, s.Call):
+    if isinstance(node, c.Call):
         if node.fn in ("count", "len", "abs"):
             return True
         if node.fn in ("min", "max") and node.args:
             return all(_never_negative(a, consts) for a in node.args)
-    if isinstance(node, s.BinOp) and node.op in ("+", "*", "//"):
+    if isinstance(node, c.BinOp) and node.op in ("+", "*", "//"):
         return _never_negative(node.left, consts) and _never_negative(node.right, consts)
     return False
 
@@ -90,7 +87,7 @@ def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[s
 
 def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
     """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
-    node = syntax(value)
+    node = value.tree if isinstance(value, Expr) else None
     amount = _literal(node, consts or {})
     if amount is None and op in ("+=", "-=") and node is not None and _never_negative(node, consts or {}):
         return {"up" if op == "+=" else "down"}  # or no move at all, when it is 0
@@ -149,7 +146,7 @@ class Linked:
                 if isinstance(eff, e.CallE) and eff.proc in self.rules.procedures:
                     into = passed.setdefault(eff.proc, {})
                     for i, arg in enumerate(eff.args):
-                        amount = _literal(syntax(arg), self.consts)
+                        amount = _literal(arg.tree, self.consts)
                         into.setdefault(i, set()).add(0 if amount is None else (1 if amount > 0 else -1
                                                                                 if amount < 0 else 0))
         out: dict[int, dict[str, int]] = {}

@@ -19,11 +19,10 @@ from typing import Any
 from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
 from ..engine.rules import Rules
-from ..language import syntax as s
+from ..language import checked as c
 from ..language.checked import Expr
 from .facts import Facts
-from .tree import Linked, syntax
-from .walk import subnodes
+from .tree import Linked
 
 
 def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, options: set[str]) -> None:
@@ -35,18 +34,19 @@ def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, optio
         return
     through = _through_values(game, unknown)
     reported: set[str] = set()
-    for node, span, rule in _formulas(game):
-        for n in subnodes(node):
-            if not isinstance(n, s.Name):
+    for expr, span in _formulas(game):
+        assert expr.tree is not None
+        for n in c.nodes(expr.tree):
+            if not isinstance(n, c.Name) or n.ref.kind != "value":
                 continue
-            reads = through.get(n.id)
+            reads = through.get(n.ref.name)
             if not reads:
                 continue
             for name in sorted(reads - reported):
                 reported.add(name)
-                via = "" if name == n.id else f" (through '{n.id}')"
+                via = "" if name == n.ref.name else f" (through '{n.ref.name}')"
                 diags.warning("W867", f"whole-game play reads '{name}'{via}, which the game module '{game_module}' "
-                              "leaves unknown, so every game stops with E601 here", facts.where(node, span, rule),
+                              "leaves unknown, so every game stops with E601 here", expr.span(fallback=span) or span,
                               f"give it a value in the game module, or play with --set {name}=VALUE")
 
 
@@ -57,65 +57,62 @@ def _through_values(rules: Rules, unknown: set[str]) -> dict[str, set[str]]:
     while changed:
         changed = False
         for name, v in rules.values.items():
-            node = syntax(v.compiled) if v.kind == "expr" and v.compiled is not None else None
+            node = v.compiled.tree if v.kind == "expr" and v.compiled is not None else None
             if node is None:
                 continue
-            found = set().union(*(out.get(n.id, set()) for n in subnodes(node) if isinstance(n, s.Name)))
+            found = set().union(*(out.get(n.ref.name, set()) for n in c.nodes(node)
+                                  if isinstance(n, c.Name) and n.ref.kind == "value"))
             if found - out.get(name, set()):
                 out.setdefault(name, set()).update(found)
                 changed = True
     return out
 
 
-def _formulas(rules: Rules) -> Iterator[tuple[s.Node, Span, str]]:
-    """Every checked formula whole-game play can evaluate, with the place of its rule."""
+def _formulas(rules: Rules) -> Iterator[tuple[Expr, Span]]:
+    """Every checked formula whole-game play can evaluate, with the place of its rule (when its own is not
+    known)."""
     flow = rules.flow
     if flow is None:
         return
     linked = Linked(rules)
-    roots: list[tuple[str, e.Body, Span]] = [(f"setup.{x.name}", x.body, flow.span) for x in rules.setup]
+    roots: list[e.Body] = [x.body for x in rules.setup]
     for fn in (flow.end_when, flow.first_player, *(fn for fn, _ in flow.ranking)):
-        node = syntax(fn) if fn is not None else None
-        if node is not None:
-            yield node, flow.span, "flow"
+        yield from _fields(fn, flow.span)
     for phase in flow.phases:
-        rule = f"flow.phases.{phase.name}"
-        node = syntax(phase.guard) if phase.guard is not None else None
-        if node is not None:
-            yield node, phase.span, rule
-        roots += [(rule, phase.before, phase.span), (rule, phase.body, phase.span), (rule, phase.after, phase.span)]
+        yield from _fields(phase.guard, phase.span)
+        roots += [phase.before, phase.body, phase.after]
         for name in phase.actions:
             action = rules.actions.get(name)
             if action is None:
                 continue
-            yield from _fields(action.guard, action.span, f"actions.{name}")
-            yield from _fields(action.cost, action.span, f"actions.{name}")
-            roots.append((f"actions.{name}", action.body, action.span))
-    roots.append(("flow.end", flow.final, flow.span))
-    roots += [(f"scoring.{x.name}", x.body, flow.span) for x in rules.scoring]
+            yield from _fields(action.guard, action.span)
+            yield from _fields(action.cost, action.span)
+            roots.append(action.body)
+    roots.append(flow.final)
+    roots += [x.body for x in rules.scoring]
     seen: set[int] = set()
-    for rule, body, _ in roots:
+    for body in roots:
         for eff in linked.reach(body):
             if id(eff) in seen:
                 continue
             seen.add(id(eff))
-            yield from _fields(eff, eff.span, rule, top=True)
+            yield from _fields(eff, eff.span, top=True)
 
 
-def _fields(obj: Any, span: Span, rule: str, top: bool = False) -> Iterator[tuple[s.Node, Span, str]]:
+def _fields(obj: Any, span: Span, top: bool = False) -> Iterator[tuple[Expr, Span]]:
     """The formulas an effect (or a cost, a guard) holds, not those of the bodies nested in it (walked apart)."""
     if obj is None:
         return
     if isinstance(obj, Expr):
         if obj.tree is not None:
-            yield obj.tree.syntax, span, rule
+            yield obj, span
         return
     if isinstance(obj, tuple | list):
         for item in obj:
             if not isinstance(item, e.Effect):
-                yield from _fields(item, span, rule)
+                yield from _fields(item, span)
         return
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type) and (top or not isinstance(obj, e.Effect)):
         for f in dataclasses.fields(obj):
-            if f.name != "span":
-                yield from _fields(getattr(obj, f.name), span, rule)
+            if f.name not in ("span", "named_at"):
+                yield from _fields(getattr(obj, f.name), span)

@@ -290,12 +290,11 @@ class Expr:
         return Expr(self.tree, self.fn, src) if self.tree is not None else self
 
     def span(self, node: Node | None = None, fallback: Span | None = None) -> Span | None:
-        """The file position of `node` (the whole expression by default), or `fallback` when its place is not
-        known (a function made without text)."""
-        target = node if node is not None else self.tree
-        if self.src is None or target is None:
+        """The file position of `node`, or of the whole text by default; `fallback` when its place is not known
+        (a function made without text)."""
+        if self.src is None or self.tree is None:
             return fallback
-        return self.src.at(target.pos)
+        return self.src.at(node.pos if node is not None else (1, 1))
 
 
 def made(fn: Fn) -> Expr:
