@@ -10,21 +10,18 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
-from ..language import syntax as s
+from ..language import checked as c
 from .facts import Facts
 from .tree import walk
-from .walk import subnodes
 
 
 def _mentioned(facts: Facts) -> set[str]:
     """Every word the rules use as a name, a symbol, a key or a `match` label."""
     words: set[str] = set(facts.refs)
-    for site in facts.sites:
-        for n in subnodes(site.node):
-            if isinstance(n, s.Literal) and isinstance(n.value, str):
-                words.add(n.value)
-            elif isinstance(n, s.CostTerm) and n.key:
-                words.add(n.key)
+    for _, n in facts.index.nodes():
+        if isinstance(n, c.Literal) and isinstance(n.value, str):
+            words.add(n.value)
+    words.update(term.key for term, _ in facts.index.terms if term.key)
     for body in facts.linked.bodies.values():
         for eff in walk(body):
             if isinstance(eff, e.MatchE):
@@ -32,19 +29,38 @@ def _mentioned(facts: Facts) -> set[str]:
     return words
 
 
+def _family(node: c.Node) -> str | None:
+    """The keyed counter a node names (`stock`, `me.crop`)."""
+    if isinstance(node, c.Name) and node.ref.kind == "family":
+        return node.ref.name
+    if isinstance(node, c.Attr) and node.kind == "family":
+        return node.name
+    return None
+
+
+def _keyed_by(node: c.Node) -> tuple[str, c.Node] | None:
+    """(keyed counter, the key node) of a read or a write of one cell."""
+    if isinstance(node, c.Cell):
+        return node.counter.name, node.key
+    if isinstance(node, c.Index | c.FamilyKey) and not (isinstance(node, c.Index) and node.cell is not None):
+        fam = _family(node.obj if isinstance(node, c.Index) else node.family)
+        return (fam, node.key) if fam is not None else None
+    return None
+
+
 def _keyed_freely(facts: Facts, counter: str, keys: set[str]) -> bool:
     """Whether a rule reaches a counter's cells by a key that is not written out (`[any]`, `[different]`, a
     name that is not one of its keys)."""
-    for site in facts.sites:
-        for n in subnodes(site.node):
-            if isinstance(n, s.CostTerm) and n.counter == counter and n.key is not None and n.key not in keys:
-                return True
-            if isinstance(n, s.Index):
-                fam = n.obj.name if isinstance(n.obj, s.Attr) else n.obj.id if isinstance(n.obj, s.Name) else None
-                if fam == counter and not (isinstance(n.key, s.Name) and n.key.id in keys):
-                    return True
+    for term, _ in facts.index.terms:
+        if term.counter == counter and term.key is not None and term.key not in keys:
+            return True
+    for _, n in facts.index.nodes():
+        found = _keyed_by(n)
+        if found is not None and found[0] == counter and not (
+                isinstance(found[1], c.Name) and found[1].ref.name in keys):
+            return True
     return bool(facts.used(counter, "read", section="counters")) and any(
-        isinstance(n, s.Call) and n.fn == "keys" for site in facts.sites for n in subnodes(site.node))
+        isinstance(n, c.Keys) or (isinstance(n, c.Call) and n.fn == "keys") for _, n in facts.index.nodes())
 
 
 def _added(facts: Facts) -> list[tuple[str, str, str, Span]]:

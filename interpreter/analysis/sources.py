@@ -14,9 +14,8 @@ import re
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
-from ..language import syntax as s
+from ..language import checked as c
 from .facts import Facts
-from .walk import subnodes
 
 _WORDS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
                                       "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
@@ -87,31 +86,34 @@ def _dice_names(facts: Facts, diags: Diagnostics) -> None:
                               "read the source again: is the number right?")
 
 
+def _sources(facts: Facts) -> dict[str, Any]:
+    """Each rule's `source`, as the linked rules carry it (a declared cost's from its declaration)."""
+    r = facts.rules
+    out: dict[str, Any] = {f"actions.{n}": a.source for n, a in r.actions.items()}
+    out |= {f"triggers.{t.name}": t.source for ts in r.triggers.values() for t in ts}
+    out |= {f"triggers.{w.name}": w.source for ws in r.watchers.values() for w in ws}
+    out |= {f"procedures.{n}": p.source for n, p in r.procedures.items()}
+    out |= {f"setup.{x.name}": x.source for x in r.setup} | {f"scoring.{x.name}": x.source for x in r.scoring}
+    out |= {f"costs.{n}": d.node.get("source") for n, d in facts.decls["costs"].items() if isinstance(d.node, dict)}
+    return {rule: source for rule, source in out.items() if source}
+
+
 def _rules(facts: Facts, diags: Diagnostics) -> None:
-    sources: dict[tuple[str, str], Any] = {}
-    for m in facts.modules.values():
-        for section in ("actions", "triggers", "procedures", "setup", "scoring", "costs", "replace"):
-            table = m.doc.get(section)
-            for name, node in (table.items() if isinstance(table, dict) else []):
-                rule = str(name) if section == "replace" else f"{section}.{name}"
-                if isinstance(node, dict) and "source" in node:
-                    sources[(m.id, rule)] = node["source"]
-    literals: dict[tuple[str, str], list[tuple[int, Span]]] = {}
-    for site in facts.sites:
-        key = (site.module, site.rule)
-        if key not in sources or site.role == "guard":
+    sources = _sources(facts)
+    literals: dict[str, list[tuple[int, Span]]] = {}
+    for f in facts.index.formulas:
+        if f.role == "guard" or f.rule not in sources:
             continue
         # A bound in a comparison is a condition, not an amount the source states.
-        compared = {id(m) for c in subnodes(site.node) if isinstance(c, s.Compare) for m in subnodes(c)}
-        for n in subnodes(site.node):
+        compared = {id(m) for n in c.nodes(f.tree) if isinstance(n, c.Compare) for m in c.nodes(n)}
+        for n in c.nodes(f.tree):
             if id(n) in compared:
                 continue
-            if isinstance(n, s.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \
+            if isinstance(n, c.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \
                     and n.value > 1:
-                literals.setdefault(key, []).append((n.value, site.span(n)))
-    for key, found in literals.items():
-        rule = key[1]
-        quote = quoted_numbers(sources[key])
+                literals.setdefault(f.rule, []).append((n.value, f.span(n)))
+    for rule, found in literals.items():
+        quote = quoted_numbers(sources[rule])
         numbers = {v for v, _ in found}
         if quote and not numbers & quote:
             span = min((sp for _, sp in found), key=lambda sp: (sp.line, sp.col))

@@ -120,6 +120,8 @@ class Index:
 
     def _build(self) -> None:
         r = self.rules
+        for name, cost in r.costs.items():  # first: a declared cost's terms belong to its declaration
+            self._cost(f"costs.{name}", cost, cost.span, False)
         for x in r.setup:
             self._body(f"setup.{x.name}", x.body, False)
         for name, a in r.actions.items():
@@ -145,8 +147,6 @@ class Index:
             self._body(f"procedures.{name}", p.body, False)
         for x in r.scoring:
             self._body(f"scoring.{x.name}", x.body, False)
-        for name, cost in r.costs.items():
-            self._cost(f"costs.{name}", cost, cost.span, False)
         for name, v in r.values.items():
             if v.kind == "expr":
                 self._formula(f"values.{name}", v.compiled, "expr", v.span)
