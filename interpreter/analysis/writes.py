@@ -10,11 +10,9 @@ from collections.abc import Iterator
 
 from ..diagnostics import Diagnostics
 from ..engine import effects as e
-from ..language import syntax as s
-from ..language.parser import ParseError, parse
+from ..language import checked as c
 from .facts import Facts
 from .tree import CHILDREN
-from .walk import subnodes
 
 
 def _bodies(body: e.Body) -> Iterator[e.Body]:
@@ -28,59 +26,68 @@ def _bodies(body: e.Body) -> Iterator[e.Body]:
                 stack.extend(children(eff))
 
 
-def _name(node: s.Node) -> str | None:
-    if isinstance(node, s.Name):
-        return node.id
-    if isinstance(node, s.Attr) and isinstance(node.obj, s.Name):
-        return f"{node.obj.id}.{node.name}"
-    if isinstance(node, s.Index) and isinstance(node.key, s.Name | s.Literal):
-        inner = _name(node.obj)
-        key = node.key.id if isinstance(node.key, s.Name) else node.key.value
-        return None if inner is None else f"{inner}[{key}]"
+def _key(node: c.Node) -> str | None:
+    """A key written out: a symbol's name or a number."""
+    if isinstance(node, c.Name):
+        return node.ref.name
+    if isinstance(node, c.Literal) and not isinstance(node.value, bool):
+        return str(node.value)
     return None
 
 
-def _assignment(eff: e.Effect) -> tuple[str, s.Node] | None:
-    """(what is set, the value) for `x = V` or `let x = V` written as one effect line."""
-    if not isinstance(eff, e.SetCounterE | e.LetE) or (isinstance(eff, e.SetCounterE) and eff.op != "="):
-        return None
-    try:
-        node = parse(eff.span.text or "", "effect")
-    except ParseError:
-        return None
-    if isinstance(node, s.Let):
-        return node.name, node.value
-    if isinstance(node, s.Assign) and node.op == "=":
-        target = _name(node.target)
-        return (target, node.value) if target is not None else None
+def _owner(owner: c.Node | None, name: str) -> str | None:
+    if owner is None:
+        return name
+    return f"{owner.ref.name}.{name}" if isinstance(owner, c.Name) else None
+
+
+def _target(eff: e.Effect) -> str | None:
+    """What a counter assignment or a local binding sets, by name: `x`, `gold`, `me.coins`, `me.stock[wine]`."""
+    if isinstance(eff, e.LetE):
+        return eff.name
+    assert isinstance(eff, e.SetCounterE)
+    key = eff.key.tree
+    if isinstance(key, c.CounterKey):
+        return _owner(key.owner, key.counter.name)
+    if isinstance(key, c.Cell):
+        base, word = _owner(key.owner, key.counter.name), _key(key.key)
+        return None if base is None or word is None else f"{base}[{word}]"
     return None
 
 
-def _reads(value: s.Node, target: str) -> bool:
-    names = {n.id for n in subnodes(value) if isinstance(n, s.Name)}
-    names |= {n.name for n in subnodes(value) if isinstance(n, s.Attr)}
+def _reads(value: c.Node | None, target: str) -> bool:
+    """Whether a formula reads what `target` names (its counter, or the local name)."""
+    if value is None:
+        return True  # not known: it may
+    names = set()
+    for n in c.nodes(value):
+        if isinstance(n, c.Name):
+            names.add(n.ref.name)
+        elif isinstance(n, c.Attr):
+            names.add(n.name)
+        elif isinstance(n, c.Cell | c.CounterKey):
+            names.add(n.counter.name)
     return bool(names & {target, target.split("[")[0].rsplit(".", 1)[-1]})
 
 
-def _plain_line(eff: e.Effect) -> s.Node | None:
-    """The parsed line of a counter or local assignment (any operator), which runs nothing else."""
-    if not isinstance(eff, e.SetCounterE | e.LetE):
+def _assignment(eff: e.Effect) -> tuple[str, c.Node | None] | None:
+    """(what is set, the value) for `x = V` or `let x = V`; a binding that reads its own name (`x += V`) is
+    not one."""
+    if not isinstance(eff, e.SetCounterE | e.LetE) or (isinstance(eff, e.SetCounterE) and eff.op != "="):
         return None
-    try:
-        node = parse(eff.span.text or "", "effect")
-    except ParseError:
+    target = _target(eff)
+    if target is None or (isinstance(eff, e.LetE) and _reads(eff.value.tree, target)):
         return None
-    return node if isinstance(node, s.Let | s.Assign) else None
+    return target, eff.value.tree
 
 
-def _touches(node: s.Node, target: str) -> bool:
+def _touches(eff: e.SetCounterE | e.LetE, target: str) -> bool:
     """Whether a plain line in between reads the target, or writes it otherwise than by `=`."""
-    if isinstance(node, s.Let):
-        return _reads(node.value, target) or node.name == target
-    assert isinstance(node, s.Assign)
-    written = _name(node.target)
-    return _reads(node.value, target) or (written == target and node.op != "=") or written is None or \
-        (_reads(node.target, target) and written != target)
+    if isinstance(eff, e.LetE):
+        return _reads(eff.value.tree, target) or eff.name == target
+    written = _target(eff)
+    return _reads(eff.value.tree, target) or (written == target and eff.op != "=") or written is None or \
+        (_reads(eff.key.tree, target) and written != target)
 
 
 def _overwrite(inner: e.Body, i: int, target: str, watched: set[str], facts: Facts) -> int | None:
@@ -88,9 +95,8 @@ def _overwrite(inner: e.Body, i: int, target: str, watched: set[str], facts: Fac
     assignments that neither read it nor start a trigger may come between."""
     for j in range(i + 1, len(inner)):
         eff = inner[j]
-        node = _plain_line(eff)
-        if node is None:
-            return None
+        if not isinstance(eff, e.SetCounterE | e.LetE):
+            return None  # anything else may read it
         if isinstance(eff, e.SetCounterE):
             c = facts.rules.counters.get(eff.counter)
             if eff.counter in watched or (c is not None and c.overflow == "carry"):
@@ -98,7 +104,7 @@ def _overwrite(inner: e.Body, i: int, target: str, watched: set[str], facts: Fac
         again = _assignment(eff)
         if again is not None and again[0] == target:
             return None if _reads(again[1], target) else j
-        if _touches(node, target):
+        if _touches(eff, target):
             return None
     return None
 
