@@ -11,108 +11,81 @@ on a guess.
 from __future__ import annotations
 
 import math
-from typing import Any
 
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics
+from ..engine import effects as e
 from ..engine.budget import DEFAULT_LIMITS
 from ..engine.moves import SEARCH_WORK
-from ..language import syntax as s
-from ..language.effect_builder import Text
-from ..language.parser import ParseError, parse
+from ..engine.rules import ActionDef
+from ..language import checked as c
 from .facts import Facts
-from .walk import subnodes
+from .tree import CHILDREN
 
 BUDGET = SEARCH_WORK * DEFAULT_LIMITS.work  # units of work one listing may spend
-NESTED = ("do", "then", "else", "may")
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:
     players = facts.rules.players_max
-    for module in facts.modules.values():
-        actions = module.doc.get("actions")
-        if not isinstance(actions, dict):
-            continue
-        spans = getattr(actions, "key_spans", {})
-        for name, spec in actions.items():
-            if not isinstance(spec, dict):
-                continue
-            span = spans.get(name, module.span)
-            moves = _moves(spec.get("params"), span, players)
-            answers, widest = _answers(spec.get("do"), span, 1)
-            # each way through is at least one dry run that lists the answers of a choice
-            if moves + answers + math.log10(1 + widest) > math.log10(BUDGET):
-                diags.warning(
-                    "W521", f"'{name}' has about {_power(moves)} parameter combinations and about {_power(answers)} "
-                    f"ways through its choices: proving which of its moves are legal can need more than the "
-                    f"search's {BUDGET:,} units of work, and listing the legal moves would stop with E513", span,
-                    "narrow the parameters' domains (`in:`) or the choices inside the action")
+    for name, action in facts.rules.actions.items():
+        moves = _moves(action, players)
+        answers, widest = _answers(action.body, 1)
+        # each way through is at least one dry run that lists the answers of a choice
+        if moves + answers + math.log10(1 + widest) > math.log10(BUDGET):
+            diags.warning(
+                "W521", f"'{name}' has about {_power(moves)} parameter combinations and about {_power(answers)} "
+                f"ways through its choices: proving which of its moves are legal can need more than the "
+                f"search's {BUDGET:,} units of work, and listing the legal moves would stop with E513",
+                action.span, "narrow the parameters' domains (`in:`) or the choices inside the action")
 
 
-def _moves(params: Any, span: Span, players: int) -> float:
+def _moves(action: ActionDef, players: int) -> float:
     """log10 of the number of parameter combinations known before play."""
-    if not isinstance(params, dict):
-        return 0.0
     total = 0.0
-    for spec in params.values():
-        if not isinstance(spec, dict):
-            continue
-        size = _size(_parse(spec.get("in"), span, "expr")) if "in" in spec else None
+    for param, type_ in action.params:
+        domain = action.domains.get(param)
+        size = _size(domain.tree) if domain is not None else None
         if size is None:
-            size = {"bool": 2, "player": players}.get(str(spec.get("type")))
+            size = {"bool": 2, "player": players}.get(type_)
         total += math.log10(size) if size else 0.0
     return total
 
 
-def _answers(body: Any, span: Span, times: float) -> tuple[float, int]:
+def _answers(body: e.Body, times: float) -> tuple[float, int]:
     """log10 of the number of ways through the choices of a body, each `repeat` multiplying what it holds, and
     the size of its widest choice."""
-    if isinstance(body, str):
-        node = _parse(body, span, "effect")
-        out, widest = 0.0, 0
-        for n in subnodes(node) if node is not None else ():
-            if isinstance(n, s.Choose):
-                size = _size(n.options)
-                if size:
-                    out += times * math.log10(size)
-                    widest = max(widest, size)
-        return out, widest
-    parts: list[tuple[float, int]] = []
-    if isinstance(body, list):
-        parts = [_answers(item, span, times) for item in body]
-    elif isinstance(body, dict):
-        count = body.get("repeat")
-        if count is not None:
-            repeat = count if type(count) is int else _literal(_parse(count, span, "expr"))
-            times = times * repeat if repeat is not None and repeat > 0 else times
-        parts = [_answers(body[key], span, times) for key in NESTED if key in body]
-        for key in ("options", "cases"):
-            if isinstance(body.get(key), dict):
-                branches = [_answers(v, span, times) for v in body[key].values()]
-                parts.append((max((b[0] for b in branches), default=0.0), max((b[1] for b in branches), default=0)))
-    return sum(p[0] for p in parts), max((p[1] for p in parts), default=0)
+    out, widest = 0.0, 0
+    for eff in body:
+        parts: list[tuple[float, int]] = []
+        if isinstance(eff, e.ChooseE):
+            size = _size(eff.options.tree)
+            if size:
+                parts.append((times * math.log10(size), size))
+        elif isinstance(eff, e.MatchE | e.OneOfE):  # one branch runs
+            branches = [_answers(b, times) for b in CHILDREN[type(eff)](eff)]
+            parts.append((max((b[0] for b in branches), default=0.0), max((b[1] for b in branches), default=0)))
+        elif type(eff) in CHILDREN:
+            inner = times
+            if isinstance(eff, e.RepeatE):
+                repeat = _literal(eff.count.tree)
+                inner = times * repeat if repeat is not None and repeat > 0 else times
+            parts += [_answers(b, inner) for b in CHILDREN[type(eff)](eff)]
+        out += sum(p[0] for p in parts)
+        widest = max([widest, *(p[1] for p in parts)])
+    return out, widest
 
 
-def _parse(raw: Any, span: Span, start: str) -> s.Node | None:
-    if isinstance(raw, bool) or not isinstance(raw, str | int):
-        return None
-    try:
-        return parse(Text(raw, span).text, start)
-    except ParseError:
-        return None
-
-
-def _literal(node: s.Node | None) -> int | None:
-    if isinstance(node, s.Literal) and type(node.value) is int:
+def _literal(node: c.Node | None) -> int | None:
+    if isinstance(node, c.Literal) and type(node.value) is int:
         return node.value
     return None
 
 
-def _size(node: s.Node | None) -> int | None:
+def _size(node: c.Node | None) -> int | None:
     """How many values a literal range or list has; None when it depends on the game."""
-    if isinstance(node, s.Range):
+    if isinstance(node, c.Range):
         low, high = _literal(node.low), _literal(node.high)
         return max(high - low + 1, 0) if low is not None and high is not None else None
-    if isinstance(node, s.ListLit):
+    if isinstance(node, c.ListLit):
         return len(node.items)
     return None
 
