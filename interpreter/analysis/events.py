@@ -19,24 +19,24 @@ from .facts import Facts
 from .uses import place
 
 
-def _emitted(facts: Facts) -> set[str]:
-    declared = set(facts.decls["events"])
-    builtin = {name for name in facts.rules.events if name not in declared}
-    emitted = {r.name for r in facts.used_kind("emit") + facts.used_kind("defer")}
-    if any(isinstance(eff, e.EndE) and eff.what == "turn" for _, eff, _ in facts.index.effects):
-        emitted.add("turn_end")
-    return emitted | builtin
+def _emitted(facts: Facts, event: str) -> bool:
+    """Whether a rule emits (or defers) the event, or the game does (a built-in event)."""
+    if event not in facts.decls["events"] or facts.used(event, "emit", "defer"):
+        return True
+    return event == "turn_end" and any(isinstance(eff, e.EndE) and eff.what == "turn"
+                                       for _, eff, _ in facts.index.effects)
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:
-    emitted = _emitted(facts)
     for rule, event, span in facts.triggers:
-        if event in facts.rules.events and event not in emitted and event not in facts.inputs:
+        if event in facts.rules.events and not _emitted(facts, event) and event not in facts.inputs:
             diags.warning("W811", f"{rule} runs on '{event}', but no rule emits it", span,
                           f"emit {event}(...) where it happens, or mark events.{event} input: true if a program "
                           "emits it")
     for ref in facts.used_kind("until"):
-        if ref.name in facts.rules.events and ref.name not in emitted and ref.name not in facts.inputs:
+        if ref.name in facts.rules.events and not _emitted(facts, ref.name) and ref.name not in facts.inputs:
+            emitted = {r.name for r in facts.used_kind("emit") + facts.used_kind("defer")}
+            emitted |= {name for name in facts.rules.events if name not in facts.decls["events"]}
             diags.warning("W812", f"this deferred event waits for '{ref.name}', which no rule emits, so it never runs",
                           ref.span(), did_you_mean(ref.name, sorted(emitted))
                           or f"emit {ref.name}(...) where it happens, or leave out until (the end of the turn)")
@@ -86,7 +86,7 @@ def _guarded_params(facts: Facts) -> dict[str, set[str]]:
     out: dict[str, set[str]] = defaultdict(set)
     for f in facts.index.formulas:
         if f.role == "guard" and f.effect is None and f.rule.startswith("triggers."):
-            out[f.rule] |= {n.ref.name for n in c.nodes(f.tree) if isinstance(n, c.Name)}
+            out[f.rule] |= {n.ref.name for n in f.nodes if isinstance(n, c.Name)}
     return out
 
 

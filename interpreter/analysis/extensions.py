@@ -88,6 +88,9 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     if not added:
         return
     words = _mentioned(facts)
+    if facts.pending and any(word not in words for _, _, word, _ in added):
+        facts.complete()  # a rule another module replaces may name it
+        words = _mentioned(facts)
     rules = facts.rules
     for section, name, word, span in added:
         if word in words:

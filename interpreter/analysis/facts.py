@@ -15,7 +15,6 @@ from ..language.linker import Module
 from . import linked
 from .tree import Linked
 from .uses import Index, Ref
-from .walk import Site, walk_modules
 
 # Sections whose entries are names other rules refer to, and what a diagnostic calls them.
 KINDS = {"counters": "counter", "zones": "zone", "values": "value", "events": "event", "procedures": "procedure",
@@ -35,13 +34,15 @@ class Decl:
 class Facts:
     modules: dict[str, Module]
     rules: Rules
-    sites: list[Site] = field(default_factory=list)
     index: Index = field(init=False)
     refs: dict[str, dict[str, list[Ref]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     decls: dict[str, dict[str, Decl]] = field(default_factory=lambda: defaultdict(dict))
     inputs: set[str] = field(default_factory=set)
     outputs: set[str] = field(default_factory=set)
     triggers: list[tuple[str, str, Span]] = field(default_factory=list)  # (trigger rule, event, span of `on`)
+    # The other links (each module with what it requires), indexed only when a name the whole link does not use
+    # is asked about: a rule another module replaces, or an option it drops, still uses its names.
+    pending: list[Rules] = field(default_factory=list)
 
     @cached_property
     def linked(self) -> Linked:
@@ -49,13 +50,27 @@ class Facts:
         return Linked(self.rules)
 
     def used_kind(self, kind: str) -> list[Ref]:
+        """The uses of this kind in the whole link: places to report."""
         return [r for table in self.refs.values() for r in table.get(kind, [])]
 
     def used(self, name: str, *kinds: str, section: str | None = None) -> list[Ref]:
-        """The references to `name` of these kinds; with `section`, only those that may mean its declaration there
-        (a piece property named like a counter is not a use of the counter)."""
+        """The references to `name` of these kinds in any link; with `section`, only those that may mean its
+        declaration there (a piece property named like a counter is not a use of the counter)."""
+        found = self._used(name, kinds, section)
+        if not found and self.pending:
+            self.complete()
+            found = self._used(name, kinds, section)
+        return found
+
+    def _used(self, name: str, kinds: tuple[str, ...], section: str | None) -> list[Ref]:
         table = self.refs.get(name, {})
         return [r for k in kinds for r in table.get(k, []) if section is None or r.section in (None, section)]
+
+    def complete(self) -> None:
+        """Add the uses of the other links."""
+        while self.pending:
+            for ref in Index(self.pending.pop()).refs:
+                self.refs[ref.name][ref.kind].append(ref)
 
 
 def _role(node: Any, facts: Facts, name: str) -> None:
@@ -77,11 +92,10 @@ def _distinct(links: Iterable[Rules]) -> list[Rules]:
 
 def gather(modules: dict[str, Module], rules: Rules, alone: Iterable[Rules] = ()) -> Facts:
     facts = Facts(modules, rules)
-    facts.sites = walk_modules(modules) + linked.sites(rules)
     facts.index = Index(rules)
-    for r in _distinct([rules, *alone]):
-        for ref in (facts.index if r is rules else Index(r)).refs:
-            facts.refs[ref.name][ref.kind].append(ref)
+    for ref in facts.index.refs:
+        facts.refs[ref.name][ref.kind].append(ref)
+    facts.pending = [r for r in _distinct(alone) if r is not rules]
     for ref in linked.declaration_refs(rules):
         facts.refs[ref.name][ref.kind].append(ref)
     for m in modules.values():

@@ -215,7 +215,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
     for f in facts.index.formulas:
         if f.role == "guard":
-            for n in c.nodes(f.tree):
+            for n in f.nodes:
                 if isinstance(n, c.Compare) and n.op in _NEVER:
                     _compare(ranges, f, n, diags)
     for term, span in facts.index.terms:

@@ -12,6 +12,7 @@ from ..diagnostics import Diagnostics
 from .facts import KINDS, Decl, Facts
 
 _START = {"counters": "starts at 0", "properties": "has no default", "zones": "starts empty"}
+_W802 = ("counters", "properties", "events")
 _ANY_USE = ("read", "write", "increase", "fill", "pay", "emit", "defer", "until", "call", "cost", "on")
 
 
@@ -31,22 +32,25 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     for section in ("counters", "zones", "values", "events", "procedures", "costs", "properties"):
         what = KINDS[section]
         for name, decl in facts.decls[section].items():
-            if name in facts.inputs and name in facts.outputs:
+            unmarked = name not in facts.inputs and name not in facts.outputs
+            if unmarked and not facts.used(name, *_ANY_USE, section=section):
+                diags.warning("W801", f"{what} '{name}' is declared but never used", decl.span,
+                              "remove it, or mark it input: true if only scenarios or a program use it")
                 continue
-            if not facts.used(name, *_ANY_USE, section=section):
-                if name not in facts.inputs and name not in facts.outputs:
-                    diags.warning("W801", f"{what} '{name}' is declared but never used", decl.span,
-                                  "remove it, or mark it input: true if only scenarios or a program use it")
+            # Each question is asked only where its answer decides a warning: a name the whole link does not use
+            # makes every link count.
+            unread = name not in facts.outputs and section in _W802
+            unwritten = name not in facts.inputs and name not in paid_unprovided and section in _START \
+                and not _starts_provided(decl)
+            if not (unread or unwritten):
                 continue
-            written = _written(facts, section, name)
-            read = _read(facts, section, name)
-            if written and not read and name not in facts.outputs and section in ("counters", "properties", "events"):
-                verb = "emitted, but no trigger reacts to it" if section == "events" else "written but never read"
-                diags.warning("W802", f"{what} '{name}' is {verb}", decl.span,
-                              "mark it output: true if it exists to be scored or shown")
-            elif (read and not written and name not in facts.inputs and name not in paid_unprovided
-                  and section in _START and not _starts_provided(decl)
-                  and not (section == "counters" and _only_ranked(facts, name))):
+            if _written(facts, section, name):
+                if unread and not _read(facts, section, name):
+                    verb = "emitted, but no trigger reacts to it" if section == "events" else "written but never read"
+                    diags.warning("W802", f"{what} '{name}' is {verb}", decl.span,
+                                  "mark it output: true if it exists to be scored or shown")
+            elif unwritten and _read(facts, section, name) and not (section == "counters"
+                                                                    and _only_ranked(facts, name)):
                 diags.warning("W803", f"{what} '{name}' is read, but no rule or setup ever sets it and it "
                               f"{_start(decl)}", decl.span, "mark it input: true if scenarios or a program set it")
 

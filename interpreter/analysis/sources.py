@@ -105,8 +105,8 @@ def _rules(facts: Facts, diags: Diagnostics) -> None:
         if f.role == "guard" or f.rule not in sources:
             continue
         # A bound in a comparison is a condition, not an amount the source states.
-        compared = {id(m) for n in c.nodes(f.tree) if isinstance(n, c.Compare) for m in c.nodes(n)}
-        for n in c.nodes(f.tree):
+        compared = {id(m) for n in f.nodes if isinstance(n, c.Compare) for m in c.nodes(n)}
+        for n in f.nodes:
             if id(n) in compared:
                 continue
             if isinstance(n, c.Literal) and isinstance(n.value, int) and not isinstance(n.value, bool) \

@@ -20,7 +20,7 @@ from ..language.checked import Expr
 from .tree import CHILDREN
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Formula:
     """One checked expression of a rule, where it is written."""
 
@@ -30,6 +30,7 @@ class Formula:
     guarded: bool  # inside a `may`, or after a `limit` or a `pay` in the same body: a loop through it is bounded
     fallback: Span  # where its effect or declaration is, when the text's own place is not known
     effect: e.Effect | None = None
+    nodes: tuple[c.Node, ...] = ()  # every node of its tree, depth first
 
     @property
     def tree(self) -> c.Node:
@@ -40,7 +41,7 @@ class Formula:
         return self.expr.span(node, self.fallback) or self.fallback
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ref:
     kind: str  # read, write, increase, fill, pay, emit, defer, until, call, cost, on
     name: str
@@ -48,13 +49,13 @@ class Ref:
     section: str | None = None  # what the linker resolved the name to (counters, properties), when it says
     formula: Formula | None = None  # the formula holding the use, and its node
     node: c.Node | None = None
-    at: Span | None = None  # where an effect's own use is (its line, a cost's term)
+    at: Span | e.Effect | None = None  # where an effect's own use is: a cost term's place, or the effect
     lacked: bool = False  # a cost term whose shortfall is paid another way (`lacking`): it can always be paid
 
     def span(self) -> Span | None:
         if self.formula is not None:
             return self.formula.span(self.node)
-        return self.at
+        return place(self.at) if isinstance(self.at, e.Effect) else self.at
 
 
 # ------------------------------------------------------------------------------------------------ formulas
@@ -107,6 +108,7 @@ class Index:
         self.effects: list[tuple[str, e.Effect, bool]] = []  # (rule, effect, guarded), nested ones included
         self.terms: list[tuple[e.CostTermC, Span]] = []  # every cost term once, with where it is written
         self._terms: set[int] = set()
+        self._walked: dict[int, tuple[c.Node, ...]] = {}  # id(tree) -> its nodes: one tree is written in many places
         self._build()
 
     # ---------------------------------------------------------------- building
@@ -114,9 +116,15 @@ class Index:
                  effect: e.Effect | None = None) -> None:
         if expr is None or expr.tree is None:
             return
-        f = Formula(rule, expr, role, guarded, fallback, effect)
+        f = Formula(rule, expr, role, guarded, fallback, effect, self._nodes(expr.tree))
         self.formulas.append(f)
         self._reads(f)
+
+    def _nodes(self, tree: c.Node) -> tuple[c.Node, ...]:
+        found = self._walked.get(id(tree))
+        if found is None:
+            found = self._walked[id(tree)] = tuple(c.nodes(tree))
+        return found
 
     def _build(self) -> None:
         r = self.rules
@@ -193,7 +201,7 @@ class Index:
                 guarded = True
 
     def _effect(self, rule: str, eff: e.Effect, guarded: bool) -> None:
-        line = place(eff)
+        line = eff
         for name, expr in _exprs(eff):
             if name == "cost":
                 continue  # a cost's terms are placed by _cost
@@ -203,12 +211,12 @@ class Index:
             if isinstance(eff, e.MoveE | e.CreateE) and name in ("to", "zone"):
                 self._fill(rule, eff, expr, guarded, line)
                 continue
-            self._formula(rule, expr, _ROLES.get((type(eff), name), "effect"), line, guarded, eff)
+            self._formula(rule, expr, _ROLES.get((type(eff), name), "effect"), eff.span, guarded, eff)
         _EFFECT_USES.get(type(eff), _no_uses)(self, rule, eff, line)
         if isinstance(eff, e.PayE):
-            self._cost(rule, eff.cost, line, guarded)
+            self._cost(rule, eff.cost, place(eff), guarded)
 
-    def _target(self, rule: str, eff: e.SetCounterE, key: Expr, guarded: bool, line: Span) -> None:
+    def _target(self, rule: str, eff: e.SetCounterE, key: Expr, guarded: bool, line: e.Effect) -> None:
         """The counter an assignment sets is written (and increased, unless it only goes down); what its key and
         owner read is read."""
         self.refs.append(Ref("write", eff.counter, rule, "counters", at=line))
@@ -216,11 +224,11 @@ class Index:
             self.refs.append(Ref("increase", eff.counter, rule, "counters", at=line))
         if key.tree is None:
             return
-        f = Formula(rule, key, "effect", guarded, line, eff)
+        f = Formula(rule, key, "effect", guarded, eff.span, eff, self._nodes(key.tree))
         self.formulas.append(f)
         self._reads(f, skip=_written_node(key.tree))
 
-    def _fill(self, rule: str, eff: e.MoveE | e.CreateE, zone: Expr, guarded: bool, line: Span) -> None:
+    def _fill(self, rule: str, eff: e.MoveE | e.CreateE, zone: Expr, guarded: bool, line: e.Effect) -> None:
         """The zone pieces are put into is filled (not read)."""
         tree = zone.tree
         if tree is None:
@@ -229,7 +237,7 @@ class Index:
         name = named.ref.name if isinstance(named, c.Name) else named.name if isinstance(named, c.Attr) else None
         if name is not None:
             self.refs.append(Ref("fill", name, rule, "zones", at=line))
-        f = Formula(rule, zone, "effect", guarded, line, eff)
+        f = Formula(rule, zone, "effect", guarded, eff.span, eff, self._nodes(tree))
         self.formulas.append(f)
         self._reads(f, skip=named)
 
@@ -252,7 +260,7 @@ class Index:
 
     def _reads(self, f: Formula, skip: c.Node | None = None) -> None:
         """Each declared name a formula reads, as the checker resolved it."""
-        for n in c.nodes(f.tree):
+        for n in f.nodes:
             if n is skip:
                 continue
             found = _READS.get(type(n))
@@ -274,7 +282,7 @@ class Index:
     def nodes(self) -> Iterator[tuple[Formula, c.Node]]:
         """Every checked node of every formula, with its formula."""
         for f in self.formulas:
-            for n in c.nodes(f.tree):
+            for n in f.nodes:
                 yield f, n
 
 
@@ -311,29 +319,29 @@ _READS = {
 
 
 # ------------------------------------------------------------------------------------------ an effect's own uses
-def _no_uses(ix: Index, rule: str, eff: e.Effect, line: Span) -> None:
+def _no_uses(ix: Index, rule: str, eff: e.Effect, line: e.Effect) -> None:
     return None
 
 
-def _set_prop(ix: Index, rule: str, eff: e.SetPropE, line: Span) -> None:
+def _set_prop(ix: Index, rule: str, eff: e.SetPropE, line: e.Effect) -> None:
     ix.refs.append(Ref("write", eff.prop, rule, "properties", at=line))
     if eff.op != "-=":
         ix.refs.append(Ref("increase", eff.prop, rule, "properties", at=line))
 
 
-def _create(ix: Index, rule: str, eff: e.CreateE, line: Span) -> None:
+def _create(ix: Index, rule: str, eff: e.CreateE, line: e.Effect) -> None:
     ix.refs += [Ref("write", prop, rule, "properties", at=line) for prop, _ in eff.props]
     ix.refs.append(Ref("read", eff.kind, rule, None, at=line))
 
 
-def _refill(ix: Index, rule: str, eff: e.RefillE, line: Span) -> None:
+def _refill(ix: Index, rule: str, eff: e.RefillE, line: e.Effect) -> None:
     tree = eff.zone.tree
     name = tree.ref.name if isinstance(tree, c.Name) else tree.name if isinstance(tree, c.Attr) else None
     if name is not None:
         ix.refs.append(Ref("fill", name, rule, "zones", at=line))
 
 
-def _defer(ix: Index, rule: str, eff: e.DeferE, line: Span) -> None:
+def _defer(ix: Index, rule: str, eff: e.DeferE, line: e.Effect) -> None:
     ix.refs += [Ref("defer", eff.event, rule, None, at=line),
                 Ref("until", eff.until or "turn_end", rule, None, at=line)]
 

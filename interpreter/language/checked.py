@@ -247,12 +247,23 @@ class RankBy(Node):
     subject: Node | None  # None: the acting player
 
 
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_NOT_CHILDREN = {"syntax", "type", "pos", "end", "ref", "name", "kind", "decl", "value", "op", "fn", "var", "id",
+                 "live", "descending", "action", "counter", "cost", "table"}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node kind that may hold nodes, in order: worked out once a kind."""
+    found = _CHILD_FIELDS.get(kind)
+    if found is None:
+        found = _CHILD_FIELDS[kind] = tuple(f.name for f in fields(kind) if f.name not in _NOT_CHILDREN)
+    return found
+
+
 def children(node: Node) -> Iterator[Node]:
     """The checked nodes directly inside `node`, in source order."""
-    for f in fields(node):
-        if f.name in ("syntax", "type"):
-            continue
-        value = getattr(node, f.name)
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
         if isinstance(value, Node):
             yield value
         elif isinstance(value, tuple):
@@ -265,11 +276,30 @@ def children(node: Node) -> Iterator[Node]:
 
 def nodes(node: Node) -> Iterator[Node]:
     """`node` and every node inside it, depth first, in source order."""
+    out: list[Node] = []
     stack = [node]
     while stack:
         current = stack.pop()
-        yield current
-        stack.extend(reversed(list(children(current))))
+        out.append(current)
+        kind = type(current)
+        names = _CHILD_FIELDS.get(kind) or _child_fields(kind)
+        if not names:
+            continue
+        inner: list[Node] = []
+        for name in names:
+            value = getattr(current, name)
+            if isinstance(value, Node):
+                inner.append(value)
+            elif isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, Node):
+                        inner.append(item)
+                    elif isinstance(item, tuple):
+                        inner.extend(x for x in item if isinstance(x, Node))
+        if inner:
+            inner.reverse()
+            stack.extend(inner)
+    return iter(out)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -21,7 +21,7 @@ from .hooks import wrap_body
 from .loader import YMap, YStr
 from .marker_costs import marker_term
 from .parser import ParseError, parse
-from .places import Source
+from .places import Source, span_in
 from .sections import BLOCK_KEYS
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
 
@@ -33,10 +33,17 @@ class Text:
         self.text = str(value).lower() if isinstance(value, bool) else str(value)
         self.span: Span = getattr(value, "span", None) or fallback
         self.style = getattr(value, "style", None) if isinstance(value, YStr) else None
-        self.source = Source(self.span, self.style)
+        self._source: Source | None = None
+
+    @property
+    def source(self) -> Source:
+        """Where the text is: what a linked formula keeps."""
+        if self._source is None:
+            self._source = Source(self.span, self.style)
+        return self._source
 
     def at(self, pos: s.Pos) -> Span:
-        return self.source.at(pos)
+        return span_in(self.span, pos, self.style)
 
     def covering(self, start: Span | None = None) -> Span:
         """A span to the end of this text, carrying the text: what an effect node keeps. It starts at the text,
