@@ -52,7 +52,7 @@ def test_wheel_carries_grammar_schemas_and_packs_and_runs_outside_the_repo(tmp_p
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"boardrules/grammar/rules.lark", "boardrules/grammar/module.schema.json",
             "boardrules/grammar/scenario.schema.json", "boardrules/tools/cli.py", "boardrules/game.py",
-            "boardrules/engine/machine.py", "boardrules/analysis/walk.py", "boardrules/diagnostics_codes.py"} <= names
+            "boardrules/engine/machine.py", "boardrules/analysis/uses.py", "boardrules/diagnostics_codes.py"} <= names
     assert any(n.startswith("boardrules/rules/village/scenarios/") for n in names)
     assert any(n.startswith("boardrules/rules/lisboa/") and n.endswith(".yaml") for n in names)
 

@@ -145,8 +145,8 @@ def satisfiable(nodes: list[c.Node], domains: dict[str, Domain], consts: dict[st
         points = {int(low)} if low != -INF else set()
         if high != INF:
             points.add(int(high))
-        for k in numbers:
-            points.update(p for p in (k - 1, k, k + 1) if low <= p <= high)
+        for num in numbers:
+            points.update(p for p in (num - 1, num, num + 1) if low <= p <= high)
         if not points:
             points = {0}
         axes.append(sorted(points))

@@ -9,8 +9,9 @@ the effect node. Hooks, extensions and replacements are already in place in the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..diagnostics import Span
 from ..engine import effects as e
@@ -148,8 +149,8 @@ class Index:
             for w in ws:
                 rule = f"triggers.{w.name}"
                 self._formula(rule, w.guard, "guard", w.span)
-                for expr in (w.crosses, w.every):
-                    self._formula(rule, expr, "expr", w.span)
+                for mark in (w.crosses, w.every):
+                    self._formula(rule, mark, "expr", w.span)
                 self._body(rule, w.body, False)
         for name, p in r.procedures.items():
             self._body(f"procedures.{name}", p.body, False)
@@ -309,7 +310,7 @@ def _attr_reads(n: c.Attr) -> list[tuple[str, str | None]]:
     return [(n.name, _ATTR_SECTIONS[n.kind])] if n.kind in _ATTR_SECTIONS else []
 
 
-_READS = {
+_READS: dict[type, Callable[[Any], list[tuple[str, str | None]]]] = {
     c.Name: _name_reads,
     c.Attr: _attr_reads,
     c.Cell: lambda n: [(n.counter.name, "counters")],  # a keyed counter's cell known at link time
@@ -346,7 +347,7 @@ def _defer(ix: Index, rule: str, eff: e.DeferE, line: e.Effect) -> None:
                 Ref("until", eff.until or "turn_end", rule, None, at=line)]
 
 
-_EFFECT_USES = {
+_EFFECT_USES: dict[type, Callable[[Index, str, Any, e.Effect], None]] = {
     e.SetPropE: _set_prop,
     e.CreateE: _create,
     e.RefillE: _refill,

@@ -212,7 +212,8 @@ class Builder:
             if effect is None:
                 return None
             if "named_at" in type(effect).__dataclass_fields__:  # built at its name's place: keep it
-                return replace(effect, span=text.covering(), named_at=effect.span)
+                named: Any = effect
+                return replace(named, span=text.covering(), named_at=effect.span)
             return replace(effect, span=text.covering())
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..analysis.walk import BODY_KEYS, EXPR_KEYS, EXPR_LIST_KEYS
 from ..engine.rules import Rules
 from ..language.builtins import FUNCTIONS
 from ..language.compiler import PIECE_BUILTINS
 from .index import Declaration, Index
+from .yaml_sites import BODY_KEYS, EXPR_KEYS, EXPR_LIST_KEYS
 
 STATEMENTS = ("let", "pay", "move", "create", "remove", "link", "unlink", "choose", "roll", "draw", "shuffle",
               "refill", "advance", "place", "emit", "defer", "call", "require", "fail", "limit", "end", "score",

@@ -14,12 +14,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..analysis.modules import closures
-from ..analysis.refs import site_refs
-from ..analysis.walk import Site, Walker, subnodes
 from ..diagnostics import Span
 from ..language import syntax as s
 from ..language.linker import DECLARING, Module
 from ..language.sections import RULE_SECTIONS
+from .yaml_sites import Site, Walker, site_refs, subnodes
 
 # What a use of each kind can name (the sections searched for its declaration, in order).
 NAMED_BY = {

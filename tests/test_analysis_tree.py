@@ -1,0 +1,85 @@
+"""The analyses read the linked tree: no module of `boardrules check`'s analyses walks the YAML or parses rule text
+again, and a name is judged by what the linker resolved it to."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+from conftest import build_rules
+
+from boardrules.analysis.uses import Index
+from boardrules.language import checked as c
+
+ANALYSIS = Path(__file__).resolve().parents[1] / "interpreter" / "analysis"
+# What reading rule text again takes: the parser, the syntax nodes, the YAML strings' Text, the editor's YAML walk.
+FORBIDDEN = {"language.parser", "language.syntax", "language.effect_builder", "lsp.yaml_sites", "analysis.walk",
+             "analysis.refs", "walk", "refs", "yaml_sites"}
+# A scenario's own expectations and answers are not rules: scenarios.py parses those (and builds a scenario's
+# counter overrides), never a module's formulas.
+SCENARIO_TEXT = {"scenarios.py"}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = (node.module or "").removeprefix("boardrules.")
+            found.add(base)
+            found.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_no_analysis_walks_the_yaml_or_parses_rule_text() -> None:
+    modules = sorted(ANALYSIS.glob("*.py"))
+    assert not {"walk.py", "refs.py"} & {p.name for p in modules}
+    for path in modules:
+        if path.name in SCENARIO_TEXT:
+            continue
+        imported = {name.lstrip(".") for name in _imports(path)}
+        assert not imported & FORBIDDEN, (path.name, imported & FORBIDDEN)
+        calls = {n.func.id for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        assert "parse" not in calls, path.name
+
+
+def test_every_node_field_of_a_checked_kind_is_walked() -> None:
+    """checked.nodes skips a kind's plain fields by name: no field that holds a node may be among them."""
+    kinds = [k for k in vars(c).values() if isinstance(k, type) and issubclass(k, c.Node) and k is not c.Node]
+    names = {k.__name__ for k in kinds} | {"Node"}
+    for kind in kinds:
+        for f in dataclasses.fields(kind):
+            if f.name in ("syntax",):
+                continue
+            if any(name in str(f.type) for name in names):
+                assert f.name not in c._NOT_CHILDREN, (kind.__name__, f.name)
+
+
+def test_a_property_named_like_a_counter_is_used_as_the_linker_resolved_it(tmp_path: Path) -> None:
+    rules = build_rules(tmp_path, """
+        module: t
+        title: Names
+        counters:
+          gold: {per: player}
+        pieces:
+          coin: {properties: {gold: {type: int, default: 0}}}
+        zones:
+          purse: {per: player}
+        actions:
+          a:
+            do:
+              - for: c in me.purse
+                do: ["c.gold += 1"]
+              - me.gold += count(me.purse)
+        """)
+    ix = Index(rules)
+    uses = sorted((r.kind, r.name, r.section) for r in ix.refs if r.name in ("gold", "purse"))
+    assert uses == [("increase", "gold", "counters"), ("increase", "gold", "properties"),
+                    ("read", "purse", "zones"), ("read", "purse", "zones"),
+                    ("write", "gold", "counters"), ("write", "gold", "properties")]
+    # Each use is placed where it is written, from the linked tree alone.
+    (purse_read, *_) = [r for r in ix.refs if r.name == "purse"]
+    assert (purse_read.span().line, purse_read.span().col) == (13, 22)  # `purse` in `for: c in me.purse`
