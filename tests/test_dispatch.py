@@ -14,10 +14,11 @@ from boardrules.analysis.ranges import RANGE_OF
 from boardrules.diagnostics import Diagnostics
 from boardrules.engine import effects as e
 from boardrules.engine.interpreter import RUNNERS
+from boardrules.language import checked as c
 from boardrules.language import syntax as s
 from boardrules.language.linker import BUILT, DECLARE, DECLARED, DECLARING
 from boardrules.language.pack import discover, load_modules
-from boardrules.tools import prose
+from boardrules.tools import prose, prose_effects
 from boardrules.tools.explain import COMPONENTS, ENTRY_TITLES, Book
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,9 +50,20 @@ def test_the_expression_kinds_are_every_expression_class() -> None:
     assert len(set(s.EXPRESSIONS)) == len(s.EXPRESSIONS)
 
 
-def test_every_expression_kind_has_its_range_and_its_prose() -> None:
+def test_every_expression_kind_has_its_range() -> None:
     assert set(RANGE_OF) == set(s.EXPRESSIONS)
-    assert set(prose.EXPRESSIONS) == set(s.EXPRESSIONS)
+
+
+def _checked_classes() -> set[type]:
+    return {k for _, k in inspect.getmembers(c, inspect.isclass)
+            if issubclass(k, c.Node) and k is not c.Node and k.__module__ == c.__name__}
+
+
+def test_the_prose_says_every_checked_node_every_name_kind_and_every_effect() -> None:
+    assert len(_checked_classes()) >= 25
+    assert set(prose.EXPRESSIONS) == _checked_classes()
+    assert set(prose.NAMES) == set(c.NAME_KINDS)
+    assert set(prose_effects.EFFECTS) == _effect_classes()
 
 
 def test_every_declaration_kind_is_declared_or_built() -> None:

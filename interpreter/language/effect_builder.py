@@ -272,18 +272,17 @@ class Builder:
                 self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
                 return None
             by = self.expression(spec["by"], here, scope) if "by" in spec else None
-            options, guard_texts = [], []
+            options = []
             ospans = getattr(spec["options"], "value_spans", {})
             for label, opt in spec["options"].items():
                 ospan = ospans.get(label, here)
                 guard = None
-                guard_texts.append(str(opt["if"]) if isinstance(opt, dict) and "if" in opt else None)
                 if isinstance(opt, dict) and "do" in opt:
                     if "if" in opt:
                         guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
                     opt = opt["do"]
                 options.append((str(label), guard, self.body(opt, ospan, scope.child())))
-            return e.OneOfE(span, by, tuple(options), tuple(guard_texts))
+            return e.OneOfE(span, by, tuple(options))
         if kind == "as":
             who = self.expression(block["as"], here, scope)
             inner = scope.child()
@@ -418,8 +417,8 @@ class Builder:
             msg = f"'{name}' holds {old.words()}, but the value is {vt.words()}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         if n.op == "=":
-            return e.LetE(t.at(n.pos), name, value)
-        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n))
+            return e.LetE(t.at(n.pos), name, value, "=")
+        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n), n.op)
 
     def _counter_set(self, span: Span, key: Expr, counter: str, op: str, value: Expr, vt: Type, n: s.Assign,
                      t: Text) -> e.Effect:
