@@ -16,6 +16,7 @@ from boardrules.engine import effects as e
 from boardrules.engine.interpreter import RUNNERS
 from boardrules.language import checked as c
 from boardrules.language import syntax as s
+from boardrules.language.emitter import ATTR_SRC, NAME_SRC
 from boardrules.language.linker import BUILT, DECLARE, DECLARED, DECLARING
 from boardrules.language.pack import discover, load_modules
 from boardrules.tools import prose, prose_effects
@@ -85,3 +86,8 @@ def test_the_rulebook_tells_every_component_kind() -> None:
     entries = [e.id for e in book.components().entries]
     assert entries == ["components.sets", "components.values", "components.pieces", "components.substitutes"]
     assert {sec.id for sec in book.document().sections} >= set(BUILT) - set(COMPONENTS)
+
+
+def test_the_emitter_reads_every_kind_of_name_and_attribute() -> None:
+    assert set(ATTR_SRC) == set(c.ATTR_KINDS)
+    assert set(NAME_SRC) == set(c.NAME_KINDS)
