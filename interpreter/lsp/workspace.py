@@ -19,8 +19,6 @@ from pathlib import Path
 
 from ..analysis import check_pack, scenarios, unknowns
 from ..analysis import modules as combos
-from ..analysis.refs import site_refs
-from ..analysis.walk import walk_modules
 from ..diagnostics import Diagnostic, Diagnostics
 from ..engine.rules import Rules
 from ..language.linker import Module
@@ -225,7 +223,7 @@ class Workspace:
             unknowns(rules, found)
             # As check: which names the rules use is needed only to place an unknown name's error.
             unknown = any(d.code == "E401" for d in found.items)
-            used = {r.name for site in walk_modules(modules) for r in site_refs(site)} if unknown else set()
+            used = {use.name for use in self.reindex(st).uses} if unknown else set()
             items += combos.one_error_per_mistake(found.items, declared, used)
         mine = Diagnostics()
         mine.extend(d for d in items if d.span is not None and real(d.span.file) == key)

@@ -1,0 +1,119 @@
+"""Every formula of one module as the editor's index reads it: the names each uses, by what use (read, write,
+pay, emit, call, ...), each with the string it sits in, so index.py can give the name its place in the file.
+
+Why a syntax index, and why here: the index is rebuilt module by module as the designer types, also while the
+module does not link (an unknown name, a half-written line), and it needs the file place of every name in every
+string. The linked tree holds only what linked, and keeps a string's place only for effect lines (a guard, a
+value's formula or a flow key keeps its declaration's place). So the editor parses each string of the module on
+its own (the parser's cache makes it the linker's own parse), as the first of an effect line, an expression or a
+cost that it is: no list of keys says which role a string plays, and a construct added to the language later is
+indexed too. Strings under prose keys (pack.PROSE_KEYS: titles, notes, sources) are never formulas. Only the
+language server reads this; the checker and its analyses read the linked tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import fields
+from typing import Any
+
+from ..diagnostics import Span
+from ..language import syntax as s
+from ..language.effect_builder import Text
+from ..language.linker import Module
+from ..language.pack import PROSE_KEYS
+from ..language.parser import ParseError, parse
+
+# How a string is tried: most strings of a module are effect lines; then conditions and values; then costs.
+STARTS = ("effect", "expr", "cost")
+_PARSED: dict[str, s.Node | None] = {}  # text -> its parse (None: not a formula), across the module's edits
+
+
+def parsed(text: str) -> s.Node | None:
+    """The syntax of a string, as the first start symbol that parses it; None if none does."""
+    if text in _PARSED:
+        return _PARSED[text]
+    node = None
+    for start in STARTS:
+        try:
+            node = parse(text, start)
+            break
+        except ParseError:
+            continue
+    if len(_PARSED) > 65_536:  # as many strings as the parser's own cache keeps: a long session stays bounded
+        _PARSED.clear()
+    _PARSED[text] = node
+    return node
+
+
+def formulas(m: Module) -> Iterator[tuple[str, s.Node, Text]]:
+    """(rule, syntax, text) for every string of the module that parses as a formula; rule is section.name."""
+    stack: list[tuple[Any, Span, str]] = [(m.doc, m.span, "")]
+    while stack:
+        node, span, rule = stack.pop()
+        if isinstance(node, dict):
+            spans = getattr(node, "value_spans", {})
+            for key, value in node.items():
+                if str(key) in PROSE_KEYS:
+                    continue
+                here = rule if rule.count(".") >= 1 else f"{rule}.{key}" if rule else str(key)
+                stack.append((value, spans.get(key, span), here))
+        elif isinstance(node, list):
+            spans = getattr(node, "item_spans", None) or []
+            stack.extend((item, spans[i] if i < len(spans) else span, rule) for i, item in enumerate(node))
+        elif isinstance(node, str) and node.strip():
+            text = Text(node, span)
+            tree = parsed(text.text)
+            if tree is not None:
+                yield rule, tree, text
+
+
+def _subnodes(node: s.Node) -> Iterator[s.Node]:
+    """`node` and every syntax node below it, parents before their children."""
+    stack: list[Any] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, s.Node):
+            yield n
+            stack.extend(getattr(n, f.name) for f in fields(n) if f.name != "pos")
+        elif isinstance(n, tuple | list):
+            stack.extend(n)
+
+
+def _top(node: s.Node) -> s.Node:
+    """What an assignment target is about: `me.coins` -> the attribute, `price[t]` -> `price`."""
+    return node.obj if isinstance(node, s.Index) else node
+
+
+def uses(tree: s.Node) -> list[tuple[str, str, s.Node]]:
+    """(kind, name, node) for every name a formula uses; kind says which declarations it can name (index.NAMED_BY)."""
+    out: list[tuple[str, str, s.Node]] = []
+    written: set[int] = set()  # an assignment's target is a write, not also a read
+    for n in _subnodes(tree):
+        if isinstance(n, s.Assign):
+            target = _top(n.target)
+            if isinstance(target, s.Attr | s.Name):
+                written.add(id(target))
+                out.append(("write", target.name if isinstance(target, s.Attr) else target.id, target))
+        elif isinstance(n, s.Create):
+            out += [("write", prop, value) for prop, value in n.props]
+            out.append(("read", n.kind, n))
+        elif isinstance(n, s.CostTerm):
+            out.append(("pay", n.counter, n))
+        elif isinstance(n, s.CostRef):
+            out.append(("cost", n.name, n))
+        elif isinstance(n, s.Emit | s.Defer):
+            out.append(("emit" if isinstance(n, s.Emit) else "defer", n.event, n))
+            if isinstance(n, s.Defer):
+                out.append(("until", n.until or "turn_end", n))
+        elif isinstance(n, s.CallProc):
+            out.append(("call", n.proc, n))
+        elif isinstance(n, s.Take | s.CanTake):
+            out.append(("action", n.action, n))
+        elif isinstance(n, s.Roll):
+            out.append(("read", n.die, n))
+        elif isinstance(n, s.Name) and id(n) not in written:
+            out.append(("read", n.id, n))
+        elif isinstance(n, s.Attr) and id(n) not in written:
+            out.append(("read", n.name, n))
+    return out
