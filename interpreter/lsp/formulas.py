@@ -53,19 +53,20 @@ def formulas(m: Module) -> Iterator[tuple[str, s.Node, Text]]:
         node, span, rule = stack.pop()
         if isinstance(node, dict):
             spans = getattr(node, "value_spans", {})
+            named = "." in rule  # below section.name, every formula belongs to that rule
             for key, value in node.items():
-                if str(key) in PROSE_KEYS:
-                    continue
-                here = rule if rule.count(".") >= 1 else f"{rule}.{key}" if rule else str(key)
-                stack.append((value, spans.get(key, span), here))
+                if isinstance(value, str | dict | list) and key not in PROSE_KEYS:
+                    stack.append((value, spans.get(key, span),
+                                  rule if named else f"{rule}.{key}" if rule else str(key)))
         elif isinstance(node, list):
-            spans = getattr(node, "item_spans", None) or []
-            stack.extend((item, spans[i] if i < len(spans) else span, rule) for i, item in enumerate(node))
-        elif isinstance(node, str) and node.strip():
-            text = Text(node, span)
-            tree = parsed(text.text)
+            spans = getattr(node, "item_spans", None) or ()
+            for i, item in enumerate(node):
+                if isinstance(item, str | dict | list):
+                    stack.append((item, spans[i] if i < len(spans) else span, rule))
+        else:
+            tree = parsed(node)
             if tree is not None:
-                yield rule, tree, text
+                yield rule, tree, Text(node, span)
 
 
 def _subnodes(node: s.Node) -> Iterator[s.Node]:
@@ -85,8 +86,24 @@ def _top(node: s.Node) -> s.Node:
     return node.obj if isinstance(node, s.Index) else node
 
 
+_USES: dict[int, tuple[s.Node, list[tuple[str, str, s.Node]]]] = {}
+
+
 def uses(tree: s.Node) -> list[tuple[str, str, s.Node]]:
-    """(kind, name, node) for every name a formula uses; kind says which declarations it can name (index.NAMED_BY)."""
+    """(kind, name, node) for every name a formula uses; kind says which declarations it can name (index.NAMED_BY).
+    Parsed strings are shared (a YAML alias repeats one line, an edit leaves the other lines as they were), so
+    each is read once."""
+    hit = _USES.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    if len(_USES) > 65_536:
+        _USES.clear()
+    out = _uses(tree)
+    _USES[id(tree)] = (tree, out)
+    return out
+
+
+def _uses(tree: s.Node) -> list[tuple[str, str, s.Node]]:
     out: list[tuple[str, str, s.Node]] = []
     written: set[int] = set()  # an assignment's target is a write, not also a read
     for n in _subnodes(tree):
