@@ -16,9 +16,13 @@ from boardrules.engine import effects as e
 from boardrules.engine.interpreter import RUNNERS
 from boardrules.language import checked as c
 from boardrules.language import syntax as s
+from boardrules.language.checker import ATTRS_OF
+from boardrules.language.effect_builder import BLOCKS
 from boardrules.language.emitter import ATTR_SRC, NAME_SRC
 from boardrules.language.linker import BUILT, DECLARE, DECLARED, DECLARING
 from boardrules.language.pack import discover, load_modules
+from boardrules.language.sections import BLOCK_KEYS
+from boardrules.language.types import MARKER, PIECE, PLAYER, ZONE
 from boardrules.tools import prose, prose_effects
 from boardrules.tools.explain import COMPONENTS, ENTRY_TITLES, Book
 
@@ -91,3 +95,13 @@ def test_the_rulebook_tells_every_component_kind() -> None:
 def test_the_emitter_reads_every_kind_of_name_and_attribute() -> None:
     assert set(ATTR_SRC) == set(c.ATTR_KINDS)
     assert set(NAME_SRC) == set(c.NAME_KINDS)
+
+
+def test_every_block_kind_is_built() -> None:
+    assert list(BLOCKS) == list(BLOCK_KEYS)
+
+
+def test_the_checker_reads_the_attributes_of_every_type_that_has_them() -> None:
+    # a player's counters, zones, seat and markers; a piece's fields and properties; a zone's owner; a marker's
+    # position (every ATTR_KINDS entry but `dynamic`, which an object of a type known only at run time gives)
+    assert set(ATTRS_OF) == {PLAYER, PIECE, ZONE, MARKER}

@@ -217,79 +217,89 @@ class Builder:
         here = vspan.get(kind, span)
         head = block[kind].get("by") if isinstance(block[kind], dict) else block[kind]  # the text a block keeps
         span = Text(head, here).covering(span) if head is not None and not isinstance(head, list) else span
+        return BLOCKS[kind](self, block, here, span, scope)
 
-        def sub(key: str, inner: Scope) -> e.Body:
-            return self.body(block.get(key, []), vspan.get(key, span), inner)
+    def _sub(self, block: dict, key: str, span: Span, inner: Scope) -> e.Body:
+        """A body inside a block (`then`, `do`, ...), in a scope of its own."""
+        return self.body(block.get(key, []), getattr(block, "value_spans", {}).get(key, span), inner)
 
-        if kind == "if":
-            cond = self.expression(block["if"], here, scope)
-            then, other = sub("then", scope.child()), sub("else", scope.child())
-            return e.IfE(span, cond, then, other) if cond else None
-        if kind == "for":
-            text = Text(block["for"], here)
-            head = self.parse(text, "for_head")
-            if not isinstance(head, s.ForHead):
-                return None
-            try:
-                items, t = self._typed(head.iterable, scope, text)
-                if head.var in scope.names:
-                    raise _Reported(_rebound(head.var, head.pos), text)
-            except _Reported as rep:
-                self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
-                return None
-            body = sub("do", scope.child({head.var: t.element()}))
-            return e.ForE(span, head.var, items, body)
-        if kind == "while":
-            cond = self.expression(block["while"], here, scope)
-            body = sub("do", scope.child())
-            return e.WhileE(span, cond, body) if cond else None
-        if kind == "step":
-            name = str(block["step"])
-            target = f"{self.rule}.{name}"
-            if target in self.steps_seen:
-                self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
-            self.steps_seen.add(target)
-            return e.StepE(span, name, wrap_body(self, target, sub("do", scope.child()), scope))
-        if kind == "repeat":
-            count = self.expression(block["repeat"], here, scope)
-            self._bounded(block["repeat"], "work", "this repeat count", here)
-            body = sub("do", scope.child())
-            return e.RepeatE(span, count, body) if count else None
-        if kind == "match":
-            subject = self.expression(block["match"], here, scope)
-            cases_node = block.get("cases", {})
-            cases = []
-            if isinstance(cases_node, dict):
-                cspans = getattr(cases_node, "value_spans", {})
-                self._labels(block["match"], here, scope, cases_node)
-                for key, val in cases_node.items():
-                    cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
-            other = sub("else", scope.child())
-            return e.MatchE(span, subject, tuple(cases), other) if subject else None
-        if kind == "one_of":
-            spec = block["one_of"]
-            if not isinstance(spec, dict) or not isinstance(spec.get("options"), dict):
-                self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
-                return None
-            by = self.expression(spec["by"], here, scope) if "by" in spec else None
-            options = []
-            ospans = getattr(spec["options"], "value_spans", {})
-            for label, opt in spec["options"].items():
-                ospan = ospans.get(label, here)
-                guard = None
-                if isinstance(opt, dict) and "do" in opt:
-                    if "if" in opt:
-                        guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
-                    opt = opt["do"]
-                options.append((str(label), guard, self.body(opt, ospan, scope.child())))
-            return e.OneOfE(span, by, tuple(options))
-        if kind == "as":
-            who = self.expression(block["as"], here, scope)
-            inner = scope.child()
-            inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
-            body = sub("do", inner)
-            return e.AsE(span, who, body) if who else None
-        # may
+    def _if_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        cond = self.expression(block["if"], here, scope)
+        then, other = self._sub(block, "then", span, scope.child()), self._sub(block, "else", span, scope.child())
+        return e.IfE(span, cond, then, other) if cond else None
+
+    def _for_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        text = Text(block["for"], here)
+        head = self.parse(text, "for_head")
+        if not isinstance(head, s.ForHead):
+            return None
+        try:
+            items, t = self._typed(head.iterable, scope, text)
+            if head.var in scope.names:
+                raise _Reported(_rebound(head.var, head.pos), text)
+        except _Reported as rep:
+            self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            return None
+        body = self._sub(block, "do", span, scope.child({head.var: t.element()}))
+        return e.ForE(span, head.var, items, body)
+
+    def _while_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        cond = self.expression(block["while"], here, scope)
+        body = self._sub(block, "do", span, scope.child())
+        return e.WhileE(span, cond, body) if cond else None
+
+    def _step_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        name = str(block["step"])
+        target = f"{self.rule}.{name}"
+        if target in self.steps_seen:
+            self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
+        self.steps_seen.add(target)
+        return e.StepE(span, name, wrap_body(self, target, self._sub(block, "do", span, scope.child()), scope))
+
+    def _repeat_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        count = self.expression(block["repeat"], here, scope)
+        self._bounded(block["repeat"], "work", "this repeat count", here)
+        body = self._sub(block, "do", span, scope.child())
+        return e.RepeatE(span, count, body) if count else None
+
+    def _match_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        subject = self.expression(block["match"], here, scope)
+        cases_node = block.get("cases", {})
+        cases = []
+        if isinstance(cases_node, dict):
+            cspans = getattr(cases_node, "value_spans", {})
+            self._labels(block["match"], here, scope, cases_node)
+            for key, val in cases_node.items():
+                cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
+        other = self._sub(block, "else", span, scope.child())
+        return e.MatchE(span, subject, tuple(cases), other) if subject else None
+
+    def _one_of_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        spec = block["one_of"]
+        if not isinstance(spec, dict) or not isinstance(spec.get("options"), dict):
+            self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
+            return None
+        by = self.expression(spec["by"], here, scope) if "by" in spec else None
+        options = []
+        ospans = getattr(spec["options"], "value_spans", {})
+        for label, opt in spec["options"].items():
+            ospan = ospans.get(label, here)
+            guard = None
+            if isinstance(opt, dict) and "do" in opt:
+                if "if" in opt:
+                    guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
+                opt = opt["do"]
+            options.append((str(label), guard, self.body(opt, ospan, scope.child())))
+        return e.OneOfE(span, by, tuple(options))
+
+    def _as_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        who = self.expression(block["as"], here, scope)
+        inner = scope.child()
+        inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
+        body = self._sub(block, "do", span, inner)
+        return e.AsE(span, who, body) if who else None
+
+    def _may_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
         spec = block["may"]
         if isinstance(spec, list):
             spec = {"do": spec}
@@ -672,3 +682,16 @@ def _assignable(ptype: Type, vt: Type) -> bool:
         return True
     return ptype.is_list and vt.is_list
 
+
+# Each block kind (sections.BLOCK_KEYS) -> what builds it. tests/test_dispatch.py proves it covers every kind.
+BLOCKS: dict[str, Callable[[Builder, dict, Span, Span, Scope], e.Effect | None]] = {
+    "if": Builder._if_block,
+    "for": Builder._for_block,
+    "repeat": Builder._repeat_block,
+    "match": Builder._match_block,
+    "one_of": Builder._one_of_block,
+    "may": Builder._may_block,
+    "as": Builder._as_block,
+    "while": Builder._while_block,
+    "step": Builder._step_block,
+}
