@@ -8,7 +8,7 @@ A rule or value a module `replace`s is shown as a change against the base it rep
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -423,7 +423,7 @@ class Book:
         out: dict[str, list[str]] = {}
         names = {n.split(".")[-1] for n, _, _ in self.rules.unknowns}
         for rule, cost, body in rule_bodies(self.rules):
-            exprs = [*_cost_exprs(cost), *(x for eff in walk(body) for x in _effect_exprs(eff))]
+            exprs: list[Expr | None] = [*_cost_exprs(cost), *(x for eff in walk(body) for x in _effect_exprs(eff))]
             if rule.startswith("actions."):
                 exprs.append(self.rules.actions[rule.split(".", 1)[1]].guard)
             read = _names(exprs) | {n for eff in walk(body) for n in _named(eff)}
@@ -448,7 +448,8 @@ class Book:
 
 def _cost_exprs(cost: e.CostC | None) -> Iterator[Expr]:
     for alt in cost.alternatives if cost is not None else ():
-        for term in alt:
+        for first in alt:
+            term: e.CostTermC | None = first
             while term is not None:
                 yield from (x for x in (term.amount, term.key_fn) if x is not None)
                 term = term.lacking
@@ -471,7 +472,7 @@ def _exprs_in(value: Any) -> Iterator[Expr]:
                 yield from _exprs_in(item)
 
 
-def _names(exprs: list[Expr | None]) -> set[str]:
+def _names(exprs: Sequence[Expr | None]) -> set[str]:
     """Every declared name the formulas read: names, attributes, tables and counters, by what they resolved to."""
     out: set[str] = set()
     for x in exprs:
