@@ -13,7 +13,7 @@ language server reads this; the checker and its analyses read the linked tree.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from typing import Any
 
@@ -81,15 +81,45 @@ def _subnodes(node: s.Node) -> Iterator[s.Node]:
             stack.extend(n)
 
 
+Use = tuple[str, str, s.Node]  # (kind, name, the node it is written at)
+
+
 def _top(node: s.Node) -> s.Node:
     """What an assignment target is about: `me.coins` -> the attribute, `price[t]` -> `price`."""
     return node.obj if isinstance(node, s.Index) else node
 
 
-_USES: dict[int, tuple[s.Node, list[tuple[str, str, s.Node]]]] = {}
+def _named(node: s.Node) -> str | None:
+    return node.name if isinstance(node, s.Attr) else node.id if isinstance(node, s.Name) else None
 
 
-def uses(tree: s.Node) -> list[tuple[str, str, s.Node]]:
+def _write(n: s.Assign) -> list[Use]:
+    target = _top(n.target)
+    name = _named(target)
+    return [("write", name, target)] if name is not None else []
+
+
+# Each syntax class that uses a name -> its uses. A name or an attribute an assignment writes is not also read.
+USES_OF: dict[type, Callable[[Any], list[Use]]] = {
+    s.Assign: _write,
+    s.Create: lambda n: [*(("write", prop, value) for prop, value in n.props), ("read", n.kind, n)],
+    s.CostTerm: lambda n: [("pay", n.counter, n)],
+    s.CostRef: lambda n: [("cost", n.name, n)],
+    s.Emit: lambda n: [("emit", n.event, n)],
+    s.Defer: lambda n: [("defer", n.event, n), ("until", n.until or "turn_end", n)],
+    s.CallProc: lambda n: [("call", n.proc, n)],
+    s.Take: lambda n: [("action", n.action, n)],
+    s.CanTake: lambda n: [("action", n.action, n)],
+    s.Roll: lambda n: [("read", n.die, n)],
+    s.Name: lambda n: [("read", n.id, n)],
+    s.Attr: lambda n: [("read", n.name, n)],
+}
+
+
+_USES: dict[int, tuple[s.Node, list[Use]]] = {}
+
+
+def uses(tree: s.Node) -> list[Use]:
     """(kind, name, node) for every name a formula uses; kind says which declarations it can name (index.NAMED_BY).
     Parsed strings are shared (a YAML alias repeats one line, an edit leaves the other lines as they were), so
     each is read once."""
@@ -103,34 +133,12 @@ def uses(tree: s.Node) -> list[tuple[str, str, s.Node]]:
     return out
 
 
-def _uses(tree: s.Node) -> list[tuple[str, str, s.Node]]:
-    out: list[tuple[str, str, s.Node]] = []
-    written: set[int] = set()  # an assignment's target is a write, not also a read
-    for n in _subnodes(tree):
-        if isinstance(n, s.Assign):
-            target = _top(n.target)
-            if isinstance(target, s.Attr | s.Name):
-                written.add(id(target))
-                out.append(("write", target.name if isinstance(target, s.Attr) else target.id, target))
-        elif isinstance(n, s.Create):
-            out += [("write", prop, value) for prop, value in n.props]
-            out.append(("read", n.kind, n))
-        elif isinstance(n, s.CostTerm):
-            out.append(("pay", n.counter, n))
-        elif isinstance(n, s.CostRef):
-            out.append(("cost", n.name, n))
-        elif isinstance(n, s.Emit | s.Defer):
-            out.append(("emit" if isinstance(n, s.Emit) else "defer", n.event, n))
-            if isinstance(n, s.Defer):
-                out.append(("until", n.until or "turn_end", n))
-        elif isinstance(n, s.CallProc):
-            out.append(("call", n.proc, n))
-        elif isinstance(n, s.Take | s.CanTake):
-            out.append(("action", n.action, n))
-        elif isinstance(n, s.Roll):
-            out.append(("read", n.die, n))
-        elif isinstance(n, s.Name) and id(n) not in written:
-            out.append(("read", n.id, n))
-        elif isinstance(n, s.Attr) and id(n) not in written:
-            out.append(("read", n.name, n))
+def _uses(tree: s.Node) -> list[Use]:
+    nodes = list(_subnodes(tree))
+    written = {id(_top(n.target)) for n in nodes if isinstance(n, s.Assign)}
+    out: list[Use] = []
+    for n in nodes:
+        say = USES_OF.get(type(n))
+        if say is not None and id(n) not in written:
+            out += say(n)
     return out
