@@ -17,7 +17,7 @@ from boardrules.engine.interpreter import RUNNERS
 from boardrules.language import checked as c
 from boardrules.language import syntax as s
 from boardrules.language.checker import ATTRS_OF
-from boardrules.language.effect_builder import BLOCKS
+from boardrules.language.effect_builder import ASSIGN_TO, BLOCKS
 from boardrules.language.emitter import ATTR_SRC, NAME_SRC
 from boardrules.language.linker import BUILT, DECLARE, DECLARED, DECLARING
 from boardrules.language.pack import discover, load_modules
@@ -105,3 +105,9 @@ def test_the_checker_reads_the_attributes_of_every_type_that_has_them() -> None:
     # a player's counters, zones, seat and markers; a piece's fields and properties; a zone's owner; a marker's
     # position (every ATTR_KINDS entry but `dynamic`, which an object of a type known only at run time gives)
     assert set(ATTRS_OF) == {PLAYER, PIECE, ZONE, MARKER}
+
+
+def test_every_assignable_target_has_its_builder() -> None:
+    # what `TARGET op= VALUE` can set: a name (a local, the start player, a game counter), a keyed counter's cell,
+    # a player's counter or a piece's property
+    assert set(ASSIGN_TO) == {s.Name, s.Index, s.Attr}

@@ -355,66 +355,80 @@ class Builder:
         value, vt = self._typed(n.value, scope, t)
         if n.op != "=" and vt not in (INT, ANY):
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
+        assign = ASSIGN_TO.get(type(n.target))
+        if assign is None:
+            raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", n.target.pos), t)
+        return assign(self, n, value, vt, scope, t)
+
+    def _assign_name(self, n: s.Assign, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
+        """`x = v`: a local name, the start player, or a game counter."""
         target = n.target
+        assert isinstance(target, s.Name)
         r = self.rules
-        if isinstance(target, s.Name) and target.id in scope.names:
+        if target.id in scope.names:
             return self._set_local(n, target.id, value, vt, scope, t)
-        if isinstance(target, s.Name) and target.id == "start_player" and "start_player" not in r.counters:
+        if target.id == "start_player" and "start_player" not in r.counters:
             if n.op != "=" or vt not in (PLAYER, ANY):
                 raise _Reported(CompileError("E402", "start_player is set to a player: start_player = EXPR",
                                              n.value.pos), t)
             return e.SetStartPlayerE(t.at(n.pos), value)
-        if isinstance(target, s.Name):
-            c = r.counters.get(target.id)
-            if c is None or c.per != "game" or c.keys is not None:
-                hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
-                raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
-            key = self.exprs.counter_key(c, None, target.pos, target)
-            return self._counter_set(t.at(n.pos), key, target.id, n.op, value, vt, n, t)
-        if isinstance(target, s.Index):
-            table = value_tables.table_of(r, value_tables.root_name(target), scope)
-            if table is not None:
-                raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
-                                             "it", target.pos, "keep what changes in a keyed counter"), t)
-            try:
-                cell = self.exprs.counter_cell(target.obj, target.key, scope)
-            except CompileError as err:
-                raise _Reported(err, t) from None
-            if cell is not None:
-                return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
-            fam, ft = self._typed(target.obj, scope, t)
-            key_fn = self._expr(target.key, scope, t)
-            if ft not in (FAMILY, ANY):
-                raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
-            name = _family_name(target.obj)
+        c = r.counters.get(target.id)
+        if c is None or c.per != "game" or c.keys is not None:
+            hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
+            raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
+        key = self.exprs.counter_key(c, None, target.pos, target)
+        return self._counter_set(t.at(n.pos), key, target.id, n.op, value, vt, n, t)
 
-            key = self.exprs.family_key(fam, key_fn, target)
-            return self._counter_set(t.at(n.pos), key, name, n.op, value, vt, n, t)
-        if isinstance(target, s.Attr):
-            obj, ot = self._typed(target.obj, scope, t)
-            if ot == PLAYER:
-                c = r.counters.get(target.name)
-                if c is None or c.per != "player":
-                    hint = did_you_mean(target.name, r.player_counter_names())
-                    msg = f"a player has no counter '{target.name}'"
-                    raise _Reported(CompileError("E401", msg, target.pos, hint), t)
-                if c.keys is not None:
-                    raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
-                r.denote(target, "counters")
-                key = self.exprs.counter_key(c, obj, target.pos, target)
-                return self._counter_set(t.at(n.pos), key, target.name, n.op, value, vt, n, t)
-            if ot in (PIECE, ANY):
-                if target.name not in r.properties:
-                    hint = did_you_mean(target.name, r.properties)
-                    msg = f"no piece has a property '{target.name}'"
-                    raise _Reported(CompileError("E401", msg, target.pos, hint), t)
-                ptype = declared(r.properties[target.name])
-                if n.op == "=" and not _assignable(ptype, vt):
-                    msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
-                    raise _Reported(CompileError("E402", msg, n.value.pos), t)
-                if ot == PIECE:
-                    r.denote(target, "properties")
-                return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
+    def _assign_index(self, n: s.Assign, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
+        """`c[k] = v`: a cell of a keyed counter."""
+        target = n.target
+        assert isinstance(target, s.Index)
+        table = value_tables.table_of(self.rules, value_tables.root_name(target), scope)
+        if table is not None:
+            raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
+                                         "it", target.pos, "keep what changes in a keyed counter"), t)
+        try:
+            cell = self.exprs.counter_cell(target.obj, target.key, scope)
+        except CompileError as err:
+            raise _Reported(err, t) from None
+        if cell is not None:
+            return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
+        fam, ft = self._typed(target.obj, scope, t)
+        key_fn = self._expr(target.key, scope, t)
+        if ft not in (FAMILY, ANY):
+            raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
+        key = self.exprs.family_key(fam, key_fn, target)
+        return self._counter_set(t.at(n.pos), key, _family_name(target.obj), n.op, value, vt, n, t)
+
+    def _assign_attr(self, n: s.Assign, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
+        """`p.c = v`, `x.prop = v`: a player's counter or a piece's property."""
+        target = n.target
+        assert isinstance(target, s.Attr)
+        r = self.rules
+        obj, ot = self._typed(target.obj, scope, t)
+        if ot == PLAYER:
+            c = r.counters.get(target.name)
+            if c is None or c.per != "player":
+                hint = did_you_mean(target.name, r.player_counter_names())
+                msg = f"a player has no counter '{target.name}'"
+                raise _Reported(CompileError("E401", msg, target.pos, hint), t)
+            if c.keys is not None:
+                raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
+            r.denote(target, "counters")
+            key = self.exprs.counter_key(c, obj, target.pos, target)
+            return self._counter_set(t.at(n.pos), key, target.name, n.op, value, vt, n, t)
+        if ot in (PIECE, ANY):
+            if target.name not in r.properties:
+                hint = did_you_mean(target.name, r.properties)
+                msg = f"no piece has a property '{target.name}'"
+                raise _Reported(CompileError("E401", msg, target.pos, hint), t)
+            ptype = declared(r.properties[target.name])
+            if n.op == "=" and not _assignable(ptype, vt):
+                msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
+                raise _Reported(CompileError("E402", msg, n.value.pos), t)
+            if ot == PIECE:
+                r.denote(target, "properties")
+            return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 
     def _set_local(self, n: s.Assign, name: str, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
@@ -694,4 +708,12 @@ BLOCKS: dict[str, Callable[[Builder, dict, Span, Span, Scope], e.Effect | None]]
     "as": Builder._as_block,
     "while": Builder._while_block,
     "step": Builder._step_block,
+}
+
+
+# Each kind of assignment target -> what builds the assignment. Anything else cannot be assigned (E402).
+ASSIGN_TO: dict[type, Callable[[Builder, s.Assign, Expr, Type, Scope, Text], e.Effect]] = {
+    s.Name: Builder._assign_name,
+    s.Index: Builder._assign_index,
+    s.Attr: Builder._assign_attr,
 }
