@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import HARVEST
 
 from boardrules.analysis.ranges import RANGE_OF
+from boardrules.analysis.tree import CHILDREN
 from boardrules.diagnostics import Diagnostics
 from boardrules.engine import effects as e
 from boardrules.engine.interpreter import RUNNERS
@@ -24,6 +25,7 @@ from boardrules.language.pack import discover, load_modules
 from boardrules.language.sections import BLOCK_KEYS
 from boardrules.language.types import MARKER, PIECE, PLAYER, ZONE
 from boardrules.tools import prose, prose_effects
+from boardrules.tools.coverage import BRANCHES
 from boardrules.tools.explain import COMPONENTS, ENTRY_TITLES, Book
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,3 +113,7 @@ def test_every_assignable_target_has_its_builder() -> None:
     # what `TARGET op= VALUE` can set: a name (a local, the start player, a game counter), a keyed counter's cell,
     # a player's counter or a piece's property
     assert set(ASSIGN_TO) == {s.Name, s.Index, s.Attr}
+
+
+def test_coverage_knows_the_bodies_of_every_block_effect() -> None:
+    assert set(BRANCHES) == set(CHILDREN)
