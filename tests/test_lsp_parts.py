@@ -436,3 +436,24 @@ def test_each_string_is_indexed_as_the_formula_it_parses_as(tmp_path: Path) -> N
                      ("actions.grow", "pay", "coins"), ("actions.grow", "write", "coins"),
                      ("actions.grow", "emit", "fest"), ("actions.grow", "read", "coins_left"),
                      ("actions.grow", "call", "nowhere")}  # titles are prose: `coins` there is no use
+
+
+def test_a_name_the_linker_resolved_leads_to_what_it_resolved_to(tmp_path: Path) -> None:
+    # `c.reward` reads a card's property, `me.reward` the player's counter of the same name: the syntax cannot
+    # tell them apart, the linked module can.
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "module: m\ntitle: M\ncounters:\n  reward: {per: player}\npieces:\n  card:\n    properties:\n"
+        "      reward: {type: int, default: 0}\nzones:\n  hand: {per: player}\nactions:\n  cash:\n    title: Cash\n"
+        "    do:\n      - for: c in me.hand\n        do: [me.reward += c.reward]\n", encoding="utf-8")
+    ws = Workspace()
+    ws.open(str(path), path.read_text(encoding="utf-8"))
+    assert [d for d in ws.quick(str(path))[os.path.realpath(path)] if d.severity == "error"] == []
+    index = ws.reindex(ws.state(str(path)))
+    line = path.read_text(encoding="utf-8").split("\n").index("        do: [me.reward += c.reward]") + 1
+    found = {}
+    for use in index.uses:
+        if use.name == "reward" and use.place.line == line:
+            [target] = index.definitions(use)
+            found[use.place.col] = (use.kind, target.section)
+    assert sorted(found.values()) == [("read", "properties"), ("write", "counters")]

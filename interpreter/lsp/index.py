@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -160,7 +161,9 @@ def _nested(section: str, name: str, node: Any, span: Span, add: Any) -> None:
             add("symbols", item, spans[i] if i < len(spans) else span, keys, name)
 
 
-def uses(m: Module) -> list[Use]:
+def uses(m: Module, denotes: Callable[[s.Node], str | None] | None = None) -> list[Use]:
+    """Every use of a name in the module. `denotes` (Rules.denotes, when the module linked) says what the linker
+    resolved a name to, where the syntax alone cannot: `x.reward` is a piece's property or a player's counter."""
     # Names written as YAML values first: where a formula's reading of the same place is vaguer (a trigger's
     # `on: festival` is an event, not any name), the structural use is the one kept.
     out = _structural_uses(m)
@@ -168,7 +171,8 @@ def uses(m: Module) -> list[Use]:
         for kind, name, node in formula_uses(tree):
             place = _text_place(text, node, name)
             if place is not None:
-                out.append(Use(kind, name, m.id, rule, place))
+                section = denotes(node) if denotes is not None and kind in ("read", "write") else None
+                out.append(Use(kind, name, m.id, rule, place, section))
     # A cost term is both paid and read, a structural value may parse as a formula: one place, one use.
     seen: set[tuple[str, Place]] = set()
     unique = []

@@ -164,7 +164,8 @@ class Workspace:
         if st.stale:
             for key, module in st.good.items():
                 if st.facts.get(key, (None,))[0] is not module:
-                    st.facts[key] = (module, declarations(module), uses(module))
+                    linked = st.rules.get(module.id)  # what the linker resolved, when the module linked
+                    st.facts[key] = (module, declarations(module), uses(module, linked.denotes if linked else None))
             for key in set(st.facts) - set(st.good):
                 del st.facts[key]
             kept = {m.id: m for m in st.good.values()}
