@@ -7,10 +7,14 @@ import ast
 import dataclasses
 from pathlib import Path
 
-from conftest import build_rules
+import pytest
+from conftest import build_rules, write_modules
 
+from boardrules.analysis import check_pack
 from boardrules.analysis.uses import Index
+from boardrules.diagnostics import Diagnostics
 from boardrules.language import checked as c
+from boardrules.language.pack import Pack
 
 ANALYSIS = Path(__file__).resolve().parents[1] / "interpreter" / "analysis"
 # What reading rule text again takes: the parser, the syntax nodes, the YAML strings' Text, the editor's YAML walk.
@@ -83,3 +87,37 @@ def test_a_property_named_like_a_counter_is_used_as_the_linker_resolved_it(tmp_p
     # Each use is placed where it is written, from the linked tree alone.
     (purse_read, *_) = [r for r in ix.refs if r.name == "purse"]
     assert (purse_read.span().line, purse_read.span().col) == (13, 22)  # `purse` in `for: c in me.purse`
+
+
+PROPERTY_SIGN = """
+module: t
+title: Ages
+counters:
+  points: {per: player, output: true}
+  shame: {per: game, output: true}
+pieces:
+  tree: {properties: {age: {type: int, default: 1}}}
+zones:
+  grove: {per: player}
+actions:
+  grow:
+    do:
+      - create tree in me.grove
+      - for: t in me.grove
+        do: ["t.age += 1"]
+      - me.points += sum([t.age for t in me.grove])
+triggers:
+  disgrace:
+    on: {change: points, crosses: 0, direction: down}
+    do: ["shame += 1"]
+"""
+
+
+@pytest.mark.parametrize(("change", "fires"), [("t.age += 1", True), ("t.age -= 1", False), ("t.age = 0", True),
+                                               ("t.age = me.points", False)])
+def test_a_sum_of_a_property_no_rule_makes_negative_never_moves_a_counter_down(
+        tmp_path: Path, change: str, fires: bool) -> None:
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, PROPERTY_SIGN.replace("t.age += 1", change))), diags)
+    w858 = [d for d in diags.items if d.code == "W858"]
+    assert bool(w858) == fires, [d.message for d in diags.items]

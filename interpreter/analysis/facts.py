@@ -47,7 +47,7 @@ class Facts:
     @cached_property
     def linked(self) -> Linked:
         """The linked effect trees, with what each body changes (tree.py)."""
-        return Linked(self.rules)
+        return Linked(self.rules, self.inputs)
 
     def used_kind(self, kind: str) -> list[Ref]:
         """The uses of this kind in the whole link: places to report."""

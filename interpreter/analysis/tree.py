@@ -65,31 +65,40 @@ def _literal(node: c.Node | None, consts: dict[str, int]) -> int | None:
     return None
 
 
-def _never_negative(node: c.Node, consts: dict[str, int]) -> bool:
-    """Whether an amount is 0 or more whatever the state: a count, a length, sums and products of such."""
+def _never_negative(node: c.Node, consts: dict[str, int], props: frozenset[str] = frozenset()) -> bool:
+    """Whether an amount is 0 or more whatever the state: a count, a length, a property no rule makes negative
+    (`props`), sums and products of such."""
     amount = _literal(node, consts)
     if amount is not None:
         return amount >= 0
+    if isinstance(node, c.Attr):
+        return node.kind == "property" and node.name in props
     if isinstance(node, c.Call):
         if node.fn in ("count", "len", "abs"):
             return True
-        if node.fn in ("min", "max") and node.args:
-            return all(_never_negative(a, consts) for a in node.args)
+        if node.fn in ("min", "max", "sum") and node.args:
+            return all(_never_negative(a, consts, props) for a in node.args)
+    if isinstance(node, c.Comprehension):  # its items, whichever pass the filter
+        return _never_negative(node.element, consts, props)
+    if isinstance(node, c.ListLit):
+        return all(_never_negative(x, consts, props) for x in node.items)
     if isinstance(node, c.BinOp) and node.op in ("+", "*", "//"):
-        return _never_negative(node.left, consts) and _never_negative(node.right, consts)
+        return _never_negative(node.left, consts, props) and _never_negative(node.right, consts, props)
     return False
 
 
-def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None) -> set[str]:
+def direction(eff: e.SetCounterE, consts: dict[str, int] | None = None, props: frozenset[str] = frozenset()
+              ) -> set[str]:
     """Which way a counter assignment can move the counter: {"up"}, {"down"}, or both."""
-    return step(eff.op, eff.value, consts)
+    return step(eff.op, eff.value, consts, props)
 
 
-def step(op: str, value: Any, consts: dict[str, int] | None = None) -> set[str]:
+def step(op: str, value: Any, consts: dict[str, int] | None = None, props: frozenset[str] = frozenset()
+         ) -> set[str]:
     """Which way `x op value` (`+=`, `-=`, `=`; `advance` is `+=`) can move x: {"up"}, {"down"}, both, or none."""
     node = value.tree if isinstance(value, Expr) else None
     amount = _literal(node, consts or {})
-    if amount is None and op in ("+=", "-=") and node is not None and _never_negative(node, consts or {}):
+    if amount is None and op in ("+=", "-=") and node is not None and _never_negative(node, consts or {}, props):
         return {"up" if op == "+=" else "down"}  # or no move at all, when it is 0
     if op == "=" or amount is None:
         return {"up", "down"}
@@ -118,8 +127,9 @@ class Changes:
 class Linked:
     """The linked rules with the bodies each rule runs and what running them changes."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, inputs: set[str] | frozenset[str] = frozenset()) -> None:
         self.rules = rules
+        self.inputs = inputs  # names a program or a scenario sets from outside the rules
         self.bodies: dict[str, e.Body] = {f"setup.{x.name}": x.body for x in rules.setup}
         self.bodies |= {f"actions.{n}": a.body for n, a in rules.actions.items()}
         self.bodies |= {f"triggers.{t.name}": t.body for ts in rules.triggers.values() for t in ts}
@@ -134,6 +144,31 @@ class Linked:
         self._changes: dict[int, tuple[e.Body, Changes]] = {}
         self.consts = {n: v.data for n, v in rules.values.items() if v.kind == "const" and type(v.data) is int}
         self._param_consts = self._parameter_signs()
+        self.never_negative = self._never_negative_props()
+
+    def _never_negative_props(self) -> frozenset[str]:
+        """Whole-number properties no rule makes negative: each default is 0 or more, and every rule sets them
+        to, or adds to them, an amount that is never negative (worked out together: one may be set from
+        another)."""
+        r = self.rules
+        props = {p for p, t in r.properties.items() if t == "int" and p not in self.inputs}
+        props -= {p for (_, p), default in r.prop_defaults.items() if not (type(default) is int and default >= 0)}
+        writes: list[tuple[str, str, Expr]] = []
+        for body in self.bodies.values():
+            for eff in walk(body):
+                if isinstance(eff, e.SetPropE):
+                    writes.append((eff.prop, eff.op, eff.value))
+                elif isinstance(eff, e.CreateE):
+                    writes += [(p, "=", v) for p, v in eff.props]
+        changed = True
+        while changed:
+            changed = False
+            for prop, op, value in writes:
+                if prop in props and (op == "-=" or value.tree is None
+                                      or not _never_negative(value.tree, self.consts, frozenset(props))):
+                    props.discard(prop)
+                    changed = True
+        return frozenset(props)
 
     def _parameter_signs(self) -> dict[int, dict[str, int]]:
         """For each effect inside a procedure: the procedure's parameters that every call passes a number of one
@@ -203,7 +238,7 @@ class Linked:
         for eff in self.reach(body):
             if isinstance(eff, e.SetCounterE):
                 params = self._param_consts.get(id(eff))
-                ways = direction(eff, {**self.consts, **params} if params else self.consts)
+                ways = direction(eff, {**self.consts, **params} if params else self.consts, self.never_negative)
                 out.counter(eff.counter, ways)
                 c = self.rules.counters.get(eff.counter)
                 if c is not None and c.overflow == "carry" and c.carry_to and "up" in ways:
