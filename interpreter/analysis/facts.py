@@ -96,10 +96,12 @@ def gather(modules: dict[str, Module], rules: Rules, alone: Iterable[Rules] = ()
     for ref in facts.index.refs:
         facts.refs[ref.name][ref.kind].append(ref)
     facts.pending = [r for r in _distinct(alone) if r is not rules]
+    facts.triggers = [(f"triggers.{t.name}", t.event, t.on_span or t.span) for ts in rules.triggers.values()
+                      for t in ts]
     for ref in linked.declaration_refs(rules):
         facts.refs[ref.name][ref.kind].append(ref)
     for m in modules.values():
-        for section in ("counters", "zones", "values", "events", "procedures", "costs", "triggers", "pieces"):
+        for section in ("counters", "zones", "values", "events", "procedures", "costs", "pieces"):
             table = m.doc.get(section)
             if not isinstance(table, dict):
                 continue
@@ -114,13 +116,6 @@ def gather(modules: dict[str, Module], rules: Rules, alone: Iterable[Rules] = ()
                         facts.decls["properties"].setdefault(str(prop), Decl("properties", str(prop), m.id,
                                                                               pspans.get(prop, span), spec))
                         _role(spec, facts, str(prop))
-                    continue
-                if section == "triggers":
-                    on = node.get("on") if isinstance(node, dict) else None
-                    if on is not None and not isinstance(on, dict):  # a counter's watchers are linked.py's
-                        on_span = getattr(node, "value_spans", {}).get("on", span)
-                        facts.triggers.append((f"triggers.{name}", str(on), on_span))
-                        facts.refs[str(on)]["on"].append(Ref("on", str(on), None))
                     continue
                 facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
                 _role(node, facts, name)

@@ -31,7 +31,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         for w in watchers:
             said = _never(facts, w, marker, ways, consts)
             if said is not None:
-                diags.warning("W866", f"triggers.{w.name} {said}, so it never runs", on_span(facts, w, "change"),
+                diags.warning("W866", f"triggers.{w.name} {said}, so it never runs", on_span(w, "change"),
                               "check how the rules move the marker (advance by a positive number goes forward; "
                               "place passes no space), or watch another")
 

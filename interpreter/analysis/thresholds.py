@@ -40,7 +40,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 if w.crosses is None and w.every is None:
                     if not moves.get(w.counter):
                         diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
-                                      "changes it, so it never runs", _on_span(facts, w, "change"),
+                                      "changes it, so it never runs", _on_span(w, "change"),
                                       "check the counter it watches")
                         continue
                     _retriggers(facts, w, diags)
@@ -48,7 +48,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 way = "down" if w.down else "up"
                 if way not in moves.get(w.counter, set()):
                     diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
-                                  f"moves it {way}, so it never runs", _on_span(facts, w, "change"),
+                                  f"moves it {way}, so it never runs", _on_span(w, "change"),
                                   "check the counter it watches and its direction")
                     continue
             if not marker:
@@ -57,7 +57,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
 
 def _beyond(facts: Facts, ranges: Ranges, w: WatchDef, marker: bool, mark: int, diags: Diagnostics) -> bool:
     rules = facts.rules
-    where = _on_span(facts, w, "crosses")
+    where = _on_span(w, "crosses")
     if marker:
         track = rules.tracks.get(rules.markers.get(w.counter, ""))
         spaces = ranges.resolve(track.spaces) if track is not None else None
@@ -95,7 +95,7 @@ def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
     elif w.guard is not None:
         return  # its `if:` may stop the chain (a countdown, a cap)
     diags.error("E850", f"triggers.{w.name} runs on every change of '{w.counter}' and changes '{w.counter}' itself, "
-                "so each run starts the next", _on_span(facts, w, "change"),
+                "so each run starts the next", _on_span(w, "change"),
                 "add an if: that stops it, change another counter, or watch a threshold with crosses:")
 
 
@@ -107,4 +107,4 @@ def _reabsorbs(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
         return
     diags.error("E850", f"triggers.{w.name} runs on what the {'floor' if way == 'down' else 'cap'} of '{w.counter}' "
                 f"absorbs and moves '{w.counter}' {way} itself, so at the limit each run starts the next",
-                _on_span(facts, w, w.limit), "add an if: that stops it, or change another counter")
+                _on_span(w, w.limit), "add an if: that stops it, or change another counter")

@@ -143,6 +143,7 @@ class Index:
             self._body(rule, a.body, False)
         for ts in r.triggers.values():
             for t in ts:
+                self.refs.append(Ref("on", t.event, None, at=t.on_span or t.span))  # reads its event
                 self._formula(f"triggers.{t.name}", t.guard, "guard", t.span)
                 self._body(f"triggers.{t.name}", t.body, False)
         for ws in r.watchers.values():

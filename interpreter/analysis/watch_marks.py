@@ -9,19 +9,11 @@ from ..diagnostics import Span
 from ..engine.rules import WatchDef
 from ..language import checked as c
 from ..language.checked import Expr
-from .facts import Facts
 
 
-def on_span(facts: Facts, w: WatchDef, key: str) -> Span:
-    """Where a watcher's `on:` (or one of its keys) is written."""
-    for m in facts.modules.values():
-        table = m.doc.get("triggers")
-        node = table.get(w.name) if isinstance(table, dict) else None
-        on = node.get("on") if isinstance(node, dict) else None
-        if isinstance(on, dict):
-            spans = getattr(on, "value_spans", {})
-            return spans.get(key) or getattr(node, "value_spans", {}).get("on", w.span)
-    return w.span
+def on_span(w: WatchDef, key: str) -> Span:
+    """Where a watcher's `on:` key (or `on:` itself) is written, as the linker kept it."""
+    return w.on_spans.get(key) or w.on_spans.get("on") or w.span
 
 
 def threshold(expr: Expr, consts: dict[str, Any]) -> int | None:

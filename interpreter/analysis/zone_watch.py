@@ -32,7 +32,7 @@ def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[W
                 words = f"it holds at most {size:g} pieces" if size != INF and mark >= size else \
                     "a zone never holds fewer than 0 pieces"
                 diags.warning("W857", f"triggers.{w.name} waits for the number of pieces in '{zone}' to cross "
-                              f"{mark}, but {words}", _on_span(facts, w, "crosses"),
+                              f"{mark}, but {words}", _on_span(w, "crosses"),
                               f"check the threshold against zones.{zone}'s capacity")
                 continue
         if zone in facts.inputs:
@@ -48,7 +48,7 @@ def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[W
         else:
             continue
         diags.warning("W865", f"triggers.{w.name} watches the pieces in zone '{zone}', but {way}, so it never runs",
-                      _on_span(facts, w, "change"), "check the zone it watches and its direction")
+                      _on_span(w, "change"), "check the zone it watches and its direction")
 
 
 def _fills(facts: Facts, zone: str) -> bool:

@@ -101,6 +101,7 @@ class TriggerDef:
     span: Span
     guard_text: str | None = None
     source: str | None = None
+    on_span: Span | None = None  # where its `on:` is written
 
 
 @dataclass
@@ -118,6 +119,7 @@ class WatchDef:
     limit: str = ""  # "overflow" or "underflow": runs on what the counter's cap or floor absorbed, not on a change
     source: str | None = None
     guard_text: str | None = None
+    on_spans: dict[str, Span] = field(default_factory=dict)  # where `on:` ("on") and each of its keys is written
 
 
 @dataclass

@@ -551,7 +551,8 @@ class Linker:
             guard = b.expression(n["if"], _vspan(n, "if", d.span), scope) if "if" in n else None
             body = self._rule_body(b, f"triggers.{name}", self._do(d), d, scope)
             rules.triggers.setdefault(event, []).append(
-                TriggerDef(name, event, guard, body, d.span, str(n["if"]) if "if" in n else None, _source(n)))
+                TriggerDef(name, event, guard, body, d.span, str(n["if"]) if "if" in n else None, _source(n),
+                           _vspan(n, "on", d.span)))
         for name, d in wanted("scoring"):
             rules.scoring.append(StepDef(name, self._rule_body(b, f"scoring.{name}", self._do(d), d, Scope({}, True)),
                                          d.span, _source(d.node)))

@@ -59,7 +59,7 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
         b.error("E402", "a marker's thresholds are the spaces it enters: direction is for counters", here)
     rules.watchers.setdefault(watched, []).append(
         WatchDef(name, counter, crosses, every, guard, body, d.span, direction == "down",
-                 source=_source(n), guard_text=_guard_text(n)))
+                 source=_source(n), guard_text=_guard_text(n), on_spans=_on_spans(on, here)))
 
 
 def _build_absorbed(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Callable[..., Any], limit: str,
@@ -86,7 +86,12 @@ def _build_absorbed(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_b
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     rules.watchers.setdefault(f"{limit} {counter}", []).append(
         WatchDef(name, counter, None, None, guard, body, d.span, limit == "underflow", limit, _source(n),
-                 _guard_text(n)))
+                 _guard_text(n), _on_spans(n["on"], here)))
+
+
+def _on_spans(on: Any, here: Span) -> dict[str, Span]:
+    """Where `on:` (as "on") and each of its keys' values are written: what a finding about the trigger points at."""
+    return {"on": here, **{str(k): v for k, v in getattr(on, "value_spans", {}).items()}}
 
 
 def _source(n: dict) -> str | None:
