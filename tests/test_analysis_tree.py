@@ -121,3 +121,36 @@ def test_a_sum_of_a_property_no_rule_makes_negative_never_moves_a_counter_down(
     check_pack(Pack(tmp_path, write_modules(tmp_path, PROPERTY_SIGN.replace("t.age += 1", change))), diags)
     w858 = [d for d in diags.items if d.code == "W858"]
     assert bool(w858) == fires, [d.message for d in diags.items]
+
+
+@pytest.mark.parametrize(("score", "fires"), [("me.points += 1", True), ("for: p in players", False),
+                                              ("emit scored()", False)])
+def test_another_players_step_proves_nothing_about_a_counter_it_changes_only_for_itself(
+        tmp_path: Path, score: str, fires: bool) -> None:
+    """p1 scoring changes p1's points; an expectation on p2's points is already true before the steps, unless the
+    action reaches other players (a loop over them, a trigger that runs for whoever it names)."""
+    step = {"me.points += 1": "['me.points += 1']", "for: p in players": "[{for: p in players, do: ['p.points += 1']}]",
+            "emit scored()": "['emit scored()']"}[score]
+    write_modules(tmp_path, f"""
+module: t
+title: T
+players: {{min: 1, max: 4}}
+counters:
+  points: {{per: player, output: true}}
+events:
+  scored: {{}}
+actions:
+  score: {{do: {step}}}
+triggers:
+  all_score:
+    on: scored
+    do: ["for p in players: p.points += 1"]
+""".replace('do: ["for p in players: p.points += 1"]', "do: [{for: p in players, do: ['p.points += 1']}]"))
+    scenarios = tmp_path / "scenarios"
+    scenarios.mkdir()
+    (scenarios / "s.yaml").write_text("scenario: S\nmodules: [t]\nplayers: 2\nsteps:\n  - {action: score, player: p1}\n"
+                                      "expect:\n  p2.points: 0\n", encoding="utf-8")
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
+    assert [d.code for d in diags.items if d.code == "W863"] == (["W863"] if fires else []), \
+        [d.message for d in diags.items]

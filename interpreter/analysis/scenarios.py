@@ -13,8 +13,10 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..diagnostics_codes import CODES
+from ..engine import effects as e
 from ..engine.rules import Rules
 from ..engine.values import shown
+from ..language import checked as c
 from ..language import syntax as s
 from ..language.compile_error import CompileError
 from ..language.compiler import Scope
@@ -362,20 +364,43 @@ def _holds_at_start(rules: Rules, linked: Linked, doc: dict[str, Any], count: in
     state = doc.get("state", {}) or {}
     counters = {str(k): v for k, v in (state.get("counters", {}) or {}).items()} if isinstance(state, dict) else {}
     touched: set[str] = set()
-    bodies = [step.body for step in rules.setup] if doc.get("setup", True) is not False else []
+    setup = [step.body for step in rules.setup] if doc.get("setup", True) is not False else []
+    touched.update(name for body in setup for name in linked.changes(body).counters)
+    acts: list[tuple[str, set[str], Any]] = []  # (who acts, what the step may change, the action)
     for st in steps:
         action = rules.actions.get(str(st["action"]))
         if action is None:
             return False
-        bodies.append(action.body)
         paid = action.cost.alternatives if action.cost is not None else ()
-        touched.update(term.counter for alt in paid for term in alt)
-    touched.update(name for body in bodies for name in linked.changes(body).counters)
+        changed = {term.counter for alt in paid for term in alt} | set(linked.changes(action.body).counters)
+        acts.append((str(st.get("player", "")), changed, action))
     for key, want in doc["expect"].items():
         start = _start_value(rules, str(key), count, counters)
-        name = str(key).split("[")[0].rsplit(".", 1)[-1]
+        owner, _, name = str(key).split("[")[0].rpartition(".")
         if start is _UNSURE or name in touched or start != want or type(start) is not type(want):
             return False
+        for actor, changed, action in acts:
+            # Another player's step changes this player's counter only if the action reaches past its own.
+            if name in changed and (not owner or owner == actor or not _only_own(linked, action.body, name)):
+                return False
+    return True
+
+
+def _only_own(linked: Linked, body: Any, counter: str) -> bool:
+    """Whether running `body` for a player changes `counter` only for that player: every write of it is to the
+    acting player's (`me.counter`), and nothing it runs acts for someone else or starts a trigger."""
+    for eff in linked.reach(body):
+        if isinstance(eff, e.AsE | e.DeferE) or (isinstance(eff, e.CallE | e.TakeE) and eff.as_player is not None):
+            return False
+        if not isinstance(eff, e.CallE | e.TakeE) and linked.run_by(eff):
+            return False  # a trigger runs for whoever it watches
+        if isinstance(eff, e.PayE) and eff.by is not None:
+            return False
+        if isinstance(eff, e.SetCounterE) and eff.counter == counter:
+            key = eff.key.tree
+            owner = key.owner if isinstance(key, c.CounterKey | c.Cell) else None
+            if not (isinstance(owner, c.Name) and owner.ref.kind == "me"):
+                return False
     return True
 
 
