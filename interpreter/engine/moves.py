@@ -314,7 +314,7 @@ class Search:
         parameters, guard, cost and the start of its body, finishes with them. None when the analysis saves
         nothing or cannot tell."""
         m, kind = self.m, activity.kind
-        total = m.totality
+        total = m.analysis()
         if total is None or kind not in ("move", "act", "take") or activity.action not in m.rules.actions:
             return None
         name = str(activity.action)
