@@ -22,7 +22,7 @@ from .choices import StopForAnswer
 from .decisions import Decision
 from .effects import Body
 from .interpreter import Frame
-from .resume import Finished, Runs
+from .resume import Finished, Runs, same
 from .runtime import as_list
 from .values import Player, UnknownCompared, plain
 
@@ -139,6 +139,7 @@ class Probe:
     extra: list[Any] = field(default_factory=list)  # answers taken past the activity's own (witness runs)
     stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
     kept: bool = False  # read from a kept finished run, without running
+    asked: list[Decision] = field(default_factory=list)  # the decision each of `extra` answered
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
@@ -177,6 +178,8 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         m.decider, m.covered, m.coverage = saved, covered, traced
     m.state.rollback(mark)
     result.extra = decider.extra
+    if decider.extra:
+        result.asked = decider.asked[len(decider.asked) - len(decider.extra):]
     result.stop_at = result.decision if result.outcome == "stop" else decider.stop_at
     return result
 
@@ -287,25 +290,26 @@ class Search:
         verdict = self._total(activity)
         if verdict is not None:
             return verdict
-        # First walk through every decision with its first answer (and, with chance stepped, every chance event
-        # with its first outcome): one run, however many decisions, draws or shuffle steps. Only if that way
-        # fails, stop at the first decision and try each of its answers, depth first. Either way the move is
-        # proven by a complete way to play it, as before.
+        # Walk through every decision with its first answer (and, with chance stepped, every chance event with
+        # its first outcome): one run, however many decisions, draws or shuffle steps. If that way fails, its
+        # run has met every decision on the way: try their other answers, the last decision first (what failed
+        # came after it, so it is the likeliest to matter), each the same way. Every way is tried at most once,
+        # and the one that failed is not run again; a way that finishes proves the activity.
         result = self._probe(activity, True)
-        if result.outcome == "fail" and result.extra:
-            result = self._probe(activity, False)
         if self.first is None:
             self.first = result
-        if result.outcome != "stop":
-            if result.outcome == "fail":
-                self._note(result.error, activity)
-            return result.outcome == "done"
-        decision = result.decision
-        assert decision is not None
-        answers = answers_for(decision)
-        self._charge(len(answers), activity)
-        base = _with_all(activity, result.extra)
-        return any(self._finishes(_with(base, answer)) for answer in answers)
+        if result.outcome == "done":  # a witness run never stops: it finishes or fails
+            return True
+        self._note(result.error, activity)
+        taken, asked = result.extra, result.asked
+        for i in range(len(taken) - 1, -1, -1):
+            answers = answers_for(asked[i])
+            self._charge(len(answers), activity)
+            base = _with_all(activity, taken[:i])
+            failed = taken[i]
+            if any(self._finishes(_with(base, answer)) for answer in answers if not same(answer, failed)):
+                return True
+        return False
 
     def _total(self, activity: Activity) -> bool | None:
         """The verdict without running what always finishes (engine.totality): the end of the action's body
