@@ -46,6 +46,8 @@ class Machine(Choices, Payments):
     coverage: set[Any] | None = None
     # While a scenario lays out its starting state, counter changes start no triggers (engine/watch.py).
     quiet_counters: bool = False
+    # Whether the dry run now running has reached the flow after its move's body (engine/moves.py).
+    flow_ran: bool = False
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
 from ..internal import INTERNAL
-from . import flow
+from . import flow, independence
 from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
@@ -87,6 +87,7 @@ class Activity:
                                       m.rules.actions[str(self.action)].span)
             action_work()
             if head is None:
+                m.flow_ran = True  # a failure from here on is the flow's, not the body's (see Search._finishes)
                 flow.after_move(m)
 
         return move
@@ -140,6 +141,7 @@ class Probe:
     stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
     kept: bool = False  # read from a kept finished run, without running
     asked: list[Decision] = field(default_factory=list)  # the decision each of `extra` answered
+    in_flow: bool = False  # it failed in the flow after the move's body
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
@@ -155,8 +157,9 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
             return _from_kept(kept, len(activity.answers), witness)
     if head is not None:
         runs = None
-    saved, covered, mark = m.decider, m.covered, m.state.mark()
+    saved, covered, mark, flow_ran = m.decider, m.covered, m.state.mark(), m.flow_ran
     decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
+    m.flow_ran = False
     started = _Started()  # a dry run is not play: it must not count for coverage
     m.covered = started  # type: ignore[assignment]  # only `add` is called on it
     traced, m.coverage = m.coverage, None
@@ -170,12 +173,12 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         result = Probe("stop", stop.decision)
     except BoardrulesError as err:
         if err.code == INTERNAL:  # a bug in boardrules is never "this move is not legal"
-            m.decider, m.covered = saved, covered
+            m.decider, m.covered, m.flow_ran = saved, covered, flow_ran
             m.state.rollback(mark)
             raise
-        result = Probe("fail", error=err)
+        result = Probe("fail", error=err, in_flow=m.flow_ran)
     finally:
-        m.decider, m.covered, m.coverage = saved, covered, traced
+        m.decider, m.covered, m.coverage, m.flow_ran = saved, covered, traced, flow_ran
     m.state.rollback(mark)
     result.extra = decider.extra
     if decider.extra:
@@ -257,11 +260,16 @@ class Problem:
 class Search:
     """Bounded depth-first search for one way to finish an activity.
 
+    With `prune` (the default), answers that cannot change how a decision's failing ways fail are not tried
+    (engine/independence.py); the differential tests turn it off to compare.
+
     Two bounds: `budget` dry runs per proof, past which it assumes there is a way (optimistic, as documented),
     and a budget of work shared by every proof made with this search (one pending decision's listing), in the
     units of an action's work budget (SEARCH_WORK whole actions' worth): each dry run costs its effect lines,
     its work units and the answers it enumerates. Past that the search stops with E513 at the rule being
     searched, so no pack can make listing hang."""
+
+    prune = True
 
     def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None,
                  runs: Runs | None = None) -> None:
@@ -274,6 +282,7 @@ class Search:
         self.work_left = self.work_limit
         self.exhausted = False
         self.first: Probe | None = None
+        self.flow_failures = 0  # dry runs that failed in the flow after a move's body
 
     def can_finish(self, activity: Activity) -> bool:
         """Whether the activity has at least one complete legal way to be carried out. Afterwards `first` is
@@ -301,15 +310,40 @@ class Search:
         if result.outcome == "done":  # a witness run never stops: it finishes or fails
             return True
         self._note(result.error, activity)
+        self.flow_failures += result.in_flow
         taken, asked = result.extra, result.asked
+        # When every way on from the decisions already tried failed inside the body, from the statement of the
+        # last of them on (`explained`), an earlier decision whose statements up to there change nothing those
+        # statements read cannot help: its other answers are skipped (engine/independence.py).
+        statements = self._statements(activity, asked)
+        explained = None
         for i in range(len(taken) - 1, -1, -1):
+            here = statements[i] if statements is not None else None
+            if explained is not None and here is not None and here < explained and \
+                    self._action(activity).independent(here, explained):
+                continue
             answers = answers_for(asked[i])
             self._charge(len(answers), activity)
             base = _with_all(activity, taken[:i])
             failed = taken[i]
+            before = self.flow_failures
             if any(self._finishes(_with(base, answer)) for answer in answers if not same(answer, failed)):
                 return True
+            if statements is None or self.flow_failures != before or result.in_flow:
+                statements = None  # a way failed in the flow, which reads anything: nothing more is skipped
+            else:
+                explained = here
         return False
+
+    def _action(self, activity: Activity) -> Any:
+        return independence.for_action(self.m.rules, str(activity.action))
+
+    def _statements(self, activity: Activity, asked: list[Decision]) -> list[int] | None:
+        """The body statement each decision was asked in, when all are placed (see engine/independence.py)."""
+        if not self.prune or len(asked) < 2 or activity.kind not in ("move", "act", "take") \
+                or activity.action not in self.m.rules.actions:
+            return None
+        return self._action(activity).places([d.rule for d in asked])
 
     def _total(self, activity: Activity) -> bool | None:
         """The verdict without running what always finishes (engine.totality): the end of the action's body
