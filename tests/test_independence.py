@@ -52,7 +52,8 @@ actions:
 
 
 def _runs(game: Game, action: str, prune: bool) -> tuple[bool, int]:
-    """(verdict, dry runs tried) of a fresh search of the action."""
+    """(verdict, dry runs tried) of a fresh search of the action, knowing no answer that finished before."""
+    game._m.answer_wins = {}
     search = Search(game._m, False)
     search.prune = prune
     ok = search.can_finish(Activity("act", "p1", action, {}))
@@ -73,6 +74,16 @@ def test_answers_that_cannot_matter_are_skipped(build: Any, action: str, legal: 
     game.setup()
     assert _runs(game, action, True) == (legal, pruned)
     assert _runs(game, action, False) == (legal, full)
+
+
+def test_a_proof_first_takes_the_answers_that_finished_before(build: Any) -> None:
+    game = Game(build(MODULE), 2, 1)
+    game.setup()
+    assert _runs(game, "pick_green", True) == (True, 5)
+    search = Search(game._m, False)  # green (with 1) finished the last proof: it is taken first now
+    assert search.can_finish(Activity("act", "p1", "pick_green", {}))
+    assert search.budget - search.left == 1
+    assert search.first is not None and search.first.extra == ["green", 1]
 
 
 def test_what_each_statement_reads_and_changes(build: Any) -> None:
@@ -118,6 +129,7 @@ def test_a_way_that_failed_in_the_flow_skips_nothing(build: Any) -> None:
     game = Game(build(FLOW), 2, 1, flow=True)
     game.setup()
     for prune in (True, False):
+        game._m.answer_wins = {}
         search = Search(game._m, False)
         search.prune = prune
         assert search.can_finish(Activity("move", "p1", "pay", {}))

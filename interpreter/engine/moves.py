@@ -103,8 +103,10 @@ class PrefixDecider:
     `stop_at` is the decision where a run without `witness` would have stopped. `asked` is every decision
     answered, in order."""
 
-    def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False) -> None:
+    def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False,
+                 wins: dict[Any, int] | None = None) -> None:
         self.answers = answers
+        self.wins = wins  # with `witness`: take the answer that finished proofs most often (see Search)
         self.used = 0
         self.chance_steps = chance_steps
         self.witness = witness
@@ -116,7 +118,7 @@ class PrefixDecider:
         if self.used == len(self.answers):
             if not self.witness:
                 raise StopForAnswer(decision)
-            answer = first_answer(decision)
+            answer = first_answer(decision) if self.wins is None else likeliest(decision, self.wins)
             if self.stop_at is None:
                 self.stop_at = decision
             self.extra.append(answer)
@@ -142,10 +144,11 @@ class Probe:
     kept: bool = False  # read from a kept finished run, without running
     asked: list[Decision] = field(default_factory=list)  # the decision each of `extra` answered
     in_flow: bool = False  # it failed in the flow after the move's body
+    answered: list[Decision] = field(default_factory=list)  # every decision it answered, when it finished
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
-          head: Body | None = None) -> Probe:
+          head: Body | None = None, wins: dict[Any, int] | None = None) -> Probe:
     """Run the activity with its answers and take every change back: what would happen. With `runs` (of this
     state), a run that finishes is kept there, and a run kept there already answers without running. With `head`,
     only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run."""
@@ -158,7 +161,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
     if head is not None:
         runs = None
     saved, covered, mark, flow_ran = m.decider, m.covered, m.state.mark(), m.flow_ran
-    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
+    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness, wins)
     m.flow_ran = False
     started = _Started()  # a dry run is not play: it must not count for coverage
     m.covered = started  # type: ignore[assignment]  # only `add` is called on it
@@ -181,6 +184,8 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         m.decider, m.covered, m.coverage, m.flow_ran = saved, covered, traced, flow_ran
     m.state.rollback(mark)
     result.extra = decider.extra
+    if result.outcome == "done":
+        result.answered = decider.asked
     if decider.extra:
         result.asked = decider.asked[len(decider.asked) - len(decider.extra):]
     result.stop_at = result.decision if result.outcome == "stop" else decider.stop_at
@@ -214,6 +219,27 @@ def first_answer(decision: Decision) -> Any:
     if not options:
         return None
     return options[0]
+
+
+def likeliest(decision: Decision, wins: dict[Any, int]) -> Any:
+    """The answer that has finished the most proofs at the decision's rule (the first on a tie): a witness run
+    takes it, since any complete way proves a move. A chance outcome, or a subset (its answers may be many),
+    takes its first answer: which outcome finished a move says little about the next."""
+    rule = decision.rule
+    if decision.kind == "subset" or decision.chooser == "chance" or rule not in wins:
+        return first_answer(decision)
+    answers = answers_for(decision)
+    if not answers:
+        return first_answer(decision)
+    best, most = answers[0], -1
+    for answer in answers:
+        try:
+            n = wins.get((rule, answer), 0)
+        except TypeError:  # an answer that is a list
+            return first_answer(decision)
+        if n > most:
+            best, most = answer, n
+    return best
 
 
 def answers_for(decision: Decision) -> list[Any]:
@@ -322,7 +348,7 @@ class Search:
             if explained is not None and here is not None and here < explained and \
                     self._action(activity).independent(here, explained):
                 continue
-            answers = answers_for(asked[i])
+            answers = self._ordered(asked[i])
             self._charge(len(answers), activity)
             base = _with_all(activity, taken[:i])
             failed = taken[i]
@@ -334,6 +360,17 @@ class Search:
             else:
                 explained = here
         return False
+
+    def _ordered(self, decision: Decision) -> list[Any]:
+        """The decision's answers, those that finished the most proofs at its rule first (stable)."""
+        answers = answers_for(decision)
+        rule, wins = decision.rule, self.m.answer_wins
+        if decision.kind == "subset" or decision.chooser == "chance" or len(answers) < 2 or rule not in wins:
+            return answers
+        try:
+            return sorted(answers, key=lambda a: -wins.get((rule, a), 0))
+        except TypeError:
+            return answers
 
     def _action(self, activity: Activity) -> Any:
         return independence.for_action(self.m.rules, str(activity.action))
@@ -420,7 +457,18 @@ class Search:
 
     def _probe(self, activity: Activity, witness: bool, head: Body | None = None) -> Probe:
         m = self.m
-        result = probe(m, activity, self.chance_steps, witness, self.runs, head)
+        wins = m.answer_wins
+        result = probe(m, activity, self.chance_steps, witness, self.runs, head, wins if witness else None)
+        if result.outcome == "done" and result.answered:  # these answers finished a move: try them first next time
+            for decision, answer in zip(result.answered, [*activity.answers, *result.extra], strict=False):
+                if decision.chooser == "chance":
+                    continue
+                try:
+                    key = (decision.rule, answer)
+                    wins[key] = wins.get(key, 0) + 1
+                    wins[decision.rule] = 1  # the rule has answers that finished (see likeliest)
+                except TypeError:
+                    pass
         if result.kept:
             self._charge(1, activity)
             return result
