@@ -68,9 +68,15 @@ def _runs(game: Game, action: str, prune: bool) -> tuple[bool, int]:
     ("moves_then_counts", False, 6, 6),
     ("moves_then_pays", False, 2, 6),
 ])
+@pytest.mark.parametrize("compiled", [True, False])
 def test_answers_that_cannot_matter_are_skipped(build: Any, action: str, legal: bool, pruned: int,
-                                               full: int) -> None:
-    game = Game(build(MODULE), 2, 1)
+                                               full: int, compiled: bool) -> None:
+    rules = build(MODULE)
+    if compiled:  # a decision names its rule the same way from a compiled body
+        rules.compile_after = 0
+    else:
+        rules.compile_body = None
+    game = Game(rules, 2, 1)
     game.setup()
     assert _runs(game, action, True) == (legal, pruned)
     assert _runs(game, action, False) == (legal, full)

@@ -69,8 +69,8 @@ class Action:
         self.rules = rules
         flat = _flat(action.body)
         self.parts: list[Part] = []
-        self.place: dict[Span, int] = {}
-        ambiguous: set[Span] = set()
+        self.place: dict[int, int] = {}  # by id of the rule's span: a decision carries that very span
+        ambiguous: set[int] = set()
         self.zones = frozenset(rules.zones)
         self.piece_props = frozenset(p for p, t in rules.properties.items() if t == "piece")
         named: frozenset[str] = frozenset()  # every name of the statements so far
@@ -79,8 +79,8 @@ class Action:
             named |= part.names
             self.parts.append(part)
             for span in spans:
-                if self.place.setdefault(span, i) != i:
-                    ambiguous.add(span)
+                if self.place.setdefault(id(span), i) != i:
+                    ambiguous.add(id(span))
         for span in ambiguous:
             del self.place[span]
         self.params = frozenset(p for p, _ in action.params)
@@ -90,7 +90,7 @@ class Action:
         placed or they are out of order."""
         out: list[int] = []
         for span in rules:
-            i = self.place.get(span) if span is not None else None
+            i = self.place.get(id(span)) if span is not None else None
             if i is None or (out and i < out[-1]):
                 return None
             out.append(i)

@@ -81,7 +81,7 @@ class Machine(Choices, Payments):
         self._unknown_at: tuple[Any, ...] = ()  # the state as it was when found to hold one
         # How often each answer (by the rule that asked) finished a proof: the search tries those first
         # (engine/moves.py). Only the cost of the search depends on it; copies of the game share it.
-        self.answer_wins: dict[Any, int] = {}  # by (rule, answer), and by rule once one has
+        self.answer_wins: dict[Any, int] = {}  # by (id of the rule's span, answer), and by rule once one has
         self.moves_made: dict[Any, Any] = {}  # Move values by action and parameters (moves._combinations)
         n = len(self.players)
         self._bounds = {

@@ -98,8 +98,9 @@ class PrefixDecider:
 
     With `chance_steps`, chance decisions (dice, draws, each step of a shuffle) are answered from the same list
     and stop the run too; otherwise the game's seeded generator decides them. With `witness`, a decision past
-    the list does not stop the run: it takes its first answer and records it in `extra`, so a proof walks
-    through a move's decisions, a round of draws or a shuffle in one run instead of one run per decision;
+    the list does not stop the run: it takes its first answer (with `wins`, the likeliest: see `likeliest`) and
+    records it in `extra`, so a proof walks through a move's decisions, a round of draws or a shuffle in one
+    run instead of one run per decision;
     `stop_at` is the decision where a run without `witness` would have stopped. `asked` is every decision
     answered, in order."""
 
@@ -225,7 +226,7 @@ def likeliest(decision: Decision, wins: dict[Any, int]) -> Any:
     """The answer that has finished the most proofs at the decision's rule (the first on a tie): a witness run
     takes it, since any complete way proves a move. A chance outcome, or a subset (its answers may be many),
     takes its first answer: which outcome finished a move says little about the next."""
-    rule = decision.rule
+    rule = id(decision.rule)  # the rule's own span object: cheaper to look up than the span's value
     if decision.kind == "subset" or decision.chooser == "chance" or rule not in wins:
         return first_answer(decision)
     answers = answers_for(decision)
@@ -325,8 +326,9 @@ class Search:
         verdict = self._total(activity)
         if verdict is not None:
             return verdict
-        # Walk through every decision with its first answer (and, with chance stepped, every chance event with
-        # its first outcome): one run, however many decisions, draws or shuffle steps. If that way fails, its
+        # Walk through every decision with one answer (the one that finished proofs there most often, else the
+        # first; with chance stepped, every chance event with its first outcome): one run, however many
+        # decisions, draws or shuffle steps. If that way fails, its
         # run has met every decision on the way: try their other answers, the last decision first (what failed
         # came after it, so it is the likeliest to matter), each the same way. Every way is tried at most once,
         # and the one that failed is not run again; a way that finishes proves the activity.
@@ -364,7 +366,7 @@ class Search:
     def _ordered(self, decision: Decision) -> list[Any]:
         """The decision's answers, those that finished the most proofs at its rule first (stable)."""
         answers = answers_for(decision)
-        rule, wins = decision.rule, self.m.answer_wins
+        rule, wins = id(decision.rule), self.m.answer_wins
         if decision.kind == "subset" or decision.chooser == "chance" or len(answers) < 2 or rule not in wins:
             return answers
         try:
@@ -464,9 +466,10 @@ class Search:
                 if decision.chooser == "chance":
                     continue
                 try:
-                    key = (decision.rule, answer)
+                    rule = id(decision.rule)
+                    key = (rule, answer)
                     wins[key] = wins.get(key, 0) + 1
-                    wins[decision.rule] = 1  # the rule has answers that finished (see likeliest)
+                    wins[rule] = 1  # the rule has answers that finished (see likeliest)
                 except TypeError:
                     pass
         if result.kept:
