@@ -81,8 +81,8 @@ class Action:
             for span in spans:
                 if self.place.setdefault(id(span), i) != i:
                     ambiguous.add(id(span))
-        for span in ambiguous:
-            del self.place[span]
+        for key in ambiguous:
+            del self.place[key]
         self.params = frozenset(p for p, _ in action.params)
 
     def places(self, rules: list[Span | None]) -> list[int] | None:
@@ -168,12 +168,11 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
             stack.extend(x)
         elif isinstance(x, e.Effect):
             spans.append(x.span)
-            kind = type(x)
             stack.extend(_runs(rules, x))
-            if kind is e.SetCounterE:
+            if isinstance(x, e.SetCounterE):
                 counters.update(_carried(rules, x.counter))
-            elif kind is e.PayE or kind is e.TakeE:
-                cost = x.cost if kind is e.PayE else rules.actions[x.action].cost
+            elif isinstance(x, e.PayE | e.TakeE):
+                cost = x.cost if isinstance(x, e.PayE) else rules.actions[x.action].cost
                 if cost is not None:
                     found = _counters(cost)
                     other = other or None in found
@@ -182,21 +181,22 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
                     for sub in rules.substitutes:
                         for c in _counters(sub) - {None}:
                             counters.update(_carried(rules, str(c)))
-            elif kind is e.SetPropE:
+            elif isinstance(x, e.SetPropE):
                 props.add(x.prop)
-            elif kind in PIECES:
+            elif isinstance(x, PIECES):
                 pieces = True
-            elif kind in OTHER:
+            elif isinstance(x, OTHER):
                 other = True
-                pieces = pieces or kind in (e.CreateE, e.ShuffleE, e.DrawE)
-            if kind in (e.ChooseE, e.MayE, e.OneOfE, e.PayE) and x.by is not None:
+                pieces = pieces or isinstance(x, e.CreateE | e.ShuffleE | e.DrawE)
+                if isinstance(x, e.CreateE):
+                    props.update(p for p, _ in x.props)
+            if isinstance(x, e.ChooseE | e.MayE | e.OneOfE | e.PayE) and x.by is not None:
                 other = True  # chance may decide (or pay): the random generator moves
-            for attr in ("var", "name", "bind"):
-                value = getattr(x, attr, None)
-                if type(value) is str and kind is not e.LimitE and kind is not e.StepE:
-                    bound.add(value)
-            if kind is e.CreateE:
-                props.update(p for p, _ in x.props)
+            if not isinstance(x, e.LimitE | e.StepE):
+                for attr in ("var", "name", "bind"):
+                    value = getattr(x, attr, None)
+                    if type(value) is str:
+                        bound.add(value)
             stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "span")
         elif isinstance(x, s.Node):
             if type(x) is s.CanTake and x.action in rules.actions:
@@ -234,20 +234,21 @@ def _through_values(rules: Rules, names: set[str]) -> set[str]:
 
 
 def _runs(rules: Rules, x: e.Effect) -> list[Any]:
-    """The rules an effect runs elsewhere: a procedure, an action, the triggers of an event or a change."""
-    kind = type(x)
+    """The rules an effect runs elsewhere: a procedure, an action (and the triggers on what its cost pays), the
+    triggers of an event, of a turn's end, or of a counter's or a marker's change."""
     watchers = rules.watchers
-    if kind is e.CallE:
+    counters = [ws for key, ws in watchers.items() if not key.startswith(("zone ", "marker "))]
+    if isinstance(x, e.CallE):
         return [rules.procedures.get(x.proc)]
-    if kind is e.TakeE:
-        return [rules.actions.get(x.action)]
-    if kind is e.EmitE or kind is e.DeferE:
+    if isinstance(x, e.TakeE):
+        return [rules.actions.get(x.action), *counters]
+    if isinstance(x, e.EmitE | e.DeferE):
         return [rules.triggers.get(x.event, [])]
-    if kind is e.EndE:
+    if isinstance(x, e.EndE):
         return [rules.triggers.get("turn_end", []), rules.flow]
-    if kind is e.SetCounterE or kind is e.PayE or kind is e.TakeE:
-        return [ws for key, ws in watchers.items() if not key.startswith(("zone ", "marker "))]
-    if kind is e.AdvanceE or kind is e.PlaceE:
+    if isinstance(x, e.SetCounterE | e.PayE):
+        return counters
+    if isinstance(x, e.AdvanceE | e.PlaceE):
         return [ws for key, ws in watchers.items() if key.startswith("marker ")]
     return []
 

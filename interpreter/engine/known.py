@@ -35,6 +35,7 @@ from .values import Unknown
 if TYPE_CHECKING:
     from .machine import Machine
     from .rules import Rules, ValueDecl
+    from .totality import Totality
 
 
 def reads_unknown(rules: Rules, players: int) -> bool:
@@ -81,6 +82,22 @@ def state_known(m: Machine, defaults: dict[str, tuple[str, ...]]) -> bool:
         if need and any(p not in props for p in need):
             return False
     return True
+
+
+def usable(m: Machine, total: Totality) -> Totality | None:
+    """The analysis if the machine's state holds no unknown (Machine.analysis, on a state not yet found to):
+    a state found to hold one is not scanned again until it changes."""
+    st = m.state
+    journal = st.journal
+    last = journal[-1] if journal else None
+    seen = m._unknown_at
+    if seen and seen[0] is st and seen[1] is journal and seen[2] == len(journal) and seen[3] is last:
+        return None  # the same state as when it held one
+    if not state_known(m, total.unknown_defaults):
+        m._unknown_at = (st, journal, len(journal), last)
+        return None
+    m._known = st
+    return total
 
 
 def _unknown_value(v: ValueDecl, players: int) -> bool:
@@ -154,12 +171,11 @@ def _parts(rules: Rules) -> list[Any]:
         elif isinstance(x, list | tuple | set | frozenset):
             stack.extend(x)
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):
-            kind = type(x)
-            if kind is e.CreateE:
+            if isinstance(x, e.CreateE):
                 out.append(x)
-            elif kind is e.EmitE or kind is e.DeferE:
+            elif isinstance(x, e.EmitE | e.DeferE):
                 stack.append(rules.triggers.get(x.event, []))
-            elif kind is e.CallE:
+            elif isinstance(x, e.CallE):
                 stack.append(rules.procedures.get(x.proc))
             stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "span")
     return out

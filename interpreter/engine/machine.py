@@ -151,19 +151,9 @@ class Machine(Choices, Payments):
         engine/known.py): its state holds none (asked once per state object: no rule outside setup can bring one
         back, and a state laid out by hand says so with `forget_known`). None before, and when turned off."""
         total = self.totality
-        st = self.state
-        if total is None or self._known is st:
+        if total is None or self._known is self.state:
             return total
-        journal = st.journal
-        last = journal[-1] if journal else None
-        seen = self._unknown_at
-        if seen and seen[0] is st and seen[1] is journal and seen[2] == len(journal) and seen[3] is last:
-            return None  # the same state as when it held one
-        if not known.state_known(self, total.unknown_defaults):
-            self._unknown_at = (st, journal, len(journal), last)
-            return None
-        self._known = st
-        return total
+        return known.usable(self, total)
 
     def forget_known(self) -> None:
         """The state was changed by hand (a scenario's starting state): whether it holds an unknown is asked again."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError
 from ..internal import INTERNAL
 from . import flow, independence
+from .answers import answers_for, first_answer, likeliest
 from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
-MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
 MAX_MOVES_KEPT = 4_096  # Move values kept per game for reuse (see _combinations)
 
@@ -207,62 +207,6 @@ def _from_kept(kept: Finished, n: int, witness: bool) -> Probe:
     if not witness:
         return Probe("stop", kept.asked[n], stop_at=kept.asked[n], kept=True)
     return Probe("done", extra=kept.answers[n:], stop_at=kept.asked[n], kept=True)
-
-
-def first_answer(decision: Decision) -> Any:
-    """The first of `answers_for(decision)`, without listing the others (a subset's may be many)."""
-    if decision.kind == "yesno":
-        return False
-    options = list(decision.options)
-    if decision.kind == "subset":
-        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
-        return options[:sizes[0]]
-    if not options:
-        return None
-    return options[0]
-
-
-def likeliest(decision: Decision, wins: dict[Any, int]) -> Any:
-    """The answer that has finished the most proofs at the decision's rule (the first on a tie): a witness run
-    takes it, since any complete way proves a move. A chance outcome, or a subset (its answers may be many),
-    takes its first answer: which outcome finished a move says little about the next."""
-    rule = id(decision.rule)  # the rule's own span object: cheaper to look up than the span's value
-    if decision.kind == "subset" or decision.chooser == "chance" or rule not in wins:
-        return first_answer(decision)
-    answers = answers_for(decision)
-    if not answers:
-        return first_answer(decision)
-    best, most = answers[0], -1
-    for answer in answers:
-        try:
-            n = wins.get((rule, answer), 0)
-        except TypeError:  # an answer that is a list
-            return first_answer(decision)
-        if n > most:
-            best, most = answer, n
-    return best
-
-
-def answers_for(decision: Decision) -> list[Any]:
-    """Every answer a decision accepts, in a stable order: its option ids are positions in this list."""
-    if decision.kind == "yesno":
-        return [False, True]
-    options = list(decision.options)
-    if decision.kind == "subset":
-        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
-        if decision.chooser == "chance":
-            sizes = sizes[:1]
-        out: list[Any] = []
-        for k in sizes:
-            for combo in itertools.combinations(options, k):
-                out.append(list(combo))
-                if len(out) > MAX_SUBSETS:
-                    raise BoardrulesError("E511", f"'{decision.prompt}' has more than {MAX_SUBSETS} subsets to "
-                                          "offer", decision.rule, "choose fewer items at a time")
-        return out
-    if decision.optional:
-        return [*options, None]
-    return options
 
 
 # Why a dry run may fail and the move (or option) simply is not legal now: a guard or `require`, a cost, a limit,
