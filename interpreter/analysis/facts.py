@@ -57,8 +57,8 @@ class Facts:
         """The references to `name` of these kinds in any link; with `section`, only those that may mean its
         declaration there (a piece property named like a counter is not a use of the counter)."""
         found = self._used(name, kinds, section)
-        if not found and self.pending:
-            self.complete()
+        while not found and self.pending:  # one more link at a time, until one uses it
+            self._add(self.pending.pop())
             found = self._used(name, kinds, section)
         return found
 
@@ -69,8 +69,11 @@ class Facts:
     def complete(self) -> None:
         """Add the uses of the other links."""
         while self.pending:
-            for ref in Index(self.pending.pop()).refs:
-                self.refs[ref.name][ref.kind].append(ref)
+            self._add(self.pending.pop())
+
+    def _add(self, rules: Rules) -> None:
+        for ref in Index(rules).refs:
+            self.refs[ref.name][ref.kind].append(ref)
 
 
 def _role(node: Any, facts: Facts, name: str) -> None:
