@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,9 +83,11 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
     packs = discover(paths, diags)
+    gc.freeze()  # the imported modules live to the end: no collection needs to look at them again
     for pack in packs:
         if pack.module_files:
-            check_pack(pack, diags, options)
+            with _collection_paused():
+                check_pack(pack, diags, options)
     items = diags.sorted()
     errors = sum(1 for d in items if d.severity == "error")
     warnings = len(items) - errors
@@ -103,6 +108,20 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
     # W601 lists the unknowns a pack documents on purpose: even --strict lets them pass.
     failing = errors + (sum(1 for d in items if d.severity == "warning" and d.code != "W601") if args.strict else 0)
     return output, 1 if failing else 0
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Checking a pack makes a great many objects and few reference cycles: the cyclic collector's passes cost
+    a sixth of `check` and free almost nothing (about 3 MB for both shipped packs). The pack's cycles are
+    collected after it, once the collector runs again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def cmd_test(args: argparse.Namespace) -> int:
