@@ -20,7 +20,6 @@ import dataclasses
 import hashlib
 import sys
 import threading
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from types import FunctionType
@@ -37,7 +36,7 @@ recorded: list[str] | None = None  # while generating: every text dataclasses co
 
 
 @cache
-def _table() -> dict[str, Callable[..., Any]]:
+def _table() -> dict[str, FunctionType]:
     try:
         from . import dataclass_table
     except ImportError:
