@@ -23,7 +23,7 @@ import threading
 from functools import cache
 from pathlib import Path
 from types import FunctionType
-from typing import Any, TypeVar, dataclass_transform
+from typing import Any, TypeVar, cast, dataclass_transform
 
 MODULES = ("boardrules.language.syntax", "boardrules.language.checked", "boardrules.engine.effects",
            "boardrules.engine.rules")
@@ -41,7 +41,7 @@ def _table() -> dict[str, FunctionType]:
         from . import dataclass_table
     except ImportError:
         return {}
-    return dataclass_table.TABLE
+    return cast("dict[str, FunctionType]", dataclass_table.TABLE)  # mypy calls generated functions 'function'
 
 
 def key(text: str) -> str:
