@@ -74,6 +74,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
+    with _collection_paused():  # from the imports on: they make many objects and no garbage
+        return _checked(args, paths)
+
+
+def _checked(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
     from ..analysis import check_pack
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_json, render_text
     from ..language.pack import discover
@@ -83,10 +88,9 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
     diags = Diagnostics()
     options = read_options(args.set, args.options, diags)
     packs = discover(paths, diags)
-    with _collection_paused():
-        for pack in packs:
-            if pack.module_files:
-                check_pack(pack, diags, options)
+    for pack in packs:
+        if pack.module_files:
+            check_pack(pack, diags, options)
     items = diags.sorted()
     errors = sum(1 for d in items if d.severity == "error")
     warnings = len(items) - errors
@@ -117,7 +121,7 @@ _ends_after = False
 def _collection_paused() -> Iterator[None]:
     """Checking makes a great many objects and some reference cycles (about 90,000 objects for both shipped
     packs): the cyclic collector's passes over them cost a sixth of `check`, and one last pass over what the
-    check left costs as much again. The collector is paused while packs are checked; when the process ends
+    check left costs as much again. The collector is paused while a check runs (its imports too); when it ends
     right after, what is left is frozen instead of collected (a caller in the same process gets it collected)."""
     was = gc.isenabled()
     gc.disable()
