@@ -121,8 +121,8 @@ _ends_after = False
 def _collection_paused() -> Iterator[None]:
     """Checking makes a great many objects and some reference cycles (about 90,000 objects for both shipped
     packs): the cyclic collector's passes over them cost a sixth of `check`, and one last pass over what the
-    check left costs as much again. The collector is paused while a check runs (its imports too); when it ends
-    right after, what is left is frozen instead of collected (a caller in the same process gets it collected)."""
+    check left costs as much again. The collector is paused while a check runs (its imports too); when the
+    process ends right after, what is left is frozen, not collected (a caller in the same process gets it collected)."""
     was = gc.isenabled()
     gc.disable()
     try:
