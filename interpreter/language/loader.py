@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -83,14 +84,15 @@ def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
         edited = _buffer(path)
         if edited is not None:
             return _within_limit(edited, diags, name)
-        if path.is_dir():
+        info = path.stat()  # one call: a missing file or a loop of links raises here, as opening would
+        if stat.S_ISDIR(info.st_mode):
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
             return None
-        if path.exists() and not path.is_file():
+        if not stat.S_ISREG(info.st_mode):
             # A pipe or a device could block or never end.
             diags.error("E105", f"cannot read '{name}': not a regular file", Span(name, 1, 1))
             return None
-        size = path.stat().st_size
+        size = info.st_size
         if size > MAX_BYTES:
             diags.error("E104", f"file is too large ({size} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
             return None
