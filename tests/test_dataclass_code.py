@@ -19,8 +19,8 @@ def texts() -> list[str]:
 
 
 def test_the_table_holds_every_text_of_the_node_classes_and_nothing_else(texts: list[str]) -> None:
-    # Stale: python -m boardrules.dataclass_code
-    assert set(dataclass_table.TABLE) == {key(t) for t in texts}
+    assert set(dataclass_table.TABLE) == {key(t) for t in texts}, \
+        "a node class changed: regenerate the table with `python -m boardrules.dataclass_code`"
     assert len(texts) > 500
 
 
