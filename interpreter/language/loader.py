@@ -375,7 +375,7 @@ class _Builder:
                 span = Span(display, mark.line + 1, mark.column + 1)
                 if value is None:
                     value = YStr(text, span, event.style or None)
-                if type(container) is YList:
+                if isinstance(container, YList):
                     container.append(value)
                     container.item_spans.append(span)
                     continue
