@@ -2740,31 +2740,32 @@ def _f359():
  return __hash__
 
 
-def _f360(_type_span, _type_name, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,name:_type_name,value:_type_value)->_return_type:
+def _f360(_type_span, _type_name, _type_value, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_op, _return_type):
+ def __init__(self,span:_type_span,name:_type_name,value:_type_value,op:_type_op=_dflt_op)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'name',name)
   __dataclass_builtins_object__.__setattr__(self,'value',value)
+  __dataclass_builtins_object__.__setattr__(self,'op',op)
  return __init__
 
 
 def _f361():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, name={self.name!r}, value={self.value!r})"
+  return self.__class__.__qualname__ + f"(span={self.span!r}, name={self.name!r}, value={self.value!r}, op={self.op!r})"
  return __repr__
 
 
 def _f362():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.span,self.name,self.value,)==(other.span,other.name,other.value,)
+   return (self.span,self.name,self.value,self.op,)==(other.span,other.name,other.value,other.op,)
   return NotImplemented
  return __eq__
 
 
 def _f363(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','name','value',):
+  if type(self) is cls or name in ('span','name','value','op',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -2772,7 +2773,7 @@ def _f363(cls, FrozenInstanceError):
 
 def _f364(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','name','value',):
+  if type(self) is cls or name in ('span','name','value','op',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -2780,7 +2781,7 @@ def _f364(cls, FrozenInstanceError):
 
 def _f365():
  def __hash__(self):
-  return hash((self.span,self.name,self.value,))
+  return hash((self.span,self.name,self.value,self.op,))
  return __hash__
 
 
@@ -4126,32 +4127,31 @@ def _f545():
  return __hash__
 
 
-def _f546(_type_span, _type_by, _type_options, _type_guard_texts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_guard_texts, _return_type):
- def __init__(self,span:_type_span,by:_type_by,options:_type_options,guard_texts:_type_guard_texts=_dflt_guard_texts)->_return_type:
+def _f546(_type_span, _type_by, _type_options, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,by:_type_by,options:_type_options)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'by',by)
   __dataclass_builtins_object__.__setattr__(self,'options',options)
-  __dataclass_builtins_object__.__setattr__(self,'guard_texts',guard_texts)
  return __init__
 
 
 def _f547():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, by={self.by!r}, options={self.options!r}, guard_texts={self.guard_texts!r})"
+  return self.__class__.__qualname__ + f"(span={self.span!r}, by={self.by!r}, options={self.options!r})"
  return __repr__
 
 
 def _f548():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.span,self.by,self.options,self.guard_texts,)==(other.span,other.by,other.options,other.guard_texts,)
+   return (self.span,self.by,self.options,)==(other.span,other.by,other.options,)
   return NotImplemented
  return __eq__
 
 
 def _f549(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','by','options','guard_texts',):
+  if type(self) is cls or name in ('span','by','options',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -4159,7 +4159,7 @@ def _f549(cls, FrozenInstanceError):
 
 def _f550(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','by','options','guard_texts',):
+  if type(self) is cls or name in ('span','by','options',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -4167,7 +4167,7 @@ def _f550(cls, FrozenInstanceError):
 
 def _f551():
  def __hash__(self):
-  return hash((self.span,self.by,self.options,self.guard_texts,))
+  return hash((self.span,self.by,self.options,))
  return __hash__
 
 
@@ -5118,12 +5118,12 @@ TABLE = {
     '0e549087c0d04e956cd0d97ea78f9b7503e4d9c499200464305d134f35187051': _f357,
     '60fd6da8ea6efb5502f7efcd40d9a674b67f4a797e9d92e035994e3f4c233512': _f358,
     'a49033d5098565777b1b38b7cf3e17721ce5a61cd1aa1189f1fe69553a7d8d9a': _f359,
-    '14ed9b1b3064d44fed2c530a68cdf93f73710ab2e13d945a5a3a45b2f1fe8090': _f360,
-    '572b98719d09dc25cfffadbda2a7f24aa7789f5de818eb60d99f10d6367575c4': _f361,
-    '95a19fe31c18376aefaeaaed0a810d0c9791793b318c5e1e62a22e72d9061a0d': _f362,
-    '9e56921f7d37831f11ecf9d0ee66b0c737f668fb8305485e246fb3f169d0b102': _f363,
-    '0f4d99ff164b1084f1928f3220411be62042c43b67135aeb39caddaba7d2fe1d': _f364,
-    '2973228fdeb8bdd53ef95343ba76dd13b008e8863625ec02bd78309f0180a969': _f365,
+    '9cbe4ddf3e170b0e61d039b8a22e1c8d91c2931ba8919ffd6ba5a8140ea34d7c': _f360,
+    '74d539f1abfeed706f02b3d857833fe417e0dee1fee0e7594ea80b6000ba85b5': _f361,
+    'efaa6f1cd292a719dbbb2f7e65f86dacd85ff8b87025f16551aed56046578da2': _f362,
+    '2fad85c46f20a9924667e1f4f594dccdd072e7eb065c988d7e0ce2f12bd92dbe': _f363,
+    'f167dabffacc0d826f8cf9829673c66e5b2421e8287ac00e85919d22072947e0': _f364,
+    'd0f0d9a1f89cbc1581b27eed380b7d416a52423d8eced01bd979bb1be05c3e71': _f365,
     '32012257e93bbc01ec7a705898483d3bde1fa3970e6119f064cc4e97b8bf605c': _f366,
     '58259738512676431a06974a3b781b0f229247450e6dd778acaeac30ab51fb39': _f367,
     '734356f7621c5070c645486ea5f2eaef0a4fd0ea6dc18ef0079015bbbe2f4f09': _f368,
@@ -5304,12 +5304,12 @@ TABLE = {
     '4218d9221faa43e2c55c059ca48b2b9ae41c8147c4dfaef6ef0df6bcde007916': _f543,
     '754cb2d3ea0616615291b16e771eb002fab929a9f2167aaa6f606e9ce491b267': _f544,
     'd3e7bde9f917b178fecf7edbb0763528903d71e6428f48d24d86b14bf74cf612': _f545,
-    'c1dd087b9ebed3c5af39c64387b011416c67331f04c03b373b20c5360cf3cde8': _f546,
-    '9088a40925c65d4a050646157b7efedf968cdbd0c3c7710c674c83a515cfe807': _f547,
-    'e6c590e11bb5e161b952a7af1dd01360d2700bdfc2cc6528fb679746053a9b2f': _f548,
-    '4ea5ae76f31cb959d0de6452298c096a21d476af8f7e44ee0c22855776c98a14': _f549,
-    '6d6631a9f970d3394949cea8886ba79fdf4763de549a923af156979540fa05d7': _f550,
-    '383de36f1db9ea8f77e5740f65f81ed698f46d82e57d3c6f02bd3b9949f88f10': _f551,
+    '061ae0cd2c1f596a595dcad2e5d85dcf0223f0495e3fc9ce2338bda5c44e306f': _f546,
+    '4b8c436780c3d09d1ca9ec219d56b6fc4c1599a453fb0dd5c6d418ece64c2984': _f547,
+    '3e9b3f9d79fc6f39a51b14edcecb41c9c94e6f648875289ce0579dc0908bc1d6': _f548,
+    '4313ea709304c7ae2c840120fcb1d5be5bc85291fc9e72eb9fc1f5d10d207be2': _f549,
+    '1f195f7115a68a4bf233bb9ef96fb07249a0ca9a676a5bda2c0dd8aa67b5dd7a': _f550,
+    '17c36bd1eeb491eb18e5f2f0e074c4b10cabac681b2164846bd1fa9c0556dbb8': _f551,
     '5b1b493bddd54a3e57c3c9e237a9cca5db40221f3b05fee77cb0ca7cf1b13dd3': _f552,
     '76e2375abcd46464c556c8c7f8a51e230959a5b86fff4ef8714fc2091a6e95d2': _f553,
     '16d5a711251a0df5828b7858ddf356b3e32d9a841bc82a7b44a4ded7ff4c502d': _f554,
