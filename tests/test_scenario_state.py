@@ -69,7 +69,7 @@ def test_a_marker_written_as_a_counter_is_told_where_it_goes(runner: ScenarioRun
     path.write_text(HEAD + "  counters: {pawn: 3}\nsteps: []\n", encoding="utf-8")
     text = "\n".join(runner.run_file(path).failures)
     assert "s.yaml:5:14: error E841: 'pawn' is a track marker, not a counter" in text
-    assert "hint: give its space under markers: (markers: {pawn: 3})" in text
+    assert "hint: give its space under markers: (markers: {pawn: SPACE})" in text
     path.write_text(HEAD + "  markers: {pawn: 3}\nsteps: []\nexpect: {pawn: 3}\n", encoding="utf-8")
     text = "\n".join(runner.run_file(path).failures)
     assert "error E701: expect pawn" in text and "hint: 'pawn' is a track marker; its space is position(pawn)" in text

@@ -104,7 +104,7 @@ class _Checker:
         if counter is None and name in self.rules.markers:
             where = f"{owner}.{name}" if owner is not None else name
             self.diags.error("E841", f"'{name}' is a track marker, not a counter", span,
-                             f"give its space under markers: (markers: {{{where}: 3}})")
+                             f"give its space under markers: (markers: {{{where}: SPACE}})")
             return False
         if counter is None:
             self.diags.error("E841", f"unknown counter '{name}'", span, did_you_mean(name, self.rules.counters))
