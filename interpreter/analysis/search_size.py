@@ -14,8 +14,7 @@ import math
 
 from ..diagnostics import Diagnostics
 from ..engine import effects as e
-from ..engine.budget import DEFAULT_LIMITS
-from ..engine.moves import SEARCH_WORK
+from ..engine.budget import DEFAULT_LIMITS, SEARCH_WORK
 from ..engine.rules import ActionDef
 from ..language import checked as c
 from .facts import Facts

@@ -13,9 +13,10 @@ nodes and declarations hold.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Span
 from . import syntax as s
 from .places import Source
