@@ -20,6 +20,7 @@ from .engine import flow
 from .engine.budget import Limits
 from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
+from .engine.held import Held
 from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
 from .engine.resume import Runs
@@ -200,6 +201,9 @@ class Game:
     # Keep the dry runs that finish and make their changes again instead of running them (engine/resume.py);
     # the differential tests turn it off on one of two games to prove both play alike.
     keep_runs = True
+    # Hold a committed run at a chance decision and continue it with the outcome (engine/held.py); the
+    # differential tests turn it off on one of two games.
+    hold_runs = True
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None, *,
                  flow: bool = False, chance: str = "auto", undo_depth: int | None = UNDO_DEPTH,
@@ -229,6 +233,7 @@ class Game:
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
+        self._held: Held | None = None  # the open activity's committed run, held at a chance decision
         self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
@@ -445,7 +450,7 @@ class Game:
             assert self._open is not None
             self._open.answers.append(answer)
             if stop is None:
-                self._advance()
+                self._advance(pending.player == CHANCE)
         if stop is not None:
             self._pending, self._waiting = None, stop
         return self.pending()
@@ -469,8 +474,10 @@ class Game:
         self._open = activity
         self._advance()
 
-    def _advance(self) -> None:
-        """Run the open activity as far as its answers go; commit it when it finishes."""
+    def _advance(self, outcome: bool = False) -> None:
+        """Run the open activity as far as its answers go; commit it when it finishes. After a chance `outcome`,
+        a run held at that decision goes on from there, and a new run is held at its next chance decision
+        (engine/held.py), since chance decisions tend to come in series (draws, a shuffle's steps)."""
         self._pending = None
         self._waiting = None
         activity = self._open
@@ -478,6 +485,10 @@ class Game:
         m = self._m
         runs = self._kept()
         kept = runs.find(activity) if runs is not None else None
+        held, self._held = self._held, None
+        if held is not None and (kept is not None or not held.continues(activity, m.state)):
+            held.abandon()
+            held = None
         if kept is not None:  # a proof ran it with these answers already: where it stops, or what it does
             n = len(activity.answers)
             if n < len(kept.answers):
@@ -490,6 +501,23 @@ class Game:
                     m.covered.add(name)
                 self._finish(activity, mark, None)
                 return
+        if held is not None or (outcome and self.hold_runs and m.coverage is None):
+            if held is None:
+                held = Held(m, activity)
+                event = held.start(self)
+            else:
+                event = held.resume(self)
+            if event[0] == "held":
+                self._held, self._waiting = held, event[1]
+            elif event[0] == "done":
+                self._finish(activity, event[1], None)
+            elif isinstance(event[1], StopForAnswer):
+                self._waiting = event[1].decision
+            else:
+                if isinstance(event[1], BoardrulesError):
+                    self._open = None
+                raise event[1]
+            return
         saved = m.decider
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
@@ -503,6 +531,11 @@ class Game:
         finally:
             m.decider = saved
         self._finish(activity, mark, None)
+
+    def _drop_held(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.abandon()
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
@@ -579,6 +612,7 @@ class Game:
     def undo(self) -> bool:
         """Take back the last answer given (reopening a finished move at its last decision), or the last move
         or action that asked nothing. Turns the game skipped by itself are taken back with it."""
+        self._drop_held()
         if self._open is not None and (self._open.answers or self._open.kind not in ("setup", "skip")):
             self._pending = self._waiting = None
             if self._open.answers:
@@ -632,6 +666,7 @@ class Game:
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
         other._runs = None  # kept runs belong to this game's state
+        other._held = None  # so does a held run
         other._proofs = {k: list(v) for k, v in self._proofs.items()}
         other._search = other._new_search()
         other._stops = dict(self._stops)

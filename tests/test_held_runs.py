@@ -1,0 +1,147 @@
+"""A committed run held at a chance decision goes on with its outcome instead of running again (engine/held.py).
+
+Differential: a game that holds runs and one that runs every activity from its start, answered alike, agree at
+every step (state, log, the decision waited for), through undo, clones made while a run is held, runs dropped
+for the per-thread bound, a game collected while it holds one, and a run that fails after an outcome.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import threading
+from pathlib import Path
+
+import pytest
+
+from boardrules.diagnostics import BoardrulesError
+from boardrules.engine import held as held_module
+from boardrules.game import CHANCE, Game
+from boardrules.language.pack import load_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+DICE = """
+module: dice
+title: Three dice, each a held stop
+source: tests/test_held_runs.py (no game text)
+players: {min: 2, max: 2}
+counters:
+  total: {per: player, initial: 0}
+dice:
+  d6: {sides: 6}
+actions:
+  throw:
+    title: Throw three dice; more than 9 in all is refused
+    do:
+      - roll d6 as a
+      - me.total += a
+      - roll d6 as b
+      - me.total += b
+      - roll d6 as c
+      - me.total += c
+      - require me.total <= 9
+"""
+
+
+def _agree(a: Game, b: Game) -> None:
+    assert a.state.dumps() == b.state.dumps()
+    assert a.log == b.log and a._waiting == b._waiting
+    assert len(a.state.journal) == len(b.state.journal)
+
+
+def _pair(path: Path, seed: int) -> tuple[Game, Game]:
+    rules = load_rules(path, None, None)
+    held, rerun = (Game(rules, 3, seed=seed, flow=True, chance="step") for _ in range(2))
+    rerun.hold_runs = False
+    held.setup()
+    rerun.setup()
+    return held, rerun
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_held_and_rerun_games_agree_through_undo_and_clones(seed: int) -> None:
+    held, rerun = _pair(ROOT / "rules" / "village", seed)
+    rng = random.Random(seed)
+    resumed = steps = 0
+    while not held.is_terminal() and steps < 400:
+        p, q = held.pending(), rerun.pending()
+        assert p is not None and q is not None
+        assert (p.player, p.kind, p.prompt) == (q.player, q.kind, q.prompt)
+        option = p.sample(rng)
+        if p.player == CHANCE and held._held is not None:
+            resumed += 1
+            if resumed % 5 == 0:  # a copy made while a run is held plays on alike, and so does the original
+                copy = held.clone()
+                assert copy._held is None
+                copy.apply(option.id)
+                twin = rerun.clone()
+                twin.apply(option.id)
+                _agree(copy, twin)
+        held.apply(option.id)
+        rerun.apply(option.id)
+        _agree(held, rerun)
+        steps += 1
+        if steps % 23 == 0:  # undo drops a held run and takes back exactly what the other game does
+            for _ in range(2):
+                assert held.undo() == rerun.undo()
+                _agree(held, rerun)
+    assert resumed > 10
+
+
+def test_runs_past_the_bound_are_dropped_and_replay_alike() -> None:
+    games = []
+    for seed in range(held_module.MAX_HELD + 4):
+        held, rerun = _pair(ROOT / "tests" / "packs" / "relay", seed)
+        games.append((held, rerun, random.Random(seed)))
+    for held, rerun, rng in games:  # setup's shuffle: each game is held at a step of it
+        while held.pending() is not None and held.pending().player == CHANCE and held._held is None:
+            option = held.pending().sample(rng)
+            held.apply(option.id)
+            rerun.apply(option.id)
+    with held_module._LOCK:
+        count = len(held_module._HELD.get(threading.get_ident(), {}))
+    assert count <= held_module.MAX_HELD
+    dropped = [g for g, _, _ in games if g._held is not None and g._held.dropped]
+    assert len(dropped) >= 4
+    for held, rerun, rng in games:  # dropped or not, each plays to its end as the rerun game does
+        while not held.is_terminal():
+            option = held.pending().sample(rng)
+            held.apply(option.id)
+            rerun.apply(option.id)
+            _agree(held, rerun)
+
+
+def test_a_collected_game_drops_its_held_run() -> None:
+    held, _ = _pair(ROOT / "tests" / "packs" / "relay", 5)
+    rng = random.Random(5)
+    while held._held is None:
+        held.apply(held.pending().sample(rng).id)
+    run = held._held
+    del held
+    gc.collect()
+    assert run.dropped and not run.held
+    with held_module._LOCK:
+        assert id(run) not in held_module._HELD.get(threading.get_ident(), {})
+
+
+def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "dice.yaml").write_text(DICE)
+    rules = load_rules(tmp_path, None, None)
+    game = Game(rules, 2, seed=1, chance="step")
+    game.setup()
+    before = game.state.dumps()
+    pending = game.begin("p1", "throw")
+    assert pending is not None and pending.player == CHANCE
+    pending = game.answer(pending.option("6"))  # held at the second die
+    assert game._held is not None and game.state.dumps() == before
+    pending = game.answer(pending.option("3"))  # and at the third
+    assert game._held is not None and game.state.dumps() == before
+    with pytest.raises(BoardrulesError) as err:
+        game.answer(pending.option("5"))  # 14: refused
+    assert err.value.code == "E501"
+    assert game.state.dumps() == before and game._open is None and game._held is None
+    pending = game.begin("p1", "throw")  # and the game plays on: 1 + 2 + 3 is allowed
+    for die in ("1", "2", "3"):
+        assert pending is not None
+        pending = game.answer(pending.option(die))
+    assert pending is None and game.state.counters["p1.total"] == 6
