@@ -10,7 +10,7 @@ finish, over the journal.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +33,7 @@ SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
 MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
-MAX_MOVES_KEPT = 4_096  # Move values kept per game for reuse (see _combinations)
+MAX_MOVES_KEPT = (512, 64)  # lists of Move values kept per game for reuse, and their length (see _combinations)
 
 
 @dataclass(frozen=True)
@@ -444,7 +444,7 @@ def candidate_moves(m: Machine, player: str) -> list[Move]:
     return out
 
 
-def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
+def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:
     action = m.rules.actions[name]
     domains: list[list[Any]] = []
     for pname, ptype in action.params:
@@ -453,29 +453,30 @@ def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
             try:
                 domains.append(as_list(fn.fn(Frame(m, me)), Frame(m, me)))
             except BoardrulesError:
-                return
+                return []
         elif ptype == "bool":
             domains.append([False, True])
         elif ptype == "player":
             domains.append(list(m.players))
         else:
-            return
-    names = [p for p, _ in action.params]
+            return []
+    # A turn lists the same moves again and again: the moves of the same domains are made once per game (1 and
+    # True are equal keys, so the types are part of the key).
     made = m.moves_made
+    try:
+        key = (name, *((tuple(d), tuple(map(type, d))) for d in domains))
+        moves = made.get(key)
+    except TypeError:  # a value that is a list
+        key, moves = None, None
+    if moves is not None:
+        return moves
+    names = [p for p, _ in action.params]
+    moves = []
     for i, combo in enumerate(itertools.product(*domains)):
         if i >= MAX_MOVES_PER_ACTION:
             raise BoardrulesError("E511", f"'{name}' has more than {MAX_MOVES_PER_ACTION} parameter combinations",
                                   action.span, "narrow the parameters' domains")
-        # A turn lists the same moves again and again: each is made once (1 and True are equal keys, so the
-        # types are part of the key).
-        key = (name, combo, tuple(map(type, combo)))
-        try:
-            move = made.get(key)
-        except TypeError:  # a value that is a list
-            yield Move(name, tuple(zip(names, combo, strict=True)))
-            continue
-        if move is None:
-            move = Move(name, tuple(zip(names, combo, strict=True)))
-            if len(made) < MAX_MOVES_KEPT:
-                made[key] = move
-        yield move
+        moves.append(Move(name, tuple(zip(names, combo, strict=True))))
+    if key is not None and len(made) < MAX_MOVES_KEPT[0] and len(moves) <= MAX_MOVES_KEPT[1]:
+        made[key] = moves
+    return moves
