@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
 from ..internal import INTERNAL
+from ..language import checked as c
 from . import flow
 from .budget import CODE as budget_code
 from .choices import StopForAnswer
@@ -445,6 +446,10 @@ def candidate_moves(m: Machine, player: str) -> list[Move]:
 
 
 def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:
+    made = m.moves_made
+    fixed = made.get(name)  # the moves of an action whose parameters' domains never change
+    if fixed is not None:
+        return fixed
     action = m.rules.actions[name]
     domains: list[list[Any]] = []
     for pname, ptype in action.params:
@@ -461,15 +466,17 @@ def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:
         else:
             return []
     # A turn lists the same moves again and again: the moves of the same domains are made once per game (1 and
-    # True are equal keys, so the types are part of the key).
-    made = m.moves_made
-    try:
-        key = (name, *((tuple(d), tuple(map(type, d))) for d in domains))
-        moves = made.get(key)
-    except TypeError:  # a value that is a list
-        key, moves = None, None
-    if moves is not None:
-        return moves
+    # True are equal keys, so the types are part of the key), and once for all of an action whose domains are
+    # declared sets (or players, or yes and no).
+    key: Any = name
+    if not all(_fixed(action.domains.get(p)) for p, _ in action.params):
+        try:
+            key = (name, *((tuple(d), tuple(map(type, d))) for d in domains))
+            moves = made.get(key)
+        except TypeError:  # a value that is a list
+            key, moves = None, None
+        if moves is not None:
+            return moves
     names = [p for p, _ in action.params]
     moves = []
     for i, combo in enumerate(itertools.product(*domains)):
@@ -480,3 +487,11 @@ def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:
     if key is not None and len(made) < MAX_MOVES_KEPT[0] and len(moves) <= MAX_MOVES_KEPT[1]:
         made[key] = moves
     return moves
+
+
+def _fixed(domain: c.Expr | None) -> bool:
+    """Whether a parameter's domain is the same all game: none (players, yes and no) or a declared set."""
+    if domain is None:
+        return True
+    tree = domain.tree
+    return type(tree) is c.Name and tree.ref.kind == "set"
