@@ -119,11 +119,15 @@ class Pending:
         return self._options
 
     def _legal(self, o: Option) -> bool:
+        return self._legal_at(o.id)
+
+    def _legal_at(self, i: int) -> bool:
+        """Whether the candidate with id (position) `i` can be carried out, without making its Option."""
         if self._prove is None:
             return True
-        ok = self._proven.get(o.id)
+        ok = self._proven.get(i)
         if ok is None:
-            ok = self._proven[o.id] = self._prove(self, o.id)
+            ok = self._proven[i] = self._prove(self, i)
         return ok
 
     @property
@@ -134,10 +138,9 @@ class Pending:
     def any_legal(self, order: Sequence[int] | None = None) -> bool:
         """Whether at least one option can be carried out (proving candidates in id order, or in `order`, until
         one can: the answer is the same in any order)."""
-        candidates = self._candidates
         if order is None:
-            return any(self._legal(o) for o in candidates)
-        return any(self._legal(candidates[i]) for i in order)
+            order = range(len(self._candidates))
+        return any(self._legal_at(i) for i in order)
 
     def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
         """The same decision for a copy of the game in the same state: what is proven stays proven."""
@@ -176,9 +179,8 @@ class Pending:
         order = list(range(len(candidates)))
         while order:
             i = rng.randrange(len(order))
-            o = candidates[order[i]]
-            if self._legal(o):
-                return o
+            if self._legal_at(order[i]):  # only the option picked is made
+                return candidates[order[i]]
             order[i] = order[-1]
             order.pop()
         raise BoardrulesError("E509", f"no option of '{self.prompt}' can be carried out", None,

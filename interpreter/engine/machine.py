@@ -21,6 +21,7 @@ from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
 from .effects import Body
 from .interpreter import Frame, run_body
+from .moves import Activity, Search
 from .rules import ActionDef, Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
@@ -280,8 +281,6 @@ class Machine(Choices, Payments):
 
     def can_take(self, name: str, params: dict[str, Any], me: Player) -> bool:
         """Whether `take` would find a complete legal way now: a dry run inside the running rule, taken back."""
-        from .moves import Activity, Search
-
         steps, stack, cause = self.steps, list(self.stack), self.state.cause
         budget = self.budget
         work, pieces, rule = budget.work, budget.pieces, budget.rule  # the dry runs reset them; the action goes on
