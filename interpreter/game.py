@@ -691,10 +691,16 @@ class Game:
 
     @classmethod
     def from_json(cls, rules: Rules, data: dict[str, Any], decider: Decider | None = None) -> Game:
-        """A game in free play from a state saved with `to_json`."""
+        """A game in free play from a state saved with `to_json`. Data of another shape, another pack's modules,
+        or a state these rules do not lay out for its players is refused with E512."""
+        if not isinstance(data, dict) or "state" not in data:
+            raise saves.refuse("not a saved state: expected the object Game.to_json returns",
+                               "pass what Game.to_json returned")
         _check_modules(rules, data.get("modules"))
+        saves.check_state(data["state"])
         state = State.from_json(data["state"])
         game = cls(rules, len(state.players), 1, decider)
+        saves.check_layout(state, game._m.state, rules)
         game._m.state = state
         game._set_up = True
         return game
@@ -863,7 +869,7 @@ def _line(span: Span | None) -> str | None:
 
 
 def _check_modules(rules: Rules, modules: Any) -> None:
-    if modules is not None and list(modules) != list(rules.modules):
+    if modules is not None and (type(modules) is not list or modules != list(rules.modules)):
         raise BoardrulesError("E512", f"the save is of modules {modules}, not {rules.modules}", None,
                               "load it with the pack it was saved from")
 

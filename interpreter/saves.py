@@ -143,6 +143,86 @@ def _entry_error(entry: Any, index: int) -> ValidationError:
     return error
 
 
+def check_state(data: Any) -> None:
+    """A state store as `State.to_json` writes it (the schema's `state`), whose pieces and zones agree on where each
+    piece is: what `Game.from_json` takes from a program."""
+    number = _odd_number(data)
+    if number is not None:
+        raise refuse(f"not a saved state: {number}", "pass what Game.to_json returned")
+    try:
+        error = best_match(_validator("state").iter_errors(data))
+    except RecursionError:
+        raise refuse("not a saved state: nested too deeply", "pass what Game.to_json returned") from None
+    if error is not None:
+        error.path.appendleft("state")
+        raise refuse(f"not a saved state: {_explain(error)}", "pass what Game.to_json returned")
+    odd = next((k for k, v in data["counters"].items()
+                if type(v) is not int and not (isinstance(v, dict) and "unknown" in v)), None)
+    if odd is not None:
+        raise refuse(f"not a saved state: counter {_short(repr(odd))} holds {_short(repr(data['counters'][odd]))}, "
+                     "not a whole number", "pass what Game.to_json returned")
+    for key, piece in data["pieces"].items():
+        zone = data["zones"].get(piece["zone"])
+        if zone is None or key not in zone["contents"]:
+            raise refuse(f"not a saved state: piece {_short(repr(key))} is in zone {_short(repr(piece['zone']))}, "
+                         "which does not list it", "pass what Game.to_json returned")
+    for name, zone in data["zones"].items():
+        for key in zone["contents"]:
+            if data["pieces"].get(key, {}).get("zone") != name:
+                raise refuse(f"not a saved state: zone {_short(repr(name))} lists {_short(repr(key))}, which is not "
+                             "a piece in it", "pass what Game.to_json returned")
+
+
+def _odd_number(data: Any) -> str | None:
+    """A number the state store would not hold (more than MAX_DIGITS digits, or not finite), or data that is no
+    JSON tree (it holds itself, or more items than a save may)."""
+    stack, seen = [data], 0
+    ids: set[int] = set()
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > MAX_BYTES // 2:
+            return f"more than {MAX_BYTES // 2} items"
+        if isinstance(value, dict | list):
+            if id(value) in ids:
+                return "a list or object appears in it twice (it is not a tree of JSON data)"
+            ids.add(id(value))
+            stack.extend(value.values() if isinstance(value, dict) else value)
+        elif type(value) is int and value.bit_length() > _MAX_BITS:
+            return f"a number of more than {MAX_DIGITS} digits"
+        elif type(value) is float and not math.isfinite(value):
+            return f"{value} is not a finite number"
+    return None
+
+
+_MAX_BITS = int(MAX_DIGITS * math.log2(10)) + 1
+
+
+def check_layout(saved: Any, fresh: Any, rules: Any) -> None:
+    """A restored state store has what these rules lay out for its players (counters, zones and markers are fixed
+    at the start of a game; the flow's variables are kept), pieces of kinds they declare and deferred events they
+    know, so no rule meets a key it declared but the state lacks."""
+    hint = "restore a state with the rules and the player count it was saved with"
+    for part in ("counters", "zones", "markers"):
+        have, want = set(getattr(saved, part)), set(getattr(fresh, part))
+        if have != want:
+            odd = sorted(have - want) or sorted(want - have)
+            what = "not in these rules" if have - want else "missing"
+            raise refuse(f"not a state of these rules: {part[:-1]} {_short(repr(odd[0]))} is {what}", hint)
+    missing = sorted(set(fresh.vars) - set(saved.vars))
+    if missing:
+        raise refuse(f"not a state of these rules: variable {_short(repr(missing[0]))} is missing", hint)
+    odd_kind = next((p.kind for p in saved.pieces.values() if p.kind not in rules.kinds), None)
+    if odd_kind is not None:
+        raise refuse(f"not a state of these rules: piece kind {_short(repr(odd_kind))} is not in these rules", hint)
+    for item in saved.deferred:
+        params = rules.events.get(item["event"])
+        if params is None or item["until"] not in rules.events or len(item["args"]) != len(params) \
+                or (item["me"] is not None and item["me"] not in saved.players):
+            raise refuse(f"not a state of these rules: a deferred event {_short(repr(item['event']))} they cannot "
+                         "run", hint)
+
+
 def _depth(text: str) -> int:
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
     return max(accumulate(map(_DEPTH_STEP.__getitem__, brackets), initial=0))
@@ -167,12 +247,13 @@ def _float(text: str) -> float:
 
 @cache
 def _validator(kind: str) -> Draft202012Validator:
-    """A save's or failure file's schema, with the log's entries left to _entry_ok; or the schema of an entry."""
+    """A save's or failure file's schema, with the log's entries left to _entry_ok; or the schema of an entry or of
+    a state store."""
     schemas = {name: json.loads((grammar_dir() / f"{name}.schema.json").read_text(encoding="utf-8"))
                for name in ("save", "failure")}
-    if kind == "entry":
-        entry = schemas["save"]["$defs"]["entry"]
-        return Draft202012Validator({**entry, "$defs": schemas["save"]["$defs"]})
+    if kind in ("entry", "state"):
+        part = schemas["save"]["$defs"][kind]
+        return Draft202012Validator({**part, "$defs": schemas["save"]["$defs"]})
     log = schemas["save"]["$defs"]["log"]
     schemas["save"]["$defs"]["log"] = {k: v for k, v in log.items() if k != "items"}
     registry: Registry = Registry().with_resources(
