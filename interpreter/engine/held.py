@@ -58,7 +58,7 @@ class _Worker:
 
 
 _IDLE: list[_Worker] = []
-_LOCK = threading.Lock()  # guards _IDLE and _HELD (a finalizer may run in any thread)
+_LOCK = threading.RLock()  # guards _IDLE and _HELD; reentrant: a finalizer may run inside, when a collection does
 _HELD: dict[int, OrderedDict[int, Held]] = {}  # per owning thread: held runs, oldest first
 
 
@@ -250,8 +250,6 @@ class Held:
             held = _HELD.get(self._owner)
             if held is not None:
                 held.pop(id(self), None)
-                if not held:
-                    del _HELD[self._owner]
 
     # ------------------------------------------------------------ the worker's side
     def _run(self, worker: _Worker) -> None:
