@@ -276,7 +276,7 @@ class Game:
 
     def driver(self) -> Driver:
         """What boardrules' own tools do to the game beyond this API (interpreter/driver.py)."""
-        return Driver(self._m)
+        return Driver(self._m, self._settle)
 
     def at_rest(self) -> bool:
         """No activity begun and no decision asked yet: the game is between activities."""
@@ -290,6 +290,7 @@ class Game:
     @property
     def state(self) -> State:
         """The state store, to read (counters, zones, pieces, markers, vars); never write to it."""
+        self._settle()
         return self._m.state
 
     @property
@@ -302,6 +303,8 @@ class Game:
         return self._m.covered
 
     def is_terminal(self) -> bool:
+        if self._held is not None and self._held.dirty:  # an activity is open, so the game was not over before it
+            return False
         return bool(self._m.state.vars.get("game_over"))
 
     def current_player(self) -> str | None:
@@ -317,6 +320,7 @@ class Game:
             if self._open is not None:
                 waiting = self._waiting
                 if waiting is None:
+                    self._settle()
                     result = probe(self._m, self._open, self.chance == "step", runs=self._kept())
                     waiting = result.decision if result.outcome == "stop" else None
                 if waiting is not None:
@@ -348,6 +352,7 @@ class Game:
         """(move, option id) for every move of the player that has at least one complete legal way to be played."""
         if self._open is not None:
             return []
+        self._settle()
         player = player or self._m.state.vars.get("turn_player")
         if player is None:
             return []
@@ -400,6 +405,7 @@ class Game:
         if pending is not self._pending:
             raise BoardrulesError("E509", f"'{pending.prompt}' is no longer the pending decision", None,
                                   "ask game.pending() again after every apply")
+        self._settle()
         answer = self._pending_answers[option_id]
         if pending.kind == "move":
             activity = Activity("move" if self._m.flow_on else "act", pending.player, answer.action,
@@ -485,12 +491,17 @@ class Game:
         activity = self._open
         assert activity is not None
         m = self._m
-        runs = self._kept()
-        kept = runs.find(activity) if runs is not None else None
         held, self._held = self._held, None
-        if held is not None and (kept is not None or not held.continues(activity, m.state)):
+        if held is not None and not held.continues(activity, m.state):
             held.abandon()
             held = None
+        if held is not None and not held.dirty:  # a proof may have finished it with these answers already
+            runs = self._kept()
+            if runs is not None and runs.find(activity) is not None:
+                held.abandon()
+                held = None
+        runs = self._kept() if held is None else None
+        kept = runs.find(activity) if runs is not None else None
         if kept is not None:  # a proof ran it with these answers already: where it stops, or what it does
             n = len(activity.answers)
             if n < len(kept.answers):
@@ -538,6 +549,12 @@ class Game:
         held, self._held = self._held, None
         if held is not None:
             held.abandon()
+
+    def _settle(self) -> None:
+        """The state as the API shows it, before the open activity: a held run's changes taken back."""
+        held = self._held
+        if held is not None and held.dirty:
+            held.settle()
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
@@ -642,6 +659,7 @@ class Game:
 
     def ranking(self) -> list[dict[str, Any]]:
         """Players in rank order, with the values of the ranking keys; equal keys share a rank (1, 1, 3)."""
+        self._settle()
         return [{"rank": r, "player": p, "keys": [plain(k) for k in keys]} for r, p, keys in flow.ranking(self._m)]
 
     def returns(self) -> list[float]:
@@ -659,6 +677,7 @@ class Game:
         """An independent copy of the game now, without its undo history (for search and simulation); with
         `journal`, the same game in every respect: its journal and undo history, the rules that have run and the
         work spent (the scenario runner starts each scenario from a copy of one set-up game)."""
+        self._settle()
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._m = self._m.copy(journal)
@@ -687,6 +706,7 @@ class Game:
 
     def to_json(self) -> dict[str, Any]:
         """The state alone (modules and state store); see `serialize` for a whole game."""
+        self._settle()
         return {"modules": self.rules.modules, "state": self._m.state.to_json()}
 
     @classmethod
@@ -708,6 +728,7 @@ class Game:
     def serialize(self) -> str:
         """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
+        self._settle()
         data = {
             "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
             "fingerprint": saves.fingerprint(self.rules, len(self._m.players), self.chance, self._m.flow_on),

@@ -88,6 +88,30 @@ def test_held_and_rerun_games_agree_through_undo_and_clones(seed: int) -> None:
     assert resumed > 10
 
 
+@pytest.mark.parametrize("name", ["village", "relay"])
+def test_a_run_left_dirty_between_outcomes_plays_alike(name: str) -> None:
+    """Between chance outcomes nothing reads the state, so a held run is continued on the state it left (no
+    rollback and redo); the state is settled only when read (every seventh step here), and agrees then."""
+    path = ROOT / "rules" / name if name == "village" else ROOT / "tests" / "packs" / name
+    held, rerun = _pair(path, 3)
+    rng = random.Random(3)
+    dirty = steps = 0
+    while not held.is_terminal() and steps < 600:
+        p = held.pending()
+        assert p is not None
+        if p.player == CHANCE and held._held is not None:
+            dirty += held._held.dirty
+            assert held.is_terminal() is False and held.returns() == rerun.returns()
+        option = p.sample(rng)
+        held.apply(option.id)
+        rerun.apply(option.id)
+        steps += 1
+        if steps % 7 == 0:
+            _agree(held, rerun)
+    _agree(held, rerun)
+    assert dirty >= 2  # relay: the steps of its setup shuffle
+
+
 def test_runs_past_the_bound_are_dropped_and_replay_alike() -> None:
     games = []
     for seed in range(held_module.MAX_HELD + 4):

@@ -7,9 +7,10 @@ worker thread, which blocks at the chance decision until its outcome comes. One 
 time (each hands over, then waits), so the machine is never shared.
 
 While a run is held, the game must look as it did before the activity (the public API shows it so, and the
-proofs of later decisions run from there): at the stop the worker captures what the run changed
-(`State.capture`) and takes it back. To continue, the caller makes those changes again (`State.redo`, which
-leaves the state and its journal as the run left them), puts back the run's own bookkeeping (its stack of
+proofs of later decisions run from there). Answering a chance decision reads nothing of the state, so the
+state is left as the run left it (`dirty`) until something reads it: then `settle` captures what the run changed
+(`State.capture`) and takes it back, and continuing makes those changes again (`State.redo`, which leaves the
+state and its journal as the run left them). Continuing puts back the run's own bookkeeping (its stack of
 running rules, step and work counts, decider) and hands over; the run reads the outcome from the activity's
 answers. A held run is dropped (`abandon`) when the game does anything else: its worker unwinds on a detached
 state, so the game's state is not touched. At most `MAX_HELD` runs are held per thread (the oldest is dropped),
@@ -158,6 +159,7 @@ class Held:
         self.redo: Redo | None = None
         self.ctx: tuple[Any, ...] = ()
         self.held = False  # the worker waits at a chance decision
+        self.dirty = False  # held, with the state as the run left it (see settle)
         self.dropped = False
         self._to_run = threading.Lock()
         self._to_run.acquire()
@@ -189,14 +191,27 @@ class Held:
         return self.held and activity is self.activity and len(activity.answers) == self.decider.used + 1 and \
             (state, journal, len(journal), journal[-1] if journal else None) == self._seen
 
+    def settle(self) -> None:
+        """Take the held run's changes back, keeping them to make again when it goes on."""
+        if not self.dirty:
+            return
+        st = self.m.state
+        self.redo = st.capture(self.mark)
+        st.rollback(self.mark)
+        self.dirty = False
+        journal = st.journal
+        self._seen = (st, journal, len(journal), journal[-1] if journal else None)
+
     def resume(self, game: object) -> tuple[Any, ...]:
         """Continue the held run with the outcome appended to the activity's answers (see start)."""
         m = self.m
         mine = _context(m)
         self._forget()
-        assert self.redo is not None
-        m.state.redo(self.redo)
-        self.redo = None
+        if not self.dirty:
+            assert self.redo is not None
+            m.state.redo(self.redo)
+            self.redo = None
+        self.dirty = False
         _put(m, self.ctx)
         if isinstance(m.covered, _Counted):
             m.covered.show()
@@ -210,6 +225,9 @@ class Held:
             return
         m = self.m
         self._forget()
+        if self.dirty:
+            m.state.rollback(self.mark)
+            self.dirty = False
         mine, state = _context(m), m.state
         m.state = State([], 0)  # the run's rollback on unwinding finds nothing to take back
         _put(m, self.ctx)
@@ -265,11 +283,10 @@ class Held:
         self._to_caller.release()
 
     def hold(self, decision: Decision) -> None:
-        """In the worker, at a chance decision past the answers: take the run's changes back, hand over, and
-        wait for the outcome (or to be dropped)."""
+        """In the worker, at a chance decision past the answers: hand over, and wait for the outcome (or to be
+        dropped)."""
         m = self.m
-        self.redo = m.state.capture(self.mark)
-        m.state.rollback(self.mark)
+        self.dirty = True
         if isinstance(m.covered, _Counted):
             m.covered.hide()
         self.ctx = _context(m)
