@@ -169,3 +169,36 @@ def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: 
         assert pending is not None
         pending = game.answer(pending.option(die))
     assert pending is None and game.state.counters["p1.total"] == 6
+
+
+def test_an_interrupt_while_a_run_goes_on_takes_it_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the worker runs is raised once it hands back, and nothing of the run stays (as when a run in
+    the caller's thread is interrupted); the game then plays on."""
+    (tmp_path / "dice.yaml").write_text(DICE)
+    rules = load_rules(tmp_path, None, None)
+    game = Game(rules, 2, seed=1, chance="step")
+    game.setup()
+    before = game.state.dumps()
+    pending = game.begin("p1", "throw")
+    assert pending is not None
+    pending = game.answer(pending.option("1"))
+    assert game._held is not None
+    wait = held_module._wait
+    calls: list[int] = []
+
+    def interrupted(lock: object) -> BaseException | None:
+        result = wait(lock)
+        calls.append(1)
+        return KeyboardInterrupt() if len(calls) == 1 else result
+
+    monkeypatch.setattr(held_module, "_wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        game.answer(pending.option("2"))  # held at the third die when the interrupt comes: dropped
+    monkeypatch.setattr(held_module, "_wait", wait)
+    assert game._held is None and game.state.dumps() == before
+    assert game.undo() and game.undo()  # the outcome given and the first die
+    pending = game.begin("p1", "throw") if game._open is None else game.pending()
+    for die in ("1", "2", "3"):
+        assert pending is not None
+        pending = game.answer(pending.option(die))
+    assert pending is None and game.state.counters["p1.total"] == 6

@@ -79,18 +79,16 @@ def _release(worker: _Worker) -> bool:
     return False
 
 
-def _wait(lock: Any) -> None:
-    """Wait for the other thread to hand back; an interrupt meanwhile is raised once it has (never while the
-    other thread still runs on the machine)."""
+def _wait(lock: Any) -> BaseException | None:
+    """Wait for the other thread to hand back. An interrupt meanwhile (Ctrl-C) is returned once it has, for the
+    caller to raise when the machine is its own again (never while the other thread still runs on it)."""
     interrupted: BaseException | None = None
     while True:
         try:
             lock.acquire()
-            break
-        except BaseException as exc:  # re-raised below, after the hand-back
+            return interrupted
+        except BaseException as exc:  # returned, to be raised after the hand-back
             interrupted = exc
-    if interrupted is not None:
-        raise interrupted
 
 
 def _context(m: Machine) -> tuple[Any, ...]:
@@ -233,14 +231,25 @@ class Held:
         _put(m, self.ctx)
         self.held, self.dropped, self.redo = False, True, None
         self._to_run.release()
-        _wait(self._to_caller)
+        interrupted = _wait(self._to_caller)
         m.state = state
         _put(m, mine)
+        if interrupted is not None:
+            raise interrupted
 
     def _after(self, mine: tuple[Any, ...], game: object) -> tuple[Any, ...]:
-        _wait(self._to_caller)
+        interrupted = _wait(self._to_caller)
         m = self.m
+        counted = m.covered
         _put(m, mine)
+        if interrupted is not None:  # as a run interrupted in the caller's thread: nothing of it stays
+            if self.held:
+                self.abandon()
+            elif self.event[0] == "done":
+                m.state.rollback(self.mark)
+                if isinstance(counted, _Counted):
+                    counted.hide()
+            raise interrupted
         if self.held:
             journal = m.state.journal
             self._seen = (m.state, journal, len(journal), journal[-1] if journal else None)
@@ -293,6 +302,6 @@ class Held:
         self.event = ("held", decision)
         self.held = True
         self._to_caller.release()
-        _wait(self._to_run)
+        _wait(self._to_run)  # the caller is waiting for this thread, so no interrupt is delivered here
         if self.dropped:
             raise _Abandon
