@@ -376,22 +376,21 @@ class Game:
         Only the cost of the search depends on it (and, in a pack whose proofs overrun the work limit, whether
         E513 is met)."""
         proofs = self._proofs
-        groups: dict[str, list[int]] = {}  # by action, in id order
-        for i, move in enumerate(moves):
-            group = groups.get(move.action)
-            if group is None:
-                groups[move.action] = [i]
-            else:
-                group.append(i)
-
-        def rank(action: str) -> float:
-            seen = proofs.get(action)
-            if seen is None:
-                return float("inf")
-            n, legal, work = seen
-            return (work / n) * (n + 2) / (legal + 1)  # expected work to a legal one (legal rate smoothed)
-
-        return [i for action in sorted(groups, key=rank) for i in groups[action]]
+        spans: list[tuple[float, int, int]] = []  # (rank, start, end): an action's moves are listed together
+        start, action = 0, moves[0].action if moves else ""
+        for end in range(1, len(moves) + 1):
+            if end == len(moves) or moves[end].action != action:
+                seen = proofs.get(action)
+                if seen is None:
+                    rank = float("inf")
+                else:
+                    n, legal, work = seen
+                    rank = (work / n) * (n + 2) / (legal + 1)  # expected work to a legal one (legal rate smoothed)
+                spans.append((rank, start, end))
+                if end < len(moves):
+                    start, action = end, moves[end].action
+        spans.sort(key=_first)  # stable: equal ranks (and unproven actions) stay in id order
+        return [i for _, start, end in spans for i in range(start, end)]
 
     def _kept(self) -> Runs | None:
         """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
@@ -834,6 +833,10 @@ class Game:
         if keep_from >= _TRIM_AT:
             del journal[:keep_from]
             self._history = [(mark - keep_from, n, a) for mark, n, a in self._history]
+
+
+def _first(item: tuple[float, int, int]) -> float:
+    return item[0]
 
 
 def _label(answer: Any) -> str:
