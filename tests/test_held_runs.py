@@ -11,6 +11,7 @@ import gc
 import random
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,3 +203,33 @@ def test_an_interrupt_while_a_run_goes_on_takes_it_back(tmp_path: Path, monkeypa
         assert pending is not None
         pending = game.answer(pending.option(die))
     assert pending is None and game.state.counters["p1.total"] == 6
+
+
+def test_a_forked_child_plays_on_without_the_worker() -> None:
+    """A child process forked while a run is held has a copy of the game but not the worker thread: the run is
+    dropped there and the move runs again from its start, so the child plays on as the rerun game does."""
+    import multiprocessing
+
+    held, rerun = _pair(ROOT / "tests" / "packs" / "relay", 4)
+    rng = random.Random(4)
+    while held._held is None:
+        option = held.pending().sample(rng)
+        held.apply(option.id)
+        rerun.apply(option.id)
+    assert held._held.dirty
+
+    def child(out: Any) -> None:
+        while not held.is_terminal():
+            option = held.pending().sample(rng)
+            held.apply(option.id)
+            rerun.apply(option.id)
+        out.put(held.state.dumps() == rerun.state.dumps() and held.log == rerun.log)
+
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    process = context.Process(target=child, args=(out,))
+    process.start()
+    assert out.get(timeout=120) is True
+    process.join(timeout=60)
+    assert process.exitcode == 0
+    _agree(held, rerun)  # and the parent's held run is still its own

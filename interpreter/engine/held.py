@@ -19,6 +19,7 @@ and a game that is garbage-collected drops its own.
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -61,6 +62,17 @@ class _Worker:
 _IDLE: list[_Worker] = []
 _LOCK = threading.RLock()  # guards _IDLE and _HELD; reentrant: a finalizer may run inside, when a collection does
 _HELD: dict[int, OrderedDict[int, Held]] = {}  # per owning thread: held runs, oldest first
+
+
+def _after_fork() -> None:
+    """In a forked child only the forking thread lives: no worker is idle there, and no run is held."""
+    global _LOCK
+    _LOCK = threading.RLock()
+    _IDLE.clear()
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def _worker() -> _Worker:
@@ -165,6 +177,7 @@ class Held:
         self._to_caller.acquire()
         self._seen: tuple[Any, ...] = ()  # the journal as the run left it when held (see continues)
         self._owner = threading.get_ident()
+        self._pid = os.getpid()  # a forked child has a copy of the game, but not the worker thread
         self._finalizer: weakref.finalize | None = None
 
     # ------------------------------------------------------------ the caller's side
@@ -186,7 +199,8 @@ class Held:
     def continues(self, activity: Activity, state: State) -> bool:
         """Whether the activity is this run's with one more answer, on the state it was held on."""
         journal = state.journal
-        return self.held and activity is self.activity and len(activity.answers) == self.decider.used + 1 and \
+        return self.held and self._pid == os.getpid() and activity is self.activity and \
+            len(activity.answers) == self.decider.used + 1 and \
             (state, journal, len(journal), journal[-1] if journal else None) == self._seen
 
     def settle(self) -> None:
@@ -226,6 +240,9 @@ class Held:
         if self.dirty:
             m.state.rollback(self.mark)
             self.dirty = False
+        if self._pid != os.getpid():  # forked: the worker is not in this process, so nothing is left to unwind
+            self.held, self.dropped, self.redo = False, True, None
+            return
         mine, state = _context(m), m.state
         m.state = State([], 0)  # the run's rollback on unwinding finds nothing to take back
         _put(m, self.ctx)
