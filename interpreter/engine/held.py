@@ -60,7 +60,10 @@ class _Worker:
 
 
 _IDLE: list[_Worker] = []
-_LOCK = threading.RLock()  # guards _IDLE and _HELD; reentrant: a finalizer may run inside, when a collection does
+# Guards _HELD; reentrant: a finalizer may run inside, when a collection does. A worker never takes it (the pool's
+# list is changed by single operations the interpreter makes whole), so a finalizer that waits for a worker to
+# unwind cannot wait on a lock its own thread holds.
+_LOCK = threading.RLock()
 _HELD: dict[int, OrderedDict[int, Held]] = {}  # per owning thread: held runs, oldest first
 
 
@@ -76,18 +79,17 @@ os.register_at_fork(after_in_child=_after_fork)
 
 
 def _worker() -> _Worker:
-    with _LOCK:
-        if _IDLE:
-            return _IDLE.pop()
-    return _Worker()
+    try:
+        return _IDLE.pop()
+    except IndexError:
+        return _Worker()
 
 
 def _release(worker: _Worker) -> bool:
     """Back to the pool; False when the pool is full and the thread should end."""
-    with _LOCK:
-        if len(_IDLE) < MAX_IDLE:
-            _IDLE.append(worker)
-            return True
+    if len(_IDLE) < MAX_IDLE:
+        _IDLE.append(worker)
+        return True
     return False
 
 
