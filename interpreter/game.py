@@ -175,6 +175,15 @@ class Pending:
             if type(self._candidates) is _Options:  # equally likely outcomes: read only the one drawn
                 return self._candidates[rng.randrange(len(self._candidates))]
             return rng.choices(self._candidates, [o.probability or 0.0 for o in self._candidates])[0]
+        drawn = self._draw(rng)
+        if drawn is None:
+            raise BoardrulesError("E509", f"no option of '{self.prompt}' can be carried out", None,
+                                  "the rules ask a decision none of whose answers can finish the move")
+        return drawn
+
+    def _draw(self, rng: random.Random) -> Option | None:
+        """A player's option drawn uniformly among the legal ones, proving candidates in random order; None when
+        none is legal."""
         candidates = self._candidates
         order = list(range(len(candidates)))
         while order:
@@ -183,8 +192,7 @@ class Pending:
                 return candidates[order[i]]
             order[i] = order[-1]
             order.pop()
-        raise BoardrulesError("E509", f"no option of '{self.prompt}' can be carried out", None,
-                              "the rules ask a decision none of whose answers can finish the move")
+        return None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data; a decision no longer pending (or whose search stopped) shows the options proven so far."""
@@ -330,23 +338,57 @@ class Game:
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
-            player = self._m.state.vars["turn_player"]
-            moves = candidate_moves(self._m, player)
-            if moves:
-                self._pending_answers = dict(enumerate(moves))
-                options = _Options(moves, _move_option)
-                phase = flow.current_phase(self._m)
-                span = phase.span if phase is not None else None
-                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
-                self._search = self._new_search()
-                self._stops = {}
-                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
-                                        self._prove)
-                if self._pending.any_legal(self._likely_first(moves)):
-                    break
-                self._pending = None
-            self._start(Activity("skip", player))  # no move can be carried out: the turn passes
+            moves = self._move_decision()
+            if moves and self._pending is not None and self._pending.any_legal(self._likely_first(moves)):
+                break
+            self._skip_turn()
         return self._pending
+
+    def play_random(self, rng: random.Random) -> Option | None:
+        """Apply `pending().sample(rng)` and return the option applied (None when nothing is pending), with one
+        proof fewer at a move decision: the candidates drawn in random order also prove that the turn has a move
+        at all (pending() proves one first, then sample its own), and the next decision is not looked for until
+        asked. The same play as `apply(pending().sample(rng).id)` with the same `rng`, except after a turn with no
+        legal move (its candidates drew from `rng` before the game skipped it)."""
+        option = self._sample(rng)
+        if option is not None:
+            self._apply(option.id)
+        return option
+
+    def _sample(self, rng: random.Random) -> Option | None:
+        while self._pending is None and self._open is None and not self.is_terminal() and self._m.flow_on \
+                and self._set_up:
+            moves = self._move_decision()
+            if moves and self._pending is not None:
+                drawn = self._pending._draw(rng)
+                if drawn is not None:
+                    return drawn
+            self._skip_turn()
+        pending = self.pending()
+        return None if pending is None else pending.sample(rng)
+
+    def _move_decision(self) -> list[Move]:
+        """The turn player's move decision as the pending one, its moves not proven yet; the candidates (none: no
+        decision)."""
+        player = self._m.state.vars["turn_player"]
+        moves = candidate_moves(self._m, player)
+        self._pending = None
+        if moves:
+            self._pending_answers = dict(enumerate(moves))
+            options = _Options(moves, _move_option)
+            phase = flow.current_phase(self._m)
+            span = phase.span if phase is not None else None
+            prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+            self._search = self._new_search()
+            self._stops = {}
+            self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
+                                    self._prove)
+        return moves
+
+    def _skip_turn(self) -> None:
+        """No move can be carried out: the turn passes."""
+        self._pending = None
+        self._start(Activity("skip", self._m.state.vars["turn_player"]))
 
     def legal_moves(self, player: str | None = None) -> list[tuple[Move, int]]:
         """(move, option id) for every move of the player that has at least one complete legal way to be played."""
@@ -438,6 +480,10 @@ class Game:
     # ---------------------------------------------------------------- stepping
     def apply(self, option: Any) -> Pending | None:
         """Answer the pending decision with an option id (or its value or label); returns the next one."""
+        self._apply(option)
+        return self.pending()
+
+    def _apply(self, option: Any) -> None:
         pending = self.pending()
         if pending is None:
             raise BoardrulesError("E509", "nothing is pending: the game is over" if self.is_terminal() else
@@ -460,7 +506,6 @@ class Game:
                 self._advance(pending.player == CHANCE)
         if stop is not None:
             self._pending, self._waiting = None, stop
-        return self.pending()
 
     def _decision(self, d: Decision) -> Pending:
         answers = answers_for(d)
