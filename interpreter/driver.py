@@ -61,6 +61,11 @@ class Driver:
             run_body(body, Frame(m, None))
         finally:
             m.quiet_counters = False
+        m.forget_known()
+
+    def laid_out(self) -> None:
+        """The state was changed by hand (pieces put in place): what the game knew of its values is asked again."""
+        self._m.forget_known()
 
     def from_plain(self, value: Any, ptype: str = "any") -> Any:
         """A rule value from plain data (`$p1`, a piece id, a number...), as a parameter of type `ptype` takes it."""

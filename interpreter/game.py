@@ -17,12 +17,13 @@ from . import saves
 from .diagnostics import BoardrulesError, Span, source_line
 from .driver import Driver
 from .engine import flow
+from .engine.answers import answers_for
 from .engine.budget import Limits
 from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.held import Held
 from .engine.machine import Machine
-from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, answers_for, candidate_moves, probe
+from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, candidate_moves, probe
 from .engine.resume import Runs
 from .engine.rules import Rules
 from .engine.state import State

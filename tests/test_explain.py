@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 
 from boardrules.diagnostics import Diagnostics
 from boardrules.engine.rules import Rules
+from boardrules.language import checked as c
 from boardrules.language import syntax as s
 from boardrules.language.pack import link, load_modules
 from boardrules.language.parser import parse
+from boardrules.language.types import ANY
 from boardrules.tools import explain
 from boardrules.tools.cli import main
 from boardrules.tools.prose import Speaker
@@ -130,22 +132,39 @@ def _shape(node: object) -> object:
     return node
 
 
-def _trees() -> st.SearchStrategy[s.Node]:
-    p = (0, 0)
-    leaves = st.one_of(st.integers(0, 20).map(lambda v: s.Literal(p, v)), st.booleans().map(lambda v: s.Literal(p, v)),
-                       st.sampled_from(_NAMES).map(lambda v: s.Name(p, v)))
+def _checked_shape(node: object) -> object:
+    """A checked tree's shape in the syntax classes' terms: a name by what it is called."""
+    if isinstance(node, c.Name):
+        return ("Name", node.ref.name)
+    if isinstance(node, c.Node):
+        return (type(node).__name__, *(_checked_shape(getattr(node, f.name)) for f in dataclasses.fields(node)
+                                       if f.name not in ("pos", "end", "type", "syntax")))
+    if isinstance(node, tuple):
+        return tuple(_checked_shape(x) for x in node)
+    return node
 
-    def grow(kids: st.SearchStrategy[s.Node]) -> st.SearchStrategy[s.Node]:
+
+def _trees() -> st.SearchStrategy[c.Node]:
+    p = (0, 0)
+
+    def made(cls: type, *args: object) -> c.Node:
+        return cls(p, p, ANY, s.Literal(p, None), *args)
+
+    leaves = st.one_of(st.integers(0, 20).map(lambda v: made(c.Literal, v)),
+                       st.booleans().map(lambda v: made(c.Literal, v)),
+                       st.sampled_from(_NAMES).map(lambda v: made(c.Name, c.Ref("var", v))))
+
+    def grow(kids: st.SearchStrategy[c.Node]) -> st.SearchStrategy[c.Node]:
         return st.one_of(
-            st.builds(lambda o, a, b: s.BinOp(p, o, a, b), st.sampled_from("+-*/%"), kids, kids),
-            st.builds(lambda o, a, b: s.Compare(p, o, a, b),
+            st.builds(lambda o, a, b: made(c.BinOp, o, a, b), st.sampled_from("+-*/%"), kids, kids),
+            st.builds(lambda o, a, b: made(c.Compare, o, a, b),
                       st.sampled_from(["==", "!=", "<", "<=", ">", ">=", "in", "notin"]), kids, kids),
-            st.builds(lambda o, a, b: s.BoolOp(p, o, a, b), st.sampled_from(["and", "or"]), kids, kids),
-            st.builds(lambda a: s.Not(p, a), kids),
-            st.builds(lambda a: s.Neg(p, a), kids),
-            st.builds(lambda a, b, c: s.Conditional(p, a, b, c), kids, kids, kids),
-            st.builds(lambda a, b: s.Range(p, a, b), kids, kids),
-            st.builds(lambda a, b: s.Where(p, a, b), kids, kids),
+            st.builds(lambda o, a, b: made(c.BoolOp, o, a, b), st.sampled_from(["and", "or"]), kids, kids),
+            st.builds(lambda a: made(c.Not, a), kids),
+            st.builds(lambda a: made(c.Neg, a), kids),
+            st.builds(lambda a, b, d: made(c.Conditional, a, b, d), kids, kids, kids),
+            st.builds(lambda a, b: made(c.Range, a, b), kids, kids),
+            st.builds(lambda a, b: made(c.Where, a, b), kids, kids),
         )
 
     return st.recursive(leaves, grow, max_leaves=12)
@@ -153,9 +172,43 @@ def _trees() -> st.SearchStrategy[s.Node]:
 
 @settings(max_examples=400, deadline=None)
 @given(_trees())
-def test_the_prose_of_any_expression_reads_back_to_the_same_tree(tree: s.Node) -> None:
+def test_the_prose_of_any_checked_tree_reads_back_to_the_same_tree(tree: c.Node) -> None:
     said = Speaker(Rules()).expr(tree)
-    assert _shape(parse(_formula_of(said), "expr")) == _shape(tree), said
+    assert _shape(parse(_formula_of(said), "expr")) == _checked_shape(tree), said
+
+
+# Formulas whose grouping the words must keep, linked by the real linker and said by explain.
+_GROUPED = {
+    "me.pts += (a + b) * c": "Add (a plus b) times c to your pts.",
+    "me.pts += a + b * c": "Add a plus b times c to your pts.",
+    "me.pts += a - (b - c)": "Add a minus (b minus c) to your pts.",
+    "require not (a > 1 and b > 1)": "This needs not (a is more than 1 and b is more than 1).",
+    "require not a > 1 or b > 1": "This needs not a is more than 1 or b is more than 1.",
+    "me.pts += (a if b > 0 else c) if c > 0 else (b if a > 0 else c)":
+        "Add (a if b is more than 0, otherwise c) if c is more than 0, otherwise b if a is more than 0, "
+        "otherwise c to your pts.",
+    "me.pts += -(a + b)": "Add minus (a plus b) to your pts.",
+}
+
+
+def test_explain_keeps_the_grouping_the_linker_resolved(tmp_path: Path) -> None:
+    pack = tmp_path / "p"
+    pack.mkdir()
+    lines = "".join(f"      - {formula!r}\n" for formula in _GROUPED)
+    (pack / "m.yaml").write_text(
+        "module: m\ntitle: M\ncounters:\n  pts: {per: player, min: null}\nactions:\n  grow:\n    title: Grow\n"
+        f"    params: {{a: int, b: int, c: int}}\n    do:\n{lines}", encoding="utf-8")
+    modules = load_modules([pack / "m.yaml"], Diagnostics())
+    diags = Diagnostics()
+    rules = link(modules, ["m"], diags)
+    assert not diags.has_errors, diags.items
+    said = [x.text for x in explain.Explainer(rules).body(rules.actions["grow"].body)]
+    assert said == list(_GROUPED.values())
+    for formula, prose in _GROUPED.items():  # and the words read back to the tree the linker checked
+        tree = parse(formula, "effect")
+        value = tree.value if isinstance(tree, s.Assign) else tree.cond
+        words = prose.removeprefix("Add ").removeprefix("This needs ").removesuffix(" to your pts.").rstrip(".")
+        assert _shape(parse(_formula_of(words), "expr")) == _shape(value), formula
 
 
 def test_the_markdown_keeps_the_grouping_and_the_formula_beside_the_prose(tmp_path: Path) -> None:
@@ -172,3 +225,18 @@ def test_the_markdown_keeps_the_grouping_and_the_formula_beside_the_prose(tmp_pa
     assert formula == "me.pts += 5 + (g - 2) * 4 + i"
     value = parse(formula, "effect").value
     assert _shape(parse(_formula_of("5 plus (g minus 2) times 4 plus i"), "expr")) == _shape(value)
+
+
+def test_a_formula_the_linker_could_not_check_is_quoted_as_written(tmp_path: Path) -> None:
+    """explain still reads a pack that fails to link: what linked is said in words, what did not is quoted."""
+    pack = tmp_path / "p"
+    pack.mkdir()
+    (pack / "m.yaml").write_text(
+        "module: m\ntitle: M\ncounters:\n  coins: {per: player}\nvalues:\n  big: {expr: 'coins + bredd'}\n"
+        "actions:\n  grow:\n    title: Grow\n    allowed_if: me.coins > nope\n    cost: 2 coins or 3 nothing\n"
+        "    do: [me.coins += 1, me.coins += bredd * 2]\n", encoding="utf-8")
+    text = explain.render_text(explain.build(load_modules([pack / "m.yaml"], Diagnostics()), ["m"]))
+    assert "Big: `coins + bredd`." in text
+    assert "Allowed only if `me.coins > nope`." in text
+    assert "Add 1 to your coins." in text  # the line that linked, in words; the one that did not is left out
+    assert "bredd * 2" not in text

@@ -18,7 +18,9 @@ from boardrules.diagnostics import Diagnostic, Diagnostics, Span
 from boardrules.language import valid_cache
 from boardrules.language.loader import buffers, load_yaml_bytes
 from boardrules.language.pack import discover, link, load_modules
-from boardrules.lsp.complete import complete, context
+from boardrules.lsp.complete import complete, context, formula_roles
+from boardrules.lsp.formulas import formulas
+from boardrules.lsp.formulas import uses as formula_uses
 from boardrules.lsp.hover import code_text
 from boardrules.lsp.workspace import Workspace
 from boardrules.resources import rules_dir
@@ -406,3 +408,52 @@ def test_every_place_of_a_shipped_module_answers_without_failing(village: Path, 
                 assert declaration_text(d, rules, None).startswith(f"**{d.name}**")
                 answered += 1
     assert answered > 100
+
+
+def test_the_editor_reads_formulas_without_the_analyses_yaml_walk() -> None:
+    # The language server has its own syntax index (lsp/formulas.py says why); it imports no YAML re-walk.
+    for path in (Path(__file__).resolve().parent.parent / "interpreter" / "lsp").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert "analysis.walk" not in source and "analysis.refs" not in source, path.name
+    # Which key holds which kind of formula comes from the module schema (for a line too short to parse).
+    roles = formula_roles()
+    assert {k: roles[k] for k in ("do", "then", "options", "cases", "instead")} == dict.fromkeys(
+        ("do", "then", "options", "cases", "instead"), "effect")
+    assert {roles[k] for k in ("if", "allowed_if", "match", "ranking", "first_player", "by", "until", "expr")} == {
+        "expr"}
+    assert roles["cost"] == roles["with"] == "cost"
+
+
+def test_each_string_is_indexed_as_the_formula_it_parses_as(tmp_path: Path) -> None:
+    (tmp_path / "m.yaml").write_text(
+        "module: m\ntitle: grow coins\ncounters:\n  coins: {per: player}\nevents:\n  fest: {}\n"
+        "actions:\n  grow:\n    title: coins\n    allowed_if: me.coins < 3\n    cost: 2 coins\n"
+        "    do: [me.coins += 1, emit fest(), {if: coins_left > 0, then: [call nowhere()]}]\n", encoding="utf-8")
+    [module] = load_modules([tmp_path / "m.yaml"], Diagnostics()).values()
+    found = {(rule, kind, name) for rule, tree, _ in formulas(module) for kind, name, _ in formula_uses(tree)
+             if rule.startswith("actions.")}
+    assert found == {("actions.grow", "read", "me"), ("actions.grow", "read", "coins"),
+                     ("actions.grow", "pay", "coins"), ("actions.grow", "write", "coins"),
+                     ("actions.grow", "emit", "fest"), ("actions.grow", "read", "coins_left"),
+                     ("actions.grow", "call", "nowhere")}  # titles are prose: `coins` there is no use
+
+
+def test_a_name_the_linker_resolved_leads_to_what_it_resolved_to(tmp_path: Path) -> None:
+    # `c.reward` reads a card's property, `me.reward` the player's counter of the same name: the syntax cannot
+    # tell them apart, the linked module can.
+    path = tmp_path / "m.yaml"
+    path.write_text(
+        "module: m\ntitle: M\ncounters:\n  reward: {per: player}\npieces:\n  card:\n    properties:\n"
+        "      reward: {type: int, default: 0}\nzones:\n  hand: {per: player}\nactions:\n  cash:\n    title: Cash\n"
+        "    do:\n      - for: c in me.hand\n        do: [me.reward += c.reward]\n", encoding="utf-8")
+    ws = Workspace()
+    ws.open(str(path), path.read_text(encoding="utf-8"))
+    assert [d for d in ws.quick(str(path))[os.path.realpath(path)] if d.severity == "error"] == []
+    index = ws.reindex(ws.state(str(path)))
+    line = path.read_text(encoding="utf-8").split("\n").index("        do: [me.reward += c.reward]") + 1
+    found = {}
+    for use in index.uses:
+        if use.name == "reward" and use.place.line == line:
+            [target] = index.definitions(use)
+            found[use.place.col] = (use.kind, target.section)
+    assert sorted(found.values()) == [("read", "properties"), ("write", "counters")]

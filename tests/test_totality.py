@@ -114,12 +114,58 @@ def test_a_proof_runs_the_body_up_to_what_always_finishes(analysis: Totality) ->
     assert analysis.head("offered") is offered and analysis.reach.head("offered") == offered[:1]
 
 
-def test_an_unknown_value_switches_the_analysis_off(build: Any) -> None:
+def test_an_unknown_value_switches_the_analysis_off_only_where_a_rule_reads_it(build: Any) -> None:
     rules = build(MODULE)
-    assert for_players(rules, 2) is None  # `open` is unknown: any expression might stop the game (E601)
+    assert for_players(rules, 2) is not None  # `open` is unknown, but no rule reads it
+    assert for_players(rules, 2) is for_players(rules, 3)  # made once per rule set
+    guess = '\n  guess: {title: guess, do: ["me.coins += open"]}'
+    reads = build(MODULE.replace('  gain: {title: gain, do: ["me.coins += 2"]}',
+                                 '  gain: {title: gain, do: ["me.coins += 2"]}' + guess))
+    assert for_players(reads, 2) is None  # an action computes with it: any game may stop there (E601)
     known = build(MODULE.replace('open: {unknown: "not known", type: int}', "open: {value: 1}"))
     assert for_players(known, 2) is not None
-    assert for_players(known, 2) is for_players(known, 3)  # made once per rule set
+
+
+FILLED = """
+module: k
+title: known after setup
+players: {min: 2, max: 3}
+values:
+  per_player: {by_players: {2: 1}}
+counters:
+  card: {per: game, initial: {unknown: "printed on the card"}}
+  coins: {per: player, initial: 0}
+pieces:
+  order:
+    properties:
+      good: {type: int, default: {unknown: "printed on the order"}}
+zones:
+  queue: {}
+setup:
+  fill: {do: ["card = 2", "create order in queue with good = 1"]}
+actions:
+  gain: {title: gain, do: ["me.coins += card"]}
+"""
+
+
+@pytest.mark.parametrize("change, players, on", [
+    ((), 2, True),  # setup fills the counter and gives the order its good
+    (('"card = 2", ', ""), 2, False),  # the counter keeps its unknown starting value
+    (("with good = 1", ""), 2, False),  # the order keeps its unknown default
+    (('do: ["me.coins += card"]', 'do: ["me.coins += card + per_player"]'), 2, True),
+    (('do: ["me.coins += card"]', 'do: ["me.coins += card + per_player"]'), 3, False),  # no entry for 3 players
+    (('do: ["me.coins += card"]', 'do: ["create order in queue"]'), 2, False),  # made in play at its default
+    (('do: ["me.coins += card"]', 'do: ["create order in queue with good = 2"]'), 2, True),
+])
+def test_the_analysis_is_used_once_setup_has_filled_every_unknown(link_diags: Any, change: tuple[str, ...],
+                                                                  players: int, on: bool) -> None:
+    rules, diags = link_diags(FILLED.replace(*change) if change else FILLED)
+    assert not diags.has_errors, [d.message for d in diags.items]
+    game = Game(rules, players, 1)
+    assert game._m.analysis() is None  # before setup the card's count is unknown
+    game.setup()
+    assert (game._m.analysis() is not None) is on
+    assert (game.clone()._m.analysis() is not None) is on
 
 
 def test_a_property_given_a_negative_value_is_not_a_gain(build: Any) -> None:
@@ -130,13 +176,15 @@ def test_a_property_given_a_negative_value_is_not_a_gain(build: Any) -> None:
 
 # ---------------------------------------------------------------- differential: the packs' own states
 def _verdicts(game: Game, activities: list[Activity]) -> tuple[list[bool], list[bool]]:
-    """(with the analysis, without it) for each activity, each proven by a fresh search as listing does."""
+    """(with the analysis and the answers skipped as independent, with neither) for each activity, each proven by
+    a fresh search as listing does."""
     m = game._m
     fast = Search(m, game.chance == "step", game.search_budget)
     fast_out = [fast.can_finish(a) for a in activities]
     total, m.totality = m.totality, None
     try:
         slow = Search(m, game.chance == "step", game.search_budget)
+        slow.prune = False
         slow_out = [slow.can_finish(a) for a in activities]
     finally:
         m.totality = total
@@ -167,15 +215,10 @@ def _candidates(game: Game) -> list[Activity]:
 def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: str) -> None:
     path, modules, options = FLOW_PACKS[name]
     rules = load_rules(path, modules, options)
-    if name == "village":  # its pack leaves values unknown that the whole game fills: check the analysis anyway
-        assert for_players(rules, 3) is None
-        rules.totality = Totality(rules)
     fast_seen = 0
     for seed in (1, 2):
         game = Game(rules, 3, seed, flow=True, chance=chance)
         game.setup()
-        game._m.totality = rules.totality if name == "village" else game._m.totality
-        assert game._m.totality is not None
         rng = random.Random(seed)
         for _ in range(400 if name != "village" else 250):
             if game.is_terminal():
@@ -183,6 +226,7 @@ def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: s
             pending = game.pending()
             assert pending is not None
             if pending.player != CHANCE:
+                assert game._m.analysis() is not None  # Village's game module fills its seed modules' unknowns
                 activities = _candidates(game)
                 fast, slow = _verdicts(game, activities)
                 assert fast == slow, [(a.action, a.params, a.answers) for a, f, s in
@@ -193,8 +237,9 @@ def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: s
                     trial.apply(option.id)
                     _finish(trial, random.Random(option.id))
             game.apply(pending.sample(rng).id)
-    if name != "village":
-        assert fast_seen > 0  # the fast path was taken, so the comparison means something
+    # Village's flow after a move can refuse (its Mass, a death when time runs out), so every proof runs it there;
+    # elsewhere the fast path was taken, so the comparison means something.
+    assert fast_seen > 0 or name == "village"
 
 
 @pytest.mark.parametrize("name", list(FREE_PACKS))

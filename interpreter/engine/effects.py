@@ -25,6 +25,7 @@ class Effect:
 class LetE(Effect):
     name: str
     value: Fn
+    op: str = "let"  # `let x = v` binds; `x = v`, `x += v`, `x -= v` change a bound name (value is then x + v)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +255,6 @@ class MatchE(Effect):
 class OneOfE(Effect):
     by: Fn | None
     options: tuple[tuple[str, Fn | None, Body], ...]
-    guard_texts: tuple[str | None, ...] = ()  # each option's `if:` as written, for explain
 
 
 @dataclass(frozen=True, slots=True)

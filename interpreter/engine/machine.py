@@ -14,7 +14,7 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, did_you_mean
 from ..internal import internal_error
-from . import ending, overflow, watch
+from . import ending, known, overflow, watch
 from .budget import Budget, Limits
 from .choices import Choices
 from .costs import Payments
@@ -25,7 +25,7 @@ from .moves import Activity, Search
 from .rules import ActionDef, Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
-from .totality import for_players
+from .totality import Totality, for_players
 from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, plain, shown
 
 STEP_BUDGET = 10_000
@@ -48,6 +48,8 @@ class Machine(Choices, Payments):
     coverage: set[Any] | None = None
     # While a scenario lays out its starting state, counter changes start no triggers (engine/watch.py).
     quiet_counters: bool = False
+    # Whether the dry run now running has reached the flow after its move's body (engine/moves.py).
+    flow_ran: bool = False
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:
@@ -75,7 +77,13 @@ class Machine(Choices, Payments):
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
         self._works: dict[tuple[Any, ...], Callable[[], None]] = {}  # see action_work
-        self.totality = for_players(rules, players)  # which actions always finish (engine/totality.py)
+        # Which actions always finish (engine/totality.py): None turns the analysis off; see `analysis`.
+        self.totality = for_players(rules, players)
+        self._known: Any = None  # the state found to hold no unknown value (see `analysis`)
+        self._unknown_at: tuple[Any, ...] = ()  # the state as it was when found to hold one
+        # How often each answer (by the rule that asked) finished a proof: the search tries those first
+        # (engine/moves.py). Only the cost of the search depends on it; copies of the game share it.
+        self.answer_wins: dict[Any, int] = {}  # by (id of the rule's span, answer), and by rule once one has
         self.moves_made: dict[Any, Any] = {}  # lists of Move values by action and domains (moves._combinations)
         n = len(self.players)
         self._bounds = {
@@ -140,12 +148,28 @@ class Machine(Choices, Payments):
             self.budget.rule = f"setup.{step.name}"
             self.run_step(step.body, None, step.span)
 
+    def analysis(self) -> Totality | None:
+        """The totality analysis, when this game can no longer meet a value its pack leaves unknown (see
+        engine/known.py): its state holds none (asked once per state object: no rule outside setup can bring one
+        back, and a state laid out by hand says so with `forget_known`). None before, and when turned off."""
+        total = self.totality
+        if total is None or self._known is self.state:
+            return total
+        return known.usable(self, total)
+
+    def forget_known(self) -> None:
+        """The state was changed by hand (a scenario's starting state): whether it holds an unknown is asked again."""
+        self._known = None
+        self._unknown_at = ()
+
     def copy(self, journal: bool = False) -> Machine:
         """The same game on an independent copy of the state, with no journal (see Game.clone); with `journal`,
         also the journal, the rules that have run and what has been spent of the work budget."""
         other = Machine.__new__(Machine)
         other.__dict__.update(self.__dict__)
         other.state = self.state.copy()
+        other._known = other.state if self._known is self.state else None  # a copy holds the same values
+        other._unknown_at = ()
         other.budget = Budget(self.budget.limits)
         other.stack = []
         other.covered = set()

@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import BoardrulesError
 from ..internal import INTERNAL
 from ..language import checked as c
-from . import flow
+from . import flow, independence
+from .answers import answers_for, first_answer, likeliest
 from .budget import CODE as budget_code
 from .choices import StopForAnswer
 from .decisions import Decision
 from .effects import Body
 from .interpreter import Frame
-from .resume import Finished, Runs
+from .resume import Finished, Runs, same
 from .runtime import as_list
 from .values import Player, UnknownCompared, plain
 
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
-MAX_SUBSETS = 4_096  # subsets a decision may offer as separate options
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
 MAX_MOVES_KEPT = (512, 64)  # lists of Move values kept per game for reuse, and their length (see _combinations)
 
@@ -88,6 +88,7 @@ class Activity:
                                       m.rules.actions[str(self.action)].span)
             action_work()
             if head is None:
+                m.flow_ran = True  # a failure from here on is the flow's, not the body's (see Search._finishes)
                 flow.after_move(m)
 
         return move
@@ -98,13 +99,16 @@ class PrefixDecider:
 
     With `chance_steps`, chance decisions (dice, draws, each step of a shuffle) are answered from the same list
     and stop the run too; otherwise the game's seeded generator decides them. With `witness`, a decision past
-    the list does not stop the run: it takes its first answer and records it in `extra`, so a proof walks
-    through a move's decisions, a round of draws or a shuffle in one run instead of one run per decision;
+    the list does not stop the run: it takes its first answer (with `wins`, the likeliest: see `likeliest`) and
+    records it in `extra`, so a proof walks through a move's decisions, a round of draws or a shuffle in one
+    run instead of one run per decision;
     `stop_at` is the decision where a run without `witness` would have stopped. `asked` is every decision
     answered, in order."""
 
-    def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False) -> None:
+    def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False,
+                 wins: dict[Any, int] | None = None) -> None:
         self.answers = answers
+        self.wins = wins  # with `witness`: take the answer that finished proofs most often (see Search)
         self.used = 0
         self.chance_steps = chance_steps
         self.witness = witness
@@ -116,7 +120,7 @@ class PrefixDecider:
         if self.used == len(self.answers):
             if not self.witness:
                 raise StopForAnswer(decision)
-            answer = first_answer(decision)
+            answer = first_answer(decision) if self.wins is None else likeliest(decision, self.wins)
             if self.stop_at is None:
                 self.stop_at = decision
             self.extra.append(answer)
@@ -140,10 +144,13 @@ class Probe:
     extra: list[Any] = field(default_factory=list)  # answers taken past the activity's own (witness runs)
     stop_at: Decision | None = None  # where the run stops (or would, without witness answers)
     kept: bool = False  # read from a kept finished run, without running
+    asked: list[Decision] = field(default_factory=list)  # the decision each of `extra` answered
+    in_flow: bool = False  # it failed in the flow after the move's body
+    answered: list[Decision] = field(default_factory=list)  # every decision it answered, when it finished
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
-          head: Body | None = None) -> Probe:
+          head: Body | None = None, wins: dict[Any, int] | None = None) -> Probe:
     """Run the activity with its answers and take every change back: what would happen. With `runs` (of this
     state), a run that finishes is kept there, and a run kept there already answers without running. With `head`,
     only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run."""
@@ -155,8 +162,9 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
             return _from_kept(kept, len(activity.answers), witness)
     if head is not None:
         runs = None
-    saved, covered, mark = m.decider, m.covered, m.state.mark()
-    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness)
+    saved, covered, mark, flow_ran = m.decider, m.covered, m.state.mark(), m.flow_ran
+    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness, wins)
+    m.flow_ran = False
     started = _Started()  # a dry run is not play: it must not count for coverage
     m.covered = started  # type: ignore[assignment]  # only `add` is called on it
     traced, m.coverage = m.coverage, None
@@ -170,14 +178,18 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         result = Probe("stop", stop.decision)
     except BoardrulesError as err:
         if err.code == INTERNAL:  # a bug in boardrules is never "this move is not legal"
-            m.decider, m.covered = saved, covered
+            m.decider, m.covered, m.flow_ran = saved, covered, flow_ran
             m.state.rollback(mark)
             raise
-        result = Probe("fail", error=err)
+        result = Probe("fail", error=err, in_flow=m.flow_ran)
     finally:
-        m.decider, m.covered, m.coverage = saved, covered, traced
+        m.decider, m.covered, m.coverage, m.flow_ran = saved, covered, traced, flow_ran
     m.state.rollback(mark)
     result.extra = decider.extra
+    if result.outcome == "done":
+        result.answered = decider.asked
+    if decider.extra:
+        result.asked = decider.asked[len(decider.asked) - len(decider.extra):]
     result.stop_at = result.decision if result.outcome == "stop" else decider.stop_at
     return result
 
@@ -196,41 +208,6 @@ def _from_kept(kept: Finished, n: int, witness: bool) -> Probe:
     if not witness:
         return Probe("stop", kept.asked[n], stop_at=kept.asked[n], kept=True)
     return Probe("done", extra=kept.answers[n:], stop_at=kept.asked[n], kept=True)
-
-
-def first_answer(decision: Decision) -> Any:
-    """The first of `answers_for(decision)`, without listing the others (a subset's may be many)."""
-    if decision.kind == "yesno":
-        return False
-    options = list(decision.options)
-    if decision.kind == "subset":
-        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
-        return options[:sizes[0]]
-    if not options:
-        return None
-    return options[0]
-
-
-def answers_for(decision: Decision) -> list[Any]:
-    """Every answer a decision accepts, in a stable order: its option ids are positions in this list."""
-    if decision.kind == "yesno":
-        return [False, True]
-    options = list(decision.options)
-    if decision.kind == "subset":
-        sizes = sorted({k for k in decision.sizes if 0 <= k <= len(options)}) or [0]
-        if decision.chooser == "chance":
-            sizes = sizes[:1]
-        out: list[Any] = []
-        for k in sizes:
-            for combo in itertools.combinations(options, k):
-                out.append(list(combo))
-                if len(out) > MAX_SUBSETS:
-                    raise BoardrulesError("E511", f"'{decision.prompt}' has more than {MAX_SUBSETS} subsets to "
-                                          "offer", decision.rule, "choose fewer items at a time")
-        return out
-    if decision.optional:
-        return [*options, None]
-    return options
 
 
 # Why a dry run may fail and the move (or option) simply is not legal now: a guard or `require`, a cost, a limit,
@@ -255,11 +232,16 @@ class Problem:
 class Search:
     """Bounded depth-first search for one way to finish an activity.
 
+    With `prune` (the default), answers that cannot change how a decision's failing ways fail are not tried
+    (engine/independence.py); the differential tests turn it off to compare.
+
     Two bounds: `budget` dry runs per proof, past which it assumes there is a way (optimistic, as documented),
     and a budget of work shared by every proof made with this search (one pending decision's listing), in the
     units of an action's work budget (SEARCH_WORK whole actions' worth): each dry run costs its effect lines,
     its work units and the answers it enumerates. Past that the search stops with E513 at the rule being
     searched, so no pack can make listing hang."""
+
+    prune = True
 
     def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None,
                  runs: Runs | None = None) -> None:
@@ -272,6 +254,7 @@ class Search:
         self.work_left = self.work_limit
         self.exhausted = False
         self.first: Probe | None = None
+        self.flow_failures = 0  # dry runs that failed in the flow after a move's body
 
     def can_finish(self, activity: Activity) -> bool:
         """Whether the activity has at least one complete legal way to be carried out. Afterwards `first` is
@@ -288,25 +271,63 @@ class Search:
         verdict = self._total(activity)
         if verdict is not None:
             return verdict
-        # First walk through every decision with its first answer (and, with chance stepped, every chance event
-        # with its first outcome): one run, however many decisions, draws or shuffle steps. Only if that way
-        # fails, stop at the first decision and try each of its answers, depth first. Either way the move is
-        # proven by a complete way to play it, as before.
+        # Walk through every decision with one answer (the one that finished proofs there most often, else the
+        # first; with chance stepped, every chance event with its first outcome): one run, however many
+        # decisions, draws or shuffle steps. If that way fails, its
+        # run has met every decision on the way: try their other answers, the last decision first (what failed
+        # came after it, so it is the likeliest to matter), each the same way. Every way is tried at most once,
+        # and the one that failed is not run again; a way that finishes proves the activity.
         result = self._probe(activity, True)
-        if result.outcome == "fail" and result.extra:
-            result = self._probe(activity, False)
         if self.first is None:
             self.first = result
-        if result.outcome != "stop":
-            if result.outcome == "fail":
-                self._note(result.error, activity)
-            return result.outcome == "done"
-        decision = result.decision
-        assert decision is not None
+        if result.outcome == "done":  # a witness run never stops: it finishes or fails
+            return True
+        self._note(result.error, activity)
+        self.flow_failures += result.in_flow
+        taken, asked = result.extra, result.asked
+        # When every way on from the decisions already tried failed inside the body, from the statement of the
+        # last of them on (`explained`), an earlier decision whose statements up to there change nothing those
+        # statements read cannot help: its other answers are skipped (engine/independence.py).
+        statements = self._statements(activity, asked)
+        explained = None
+        for i in range(len(taken) - 1, -1, -1):
+            here = statements[i] if statements is not None else None
+            if explained is not None and here is not None and here < explained and \
+                    self._action(activity).independent(here, explained):
+                continue
+            answers = self._ordered(asked[i])
+            self._charge(len(answers), activity)
+            base = _with_all(activity, taken[:i])
+            failed = taken[i]
+            before = self.flow_failures
+            if any(self._finishes(_with(base, answer)) for answer in answers if not same(answer, failed)):
+                return True
+            if statements is None or self.flow_failures != before or result.in_flow:
+                statements = None  # a way failed in the flow, which reads anything: nothing more is skipped
+            else:
+                explained = here
+        return False
+
+    def _ordered(self, decision: Decision) -> list[Any]:
+        """The decision's answers, those that finished the most proofs at its rule first (stable)."""
         answers = answers_for(decision)
-        self._charge(len(answers), activity)
-        base = _with_all(activity, result.extra)
-        return any(self._finishes(_with(base, answer)) for answer in answers)
+        rule, wins = id(decision.rule), self.m.answer_wins
+        if decision.kind == "subset" or decision.chooser == "chance" or len(answers) < 2 or rule not in wins:
+            return answers
+        try:
+            return sorted(answers, key=lambda a: -wins.get((rule, a), 0))
+        except TypeError:
+            return answers
+
+    def _action(self, activity: Activity) -> Any:
+        return independence.for_action(self.m.rules, str(activity.action))
+
+    def _statements(self, activity: Activity, asked: list[Decision]) -> list[int] | None:
+        """The body statement each decision was asked in, when all are placed (see engine/independence.py)."""
+        if not self.prune or len(asked) < 2 or activity.kind not in ("move", "act", "take") \
+                or activity.action not in self.m.rules.actions:
+            return None
+        return self._action(activity).places([d.rule for d in asked])
 
     def _total(self, activity: Activity) -> bool | None:
         """The verdict without running what always finishes (engine.totality): the end of the action's body
@@ -315,7 +336,7 @@ class Search:
         parameters, guard, cost and the start of its body, finishes with them. None when the analysis saves
         nothing or cannot tell."""
         m, kind = self.m, activity.kind
-        total = m.totality
+        total = m.analysis()
         if total is None or kind not in ("move", "act", "take") or activity.action not in m.rules.actions:
             return None
         name = str(activity.action)
@@ -383,7 +404,19 @@ class Search:
 
     def _probe(self, activity: Activity, witness: bool, head: Body | None = None) -> Probe:
         m = self.m
-        result = probe(m, activity, self.chance_steps, witness, self.runs, head)
+        wins = m.answer_wins
+        result = probe(m, activity, self.chance_steps, witness, self.runs, head, wins if witness else None)
+        if result.outcome == "done" and result.answered:  # these answers finished a move: try them first next time
+            for decision, answer in zip(result.answered, [*activity.answers, *result.extra], strict=False):
+                if decision.chooser == "chance":
+                    continue
+                try:
+                    rule = id(decision.rule)
+                    key = (rule, answer)
+                    wins[key] = wins.get(key, 0) + 1
+                    wins[rule] = 1  # the rule has answers that finished (see likeliest)
+                except TypeError:
+                    pass
         if result.kept:
             self._charge(1, activity)
             return result

@@ -240,6 +240,8 @@ class Rules:
     denoted: dict[int, tuple[Any, str]] = field(default_factory=dict, repr=False, compare=False)
     # Which bodies always finish (engine.totality), worked out on first use by a game of these rules.
     totality: Any = field(default=None, repr=False, compare=False)
+    # What each action's body statements read and change (engine.independence), by action, worked out on first use.
+    independence: Any = field(default=None, repr=False, compare=False)
 
     def denote(self, node: Any, section: str) -> None:
         self.denoted[id(node)] = (node, section)

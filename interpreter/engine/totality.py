@@ -11,7 +11,8 @@ it reaches (procedures, triggers of the events it emits or defers, triggers on t
 changes, actions it takes, the scoring it runs, the end of the game). It relies on what `check` already
 establishes (names and types are right), so it does not count the failures that mean a bug in the rules
 (E510, E507, E513, a number too large to keep) as refusals: a rule set with such a bug sees it when the move is
-carried out instead of when it is listed. Values the pack leaves unknown (E601) switch it off (`for_players`).
+carried out instead of when it is listed. A game that may still meet a value the pack leaves unknown (E601)
+does not use it: engine/known.py says when a game can (per rule set and player count, then per state).
 tests/test_totality.py checks it differentially: on every state of random whole games of the shipped and the
 neutral packs, the verdict from the guard and cost alone equals the verdict of the full search.
 """
@@ -25,6 +26,7 @@ from typing import Any
 from ..language import checked as c
 from ..language.value_tables import MISSING
 from . import effects as e
+from . import known
 from .rules import ActionDef, Rules
 
 _Check = Callable[[Any, frozenset[str]], bool]
@@ -123,6 +125,8 @@ class Totality:
         self._flow: bool | None = None
         self._props: dict[str, bool] = {}
         self._writes: dict[str, list[tuple[str, Any]]] | None = None
+        self._unknown: dict[int, bool] = {}  # by player count: see known.reads_unknown
+        self.unknown_defaults = known.unknown_defaults(rules)
         # Each check gets the node and the local names known to hold a piece (see body).
         self._checks: dict[type, _Check] = {
             e.LetE: _always, e.RollE: _always, e.DrawE: _always, e.ShuffleE: _always,
@@ -235,6 +239,12 @@ class Totality:
         """Whether the flow after a move always finishes, given the events earlier moves deferred (they wait
         in the state and run when the flow ends a turn); a total move defers only total events itself."""
         return self.flow() and all(self._event(d["event"]) for d in deferred)
+
+    def reads_unknown(self, players: int) -> bool:
+        hit = self._unknown.get(players)
+        if hit is None:
+            hit = self._unknown[players] = known.reads_unknown(self.rules, players)
+        return hit
 
     # ---------------------------------------------------------------- bodies
     def body(self, body: e.Body, held: frozenset[str] = frozenset()) -> bool:
@@ -479,11 +489,11 @@ def _nodes(value: Any) -> Iterator[e.Effect]:
 
 
 def for_players(rules: Rules, players: int) -> Totality | None:
-    """The rule set's analysis (made once and kept on it), or None when a game of this many players can reach a
-    value the pack leaves unknown: that stops the game (E601), which no analysis of refusals can vouch for."""
-    if rules.unknowns or any(v.kind == "unknown" or (v.kind == "by_players" and players not in v.data)
-                             for v in rules.values.values()):
-        return None
+    """The rule set's analysis (made once and kept on it), or None when a game of this many players may meet a
+    value the pack leaves unknown whatever its setup does (engine/known.py): that stops the game (E601), which
+    no analysis of refusals can vouch for. Whether this game's state still holds one is asked per state
+    (Machine.analysis)."""
     if rules.totality is None:
         rules.totality = Totality(rules)
-    return rules.totality
+    total: Totality = rules.totality
+    return None if total.reads_unknown(players) else total

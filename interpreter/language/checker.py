@@ -114,6 +114,10 @@ def _last(*parts: c.Node | None, default: s.Pos) -> s.Pos:
     return max(ends) if ends else default
 
 
+def _attr_of(node: s.Attr, obj: c.Node, kind: str, t: Type, decl: Any = None) -> c.Attr:
+    return c.Attr(node.pos, _after(node.pos, len(node.name)), t, node, obj, node.name, kind, decl)
+
+
 class Checker:
     """Syntax -> checked tree, against one set of linked rules."""
 
@@ -240,51 +244,54 @@ class Checker:
     def _attr(self, node: s.Attr, scope: Scope) -> c.Node:
         name = node.name
         r = self.rules
-        end = _after(node.pos, len(name))
-
-        def made(kind: str, t: Type, decl: Any = None) -> c.Attr:
-            return c.Attr(node.pos, end, t, node, obj, name, kind, decl)
-
         obj = self.check(node.obj, scope)
         if isinstance(obj, c.Name) and obj.live:
             if name in r.properties and name not in PIECE_BUILTINS:
                 r.denote(node, "properties")
-                return made("property", declared(r.properties[name]), r.properties[name])
+                return _attr_of(node, obj, "property", declared(r.properties[name]), r.properties[name])
             if name in ("kind", "linked"):
-                return made("builtin", PIECE_BUILTINS[name])
-        t = obj.type
-        if t == PLAYER:
-            counter = r.counters.get(name)
-            if counter is not None and counter.per == "player":
-                r.denote(node, "counters")
-                if counter.keys is not None:
-                    return made("family", FAMILY, counter)
-                return made("counter", INT, counter)
-            if name in r.zones and r.zones[name].per == "player":
-                return made("zone", ZONE, r.zones[name])
-            if name == "seat":
-                return made("seat", INT)
-            if name in r.player_markers:
-                return made("player_marker", MARKER, r.markers.get(name))
-            candidates = [*r.player_counter_names(), *r.player_zone_names(), *r.player_markers, "seat"]
-            raise CompileError(
-                "E401", f"a player has no counter or zone '{name}'", node.pos, did_you_mean(name, candidates)
-            )
-        if t == PIECE:
-            if name in PIECE_BUILTINS:
-                return made("builtin", PIECE_BUILTINS[name])
-            if name in r.properties:
-                r.denote(node, "properties")
-                return made("property", declared(r.properties[name]), r.properties[name])
-            candidates = [*PIECE_BUILTINS, *r.properties]
-            raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
-        if t == ZONE and name == "owner":
-            return made("owner", PLAYER)
-        if t == MARKER and name == "position":
-            return made("position", INT)
-        if t != ANY:
-            raise CompileError("E402", f"a value of type {t} has no attribute '{name}'", node.pos)
-        return made("dynamic", ANY)
+                return _attr_of(node, obj, "builtin", PIECE_BUILTINS[name])
+        read = ATTRS_OF.get(obj.type)
+        if read is not None:
+            return read(self, node, obj)
+        if obj.type != ANY:
+            raise CompileError("E402", f"a value of type {obj.type} has no attribute '{name}'", node.pos)
+        return _attr_of(node, obj, "dynamic", ANY)
+
+    def _player_attr(self, node: s.Attr, obj: c.Node) -> c.Node:
+        name, r = node.name, self.rules
+        counter = r.counters.get(name)
+        if counter is not None and counter.per == "player":
+            r.denote(node, "counters")
+            if counter.keys is not None:
+                return _attr_of(node, obj, "family", FAMILY, counter)
+            return _attr_of(node, obj, "counter", INT, counter)
+        if name in r.zones and r.zones[name].per == "player":
+            return _attr_of(node, obj, "zone", ZONE, r.zones[name])
+        if name == "seat":
+            return _attr_of(node, obj, "seat", INT)
+        if name in r.player_markers:
+            return _attr_of(node, obj, "player_marker", MARKER, r.markers.get(name))
+        candidates = [*r.player_counter_names(), *r.player_zone_names(), *r.player_markers, "seat"]
+        raise CompileError("E401", f"a player has no counter or zone '{name}'", node.pos,
+                           did_you_mean(name, candidates))
+
+    def _piece_attr(self, node: s.Attr, obj: c.Node) -> c.Node:
+        name, r = node.name, self.rules
+        if name in PIECE_BUILTINS:
+            return _attr_of(node, obj, "builtin", PIECE_BUILTINS[name])
+        if name in r.properties:
+            r.denote(node, "properties")
+            return _attr_of(node, obj, "property", declared(r.properties[name]), r.properties[name])
+        candidates = [*PIECE_BUILTINS, *r.properties]
+        raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))
+
+    def _only_attr(self, node: s.Attr, obj: c.Node) -> c.Node:
+        """A zone's owner, a marker's position: the one attribute each has."""
+        kind, t = _ONLY_ATTR[obj.type]
+        if node.name != kind:
+            raise CompileError("E402", f"a value of type {obj.type} has no attribute '{node.name}'", node.pos)
+        return _attr_of(node, obj, kind, t)
 
     def _index(self, node: s.Index, scope: Scope) -> c.Node:
         table = value_tables.check_read(self, node, scope)
@@ -468,3 +475,13 @@ class Checker:
                                    f"but it is {t.words()}", syntax.pos)
         end = _after(_last(*args, default=_after(node.pos, len(node.fn) + 1)), 1)
         return c.Call(node.pos, end, spec.result([a.type for a in args]), node, node.fn, args)
+
+
+_ONLY_ATTR = {ZONE: ("owner", PLAYER), MARKER: ("position", INT)}
+# The static type of `x` in `x.name` -> what reads its attributes. An object of any other known type has none.
+ATTRS_OF: dict[Type, Callable[[Checker, s.Attr, c.Node], c.Node]] = {
+    PLAYER: Checker._player_attr,
+    PIECE: Checker._piece_attr,
+    ZONE: Checker._only_attr,
+    MARKER: Checker._only_attr,
+}

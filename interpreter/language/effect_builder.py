@@ -217,80 +217,89 @@ class Builder:
         here = vspan.get(kind, span)
         head = block[kind].get("by") if isinstance(block[kind], dict) else block[kind]  # the text a block keeps
         span = Text(head, here).covering(span) if head is not None and not isinstance(head, list) else span
+        return BLOCKS[kind](self, block, here, span, scope)
 
-        def sub(key: str, inner: Scope) -> e.Body:
-            return self.body(block.get(key, []), vspan.get(key, span), inner)
+    def _sub(self, block: dict, key: str, span: Span, inner: Scope) -> e.Body:
+        """A body inside a block (`then`, `do`, ...), in a scope of its own."""
+        return self.body(block.get(key, []), getattr(block, "value_spans", {}).get(key, span), inner)
 
-        if kind == "if":
-            cond = self.expression(block["if"], here, scope)
-            then, other = sub("then", scope.child()), sub("else", scope.child())
-            return e.IfE(span, cond, then, other) if cond else None
-        if kind == "for":
-            text = Text(block["for"], here)
-            head = self.parse(text, "for_head")
-            if not isinstance(head, s.ForHead):
-                return None
-            try:
-                items, t = self._typed(head.iterable, scope, text)
-                if head.var in scope.names:
-                    raise _Reported(_rebound(head.var, head.pos), text)
-            except _Reported as rep:
-                self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
-                return None
-            body = sub("do", scope.child({head.var: t.element()}))
-            return e.ForE(span, head.var, items, body)
-        if kind == "while":
-            cond = self.expression(block["while"], here, scope)
-            body = sub("do", scope.child())
-            return e.WhileE(span, cond, body) if cond else None
-        if kind == "step":
-            name = str(block["step"])
-            target = f"{self.rule}.{name}"
-            if target in self.steps_seen:
-                self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
-            self.steps_seen.add(target)
-            return e.StepE(span, name, wrap_body(self, target, sub("do", scope.child()), scope))
-        if kind == "repeat":
-            count = self.expression(block["repeat"], here, scope)
-            self._bounded(block["repeat"], "work", "this repeat count", here)
-            body = sub("do", scope.child())
-            return e.RepeatE(span, count, body) if count else None
-        if kind == "match":
-            subject = self.expression(block["match"], here, scope)
-            cases_node = block.get("cases", {})
-            cases = []
-            if isinstance(cases_node, dict):
-                cspans = getattr(cases_node, "value_spans", {})
-                self._labels(block["match"], here, scope, cases_node)
-                for key, val in cases_node.items():
-                    cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
-            other = sub("else", scope.child())
-            return e.MatchE(span, subject, tuple(cases), other) if subject else None
-        if kind == "one_of":
-            spec = block["one_of"]
-            if not isinstance(spec, dict) or not isinstance(spec.get("options"), dict):
-                self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
-                return None
-            by = self.expression(spec["by"], here, scope) if "by" in spec else None
-            options, guard_texts = [], []
-            ospans = getattr(spec["options"], "value_spans", {})
-            for label, opt in spec["options"].items():
-                ospan = ospans.get(label, here)
-                guard = None
-                guard_texts.append(str(opt["if"]) if isinstance(opt, dict) and "if" in opt else None)
-                if isinstance(opt, dict) and "do" in opt:
-                    if "if" in opt:
-                        guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
-                    opt = opt["do"]
-                options.append((str(label), guard, self.body(opt, ospan, scope.child())))
-            return e.OneOfE(span, by, tuple(options), tuple(guard_texts))
-        if kind == "as":
-            who = self.expression(block["as"], here, scope)
-            inner = scope.child()
-            inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
-            body = sub("do", inner)
-            return e.AsE(span, who, body) if who else None
-        # may
+    def _if_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        cond = self.expression(block["if"], here, scope)
+        then, other = self._sub(block, "then", span, scope.child()), self._sub(block, "else", span, scope.child())
+        return e.IfE(span, cond, then, other) if cond else None
+
+    def _for_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        text = Text(block["for"], here)
+        head = self.parse(text, "for_head")
+        if not isinstance(head, s.ForHead):
+            return None
+        try:
+            items, t = self._typed(head.iterable, scope, text)
+            if head.var in scope.names:
+                raise _Reported(_rebound(head.var, head.pos), text)
+        except _Reported as rep:
+            self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
+            return None
+        body = self._sub(block, "do", span, scope.child({head.var: t.element()}))
+        return e.ForE(span, head.var, items, body)
+
+    def _while_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        cond = self.expression(block["while"], here, scope)
+        body = self._sub(block, "do", span, scope.child())
+        return e.WhileE(span, cond, body) if cond else None
+
+    def _step_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        name = str(block["step"])
+        target = f"{self.rule}.{name}"
+        if target in self.steps_seen:
+            self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
+        self.steps_seen.add(target)
+        return e.StepE(span, name, wrap_body(self, target, self._sub(block, "do", span, scope.child()), scope))
+
+    def _repeat_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        count = self.expression(block["repeat"], here, scope)
+        self._bounded(block["repeat"], "work", "this repeat count", here)
+        body = self._sub(block, "do", span, scope.child())
+        return e.RepeatE(span, count, body) if count else None
+
+    def _match_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        subject = self.expression(block["match"], here, scope)
+        cases_node = block.get("cases", {})
+        cases = []
+        if isinstance(cases_node, dict):
+            cspans = getattr(cases_node, "value_spans", {})
+            self._labels(block["match"], here, scope, cases_node)
+            for key, val in cases_node.items():
+                cases.append((str(key), self.body(val, cspans.get(key, span), scope.child())))
+        other = self._sub(block, "else", span, scope.child())
+        return e.MatchE(span, subject, tuple(cases), other) if subject else None
+
+    def _one_of_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        spec = block["one_of"]
+        if not isinstance(spec, dict) or not isinstance(spec.get("options"), dict):
+            self.error("E201", "one_of needs 'options': a mapping of option name to effects", here)
+            return None
+        by = self.expression(spec["by"], here, scope) if "by" in spec else None
+        options = []
+        ospans = getattr(spec["options"], "value_spans", {})
+        for label, opt in spec["options"].items():
+            ospan = ospans.get(label, here)
+            guard = None
+            if isinstance(opt, dict) and "do" in opt:
+                if "if" in opt:
+                    guard = self.expression(opt["if"], getattr(opt, "value_spans", {}).get("if", ospan), scope)
+                opt = opt["do"]
+            options.append((str(label), guard, self.body(opt, ospan, scope.child())))
+        return e.OneOfE(span, by, tuple(options))
+
+    def _as_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
+        who = self.expression(block["as"], here, scope)
+        inner = scope.child()
+        inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
+        body = self._sub(block, "do", span, inner)
+        return e.AsE(span, who, body) if who else None
+
+    def _may_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
         spec = block["may"]
         if isinstance(spec, list):
             spec = {"do": spec}
@@ -346,66 +355,80 @@ class Builder:
         value, vt = self._typed(n.value, scope, t)
         if n.op != "=" and vt not in (INT, ANY):
             raise _Reported(CompileError("E402", f"'{n.op}' needs a number, but this is {vt}", n.value.pos), t)
+        assign = ASSIGN_TO.get(type(n.target))
+        if assign is None:
+            raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", n.target.pos), t)
+        return assign(self, n, value, vt, scope, t)
+
+    def _assign_name(self, n: s.Assign, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
+        """`x = v`: a local name, the start player, or a game counter."""
         target = n.target
+        assert isinstance(target, s.Name)
         r = self.rules
-        if isinstance(target, s.Name) and target.id in scope.names:
+        if target.id in scope.names:
             return self._set_local(n, target.id, value, vt, scope, t)
-        if isinstance(target, s.Name) and target.id == "start_player" and "start_player" not in r.counters:
+        if target.id == "start_player" and "start_player" not in r.counters:
             if n.op != "=" or vt not in (PLAYER, ANY):
                 raise _Reported(CompileError("E402", "start_player is set to a player: start_player = EXPR",
                                              n.value.pos), t)
             return e.SetStartPlayerE(t.at(n.pos), value)
-        if isinstance(target, s.Name):
-            c = r.counters.get(target.id)
-            if c is None or c.per != "game" or c.keys is not None:
-                hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
-                raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
-            key = self.exprs.counter_key(c, None, target.pos, target)
-            return self._counter_set(t.at(n.pos), key, target.id, n.op, value, vt, n, t)
-        if isinstance(target, s.Index):
-            table = value_tables.table_of(r, value_tables.root_name(target), scope)
-            if table is not None:
-                raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
-                                             "it", target.pos, "keep what changes in a keyed counter"), t)
-            try:
-                cell = self.exprs.counter_cell(target.obj, target.key, scope)
-            except CompileError as err:
-                raise _Reported(err, t) from None
-            if cell is not None:
-                return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
-            fam, ft = self._typed(target.obj, scope, t)
-            key_fn = self._expr(target.key, scope, t)
-            if ft not in (FAMILY, ANY):
-                raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
-            name = _family_name(target.obj)
+        c = r.counters.get(target.id)
+        if c is None or c.per != "game" or c.keys is not None:
+            hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
+            raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
+        key = self.exprs.counter_key(c, None, target.pos, target)
+        return self._counter_set(t.at(n.pos), key, target.id, n.op, value, vt, n, t)
 
-            key = self.exprs.family_key(fam, key_fn, target)
-            return self._counter_set(t.at(n.pos), key, name, n.op, value, vt, n, t)
-        if isinstance(target, s.Attr):
-            obj, ot = self._typed(target.obj, scope, t)
-            if ot == PLAYER:
-                c = r.counters.get(target.name)
-                if c is None or c.per != "player":
-                    hint = did_you_mean(target.name, r.player_counter_names())
-                    msg = f"a player has no counter '{target.name}'"
-                    raise _Reported(CompileError("E401", msg, target.pos, hint), t)
-                if c.keys is not None:
-                    raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
-                r.denote(target, "counters")
-                key = self.exprs.counter_key(c, obj, target.pos, target)
-                return self._counter_set(t.at(n.pos), key, target.name, n.op, value, vt, n, t)
-            if ot in (PIECE, ANY):
-                if target.name not in r.properties:
-                    hint = did_you_mean(target.name, r.properties)
-                    msg = f"no piece has a property '{target.name}'"
-                    raise _Reported(CompileError("E401", msg, target.pos, hint), t)
-                ptype = declared(r.properties[target.name])
-                if n.op == "=" and not _assignable(ptype, vt):
-                    msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
-                    raise _Reported(CompileError("E402", msg, n.value.pos), t)
-                if ot == PIECE:
-                    r.denote(target, "properties")
-                return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
+    def _assign_index(self, n: s.Assign, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
+        """`c[k] = v`: a cell of a keyed counter."""
+        target = n.target
+        assert isinstance(target, s.Index)
+        table = value_tables.table_of(self.rules, value_tables.root_name(target), scope)
+        if table is not None:
+            raise _Reported(CompileError("E424", f"'{table.name}' is a table of constants: a rule cannot change "
+                                         "it", target.pos, "keep what changes in a keyed counter"), t)
+        try:
+            cell = self.exprs.counter_cell(target.obj, target.key, scope)
+        except CompileError as err:
+            raise _Reported(err, t) from None
+        if cell is not None:
+            return self._counter_set(t.at(n.pos), cell, _family_name(target.obj), n.op, value, vt, n, t)
+        fam, ft = self._typed(target.obj, scope, t)
+        key_fn = self._expr(target.key, scope, t)
+        if ft not in (FAMILY, ANY):
+            raise _Reported(CompileError("E402", "only a keyed counter can be set by [key]", target.pos), t)
+        key = self.exprs.family_key(fam, key_fn, target)
+        return self._counter_set(t.at(n.pos), key, _family_name(target.obj), n.op, value, vt, n, t)
+
+    def _assign_attr(self, n: s.Assign, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
+        """`p.c = v`, `x.prop = v`: a player's counter or a piece's property."""
+        target = n.target
+        assert isinstance(target, s.Attr)
+        r = self.rules
+        obj, ot = self._typed(target.obj, scope, t)
+        if ot == PLAYER:
+            c = r.counters.get(target.name)
+            if c is None or c.per != "player":
+                hint = did_you_mean(target.name, r.player_counter_names())
+                msg = f"a player has no counter '{target.name}'"
+                raise _Reported(CompileError("E401", msg, target.pos, hint), t)
+            if c.keys is not None:
+                raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
+            r.denote(target, "counters")
+            key = self.exprs.counter_key(c, obj, target.pos, target)
+            return self._counter_set(t.at(n.pos), key, target.name, n.op, value, vt, n, t)
+        if ot in (PIECE, ANY):
+            if target.name not in r.properties:
+                hint = did_you_mean(target.name, r.properties)
+                msg = f"no piece has a property '{target.name}'"
+                raise _Reported(CompileError("E401", msg, target.pos, hint), t)
+            ptype = declared(r.properties[target.name])
+            if n.op == "=" and not _assignable(ptype, vt):
+                msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
+                raise _Reported(CompileError("E402", msg, n.value.pos), t)
+            if ot == PIECE:
+                r.denote(target, "properties")
+            return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 
     def _set_local(self, n: s.Assign, name: str, value: Expr, vt: Type, scope: Scope, t: Text) -> e.Effect:
@@ -418,8 +441,8 @@ class Builder:
             msg = f"'{name}' holds {old.words()}, but the value is {vt.words()}"
             raise _Reported(CompileError("E402", msg, n.value.pos), t)
         if n.op == "=":
-            return e.LetE(t.at(n.pos), name, value)
-        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n))
+            return e.LetE(t.at(n.pos), name, value, "=")
+        return e.LetE(t.at(n.pos), name, self.exprs.local_update(name, old, n.op[0], value, n), n.op)
 
     def _counter_set(self, span: Span, key: Expr, counter: str, op: str, value: Expr, vt: Type, n: s.Assign,
                      t: Text) -> e.Effect:
@@ -673,3 +696,24 @@ def _assignable(ptype: Type, vt: Type) -> bool:
         return True
     return ptype.is_list and vt.is_list
 
+
+# Each block kind (sections.BLOCK_KEYS) -> what builds it. tests/test_dispatch.py proves it covers every kind.
+BLOCKS: dict[str, Callable[[Builder, dict, Span, Span, Scope], e.Effect | None]] = {
+    "if": Builder._if_block,
+    "for": Builder._for_block,
+    "repeat": Builder._repeat_block,
+    "match": Builder._match_block,
+    "one_of": Builder._one_of_block,
+    "may": Builder._may_block,
+    "as": Builder._as_block,
+    "while": Builder._while_block,
+    "step": Builder._step_block,
+}
+
+
+# Each kind of assignment target -> what builds the assignment. Anything else cannot be assigned (E402).
+ASSIGN_TO: dict[type, Callable[[Builder, s.Assign, Expr, Type, Scope, Text], e.Effect]] = {
+    s.Name: Builder._assign_name,
+    s.Index: Builder._assign_index,
+    s.Attr: Builder._assign_attr,
+}

@@ -237,39 +237,7 @@ class Emitter:
         return f"_piece_ref(f, {node.id!r})"
 
     def _name(self, node: c.Name, gen: Gen) -> str:
-        ref = node.ref
-        kind, name = ref.kind, ref.name
-        if kind == "local":
-            gen.used.add(name)
-            return _local(name)
-        if kind == "var":
-            if name in gen.locals:
-                return gen.locals[name]
-            return gen.invariant(f"f.vars[{name!r}]")
-        if kind == "me":
-            # With me in scope, f.me is read directly; anything that needs its id goes through _pid, which
-            # reports a missing acting player.
-            return gen.invariant("f.me")
-        if kind == "flow":
-            return _FLOW[name]
-        if kind == "seat":
-            return f"_player_at(f, {ref.decl})"
-        if kind == "const":
-            data = ref.decl.data
-            return repr(data if not isinstance(data, str) else str(data))
-        if kind == "value":
-            return f"{gen.const(self.rules.value_reader(name))}(f)"
-        if kind == "family":
-            return gen.const(Ref("family", name))
-        if kind == "counter":
-            return f"{gen.state()}.counters[{name!r}]"
-        if kind == "zone":
-            return gen.const(Zone(name))
-        if kind in ("marker", "track", "die"):
-            return gen.const(Ref(kind, name))
-        if kind == "set":
-            return gen.const(list(ref.decl))
-        return repr(name)  # a symbol
+        return NAME_SRC[node.ref.kind](self, node.ref, gen)
 
     # ---------------------------------------------------------------- attributes, cells and indexing
     def _attr(self, node: c.Attr, gen: Gen) -> str:
@@ -290,26 +258,7 @@ class Emitter:
             if name == "linked":
                 piece = self.src(obj_node, gen)  # most pieces are linked to none: no call for them
                 return f"([] if {rec}.group is None else {_MACHINE}.piece_builtin({piece}, 'linked'))"
-        obj = self.src(obj_node, gen)
-        if kind == "counter":
-            return f"{gen.state()}.counters[{_joined(gen.pid(obj), _Text('.' + name))}]"
-        if kind == "family":
-            return f"Ref('family', {gen.pid(obj)} + {'.' + name!r})"
-        if kind == "zone":
-            return f"Zone({gen.pid(obj)} + {'.' + name!r})"
-        if kind == "seat":
-            return f"_seat({obj}, f)"
-        if kind == "player_marker":
-            return f"Ref('marker', {gen.pid(obj)} + {'.' + name!r})"
-        if kind == "builtin":
-            return f"{_MACHINE}.piece_builtin({obj}, {name!r})"
-        if kind == "property":
-            return f"_prop(f, {obj}, {name!r})"
-        if kind == "owner":
-            return f"{_MACHINE}.zone_owner({obj})"
-        if kind == "position":
-            return f"{_MACHINE}.state.markers[({obj}).name].pos"
-        return f"_attr(f, {obj}, {name!r})"
+        return ATTR_SRC[kind](self.src(obj_node, gen), name, gen)
 
     def _cell(self, node: c.Cell, gen: Gen) -> str:
         name = node.counter.name
@@ -491,6 +440,59 @@ class Emitter:
             return f"_{node.fn}2(f{args})"
         return f"_b_{node.fn}(f{args})"
 
+
+
+def _var(em: Emitter, ref: c.Ref, gen: Gen) -> str:
+    if ref.name in gen.locals:
+        return gen.locals[ref.name]
+    return gen.invariant(f"f.vars[{ref.name!r}]")
+
+
+def _local_name(em: Emitter, ref: c.Ref, gen: Gen) -> str:
+    gen.used.add(ref.name)
+    return _local(ref.name)
+
+
+def _const(em: Emitter, ref: c.Ref, gen: Gen) -> str:
+    data = ref.decl.data
+    return repr(data if not isinstance(data, str) else str(data))
+
+
+# What each kind of name (checked.NAME_KINDS) reads. tests/test_dispatch.py proves it covers every kind.
+NAME_SRC: dict[str, Callable[[Emitter, c.Ref, Gen], str]] = {
+    "local": _local_name,
+    "var": _var,
+    # With me in scope, f.me is read directly; anything that needs its id goes through _pid, which reports a
+    # missing acting player.
+    "me": lambda em, ref, gen: gen.invariant("f.me"),
+    "flow": lambda em, ref, gen: _FLOW[ref.name],
+    "seat": lambda em, ref, gen: f"_player_at(f, {ref.decl})",
+    "const": _const,
+    "value": lambda em, ref, gen: f"{gen.const(em.rules.value_reader(ref.name))}(f)",
+    "family": lambda em, ref, gen: gen.const(Ref("family", ref.name)),
+    "counter": lambda em, ref, gen: f"{gen.state()}.counters[{ref.name!r}]",
+    "zone": lambda em, ref, gen: gen.const(Zone(ref.name)),
+    "marker": lambda em, ref, gen: gen.const(Ref("marker", ref.name)),
+    "track": lambda em, ref, gen: gen.const(Ref("track", ref.name)),
+    "die": lambda em, ref, gen: gen.const(Ref("die", ref.name)),
+    "set": lambda em, ref, gen: gen.const(list(ref.decl)),
+    "symbol": lambda em, ref, gen: repr(ref.name),
+}
+
+# What each reading of `obj.name` (checked.ATTR_KINDS) reads, given obj's source. tests/test_dispatch.py proves it
+# covers every kind.
+ATTR_SRC: dict[str, Callable[[str, str, Gen], str]] = {
+    "counter": lambda obj, name, gen: f"{gen.state()}.counters[{_joined(gen.pid(obj), _Text('.' + name))}]",
+    "family": lambda obj, name, gen: f"Ref('family', {gen.pid(obj)} + {'.' + name!r})",
+    "zone": lambda obj, name, gen: f"Zone({gen.pid(obj)} + {'.' + name!r})",
+    "seat": lambda obj, name, gen: f"_seat({obj}, f)",
+    "player_marker": lambda obj, name, gen: f"Ref('marker', {gen.pid(obj)} + {'.' + name!r})",
+    "builtin": lambda obj, name, gen: f"{_MACHINE}.piece_builtin({obj}, {name!r})",
+    "property": lambda obj, name, gen: f"_prop(f, {obj}, {name!r})",
+    "owner": lambda obj, name, gen: f"{_MACHINE}.zone_owner({obj})",
+    "position": lambda obj, name, gen: f"{_MACHINE}.state.markers[({obj}).name].pos",
+    "dynamic": lambda obj, name, gen: f"_attr(f, {obj}, {name!r})",
+}
 
 
 # ---------------------------------------------------------------- rule bodies compiled as one function

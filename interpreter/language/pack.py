@@ -122,7 +122,7 @@ def load_modules(files: list[Path], diags: Diagnostics) -> dict[str, Module]:
 
 
 # Keys whose strings are prose, not formulas: they are never parsed.
-_PROSE = frozenset({"title", "source", "note", "notes", "description", "message", "hint", "scenario"})
+PROSE_KEYS = frozenset({"title", "source", "note", "notes", "description", "message", "hint", "scenario"})
 
 
 def _too_much_formula_text(doc: object, diags: Diagnostics, name: str) -> bool:
@@ -136,7 +136,7 @@ def _too_much_formula_text(doc: object, diags: Diagnostics, name: str) -> bool:
             stack.extend((v, str(k)) for k, v in node.items())
         elif isinstance(node, list):
             stack.extend((v, key) for v in node)
-        elif isinstance(node, str) and key not in _PROSE and node not in seen:
+        elif isinstance(node, str) and key not in PROSE_KEYS and node not in seen:
             seen.add(node)  # parsing is cached by text: a repeated formula costs once
             total += len(node)
     if total <= MAX_FORMULA_CHARS:

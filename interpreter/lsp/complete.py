@@ -8,13 +8,16 @@ what it requires, as the linker composes them) is offered.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
-from ..analysis.walk import BODY_KEYS, EXPR_KEYS, EXPR_LIST_KEYS
 from ..engine.rules import Rules
 from ..language.builtins import FUNCTIONS
 from ..language.compiler import PIECE_BUILTINS
+from ..resources import grammar_dir
 from .index import Declaration, Index
 
 STATEMENTS = ("let", "pay", "move", "create", "remove", "link", "unlink", "choose", "roll", "draw", "shuffle",
@@ -105,13 +108,51 @@ def _strip(value: str) -> str:
     return value[1:] if value[:1] in ('"', "'") else value
 
 
+_FORMULA_DEFS = {"#/$defs/effects": "effect", "#/$defs/expression": "expr", "#/$defs/cost_string": "cost"}
+# Keys whose formulas the module schema types as plain strings (a word or an expression): `by: chance`,
+# `until: each_once`, a value's `expr:`.
+_PLAIN_FORMULAS = {"by": "expr", "until": "expr", "expr": "expr"}
+
+
+@cache
+def formula_roles() -> dict[str, str]:
+    """Each key whose value is a formula -> what it holds (effect, expr, cost), as the module schema says: a key
+    whose schema is (a list of, a mapping to, or one of) effects, an expression or a cost. A half-typed line does
+    not parse, so completion knows what is being written from its key."""
+    schema = json.loads((grammar_dir() / "module.schema.json").read_text(encoding="utf-8"))
+    defs = schema.get("$defs", {})
+
+    def role(sub: Any, depth: int = 0) -> str | None:
+        if not isinstance(sub, dict) or depth > 4:
+            return None
+        ref = sub.get("$ref")
+        if ref in _FORMULA_DEFS:
+            return _FORMULA_DEFS[ref]
+        inner = [*sub.get("oneOf", ()), *sub.get("anyOf", ()), sub.get("then"), sub.get("items"),
+                 sub.get("additionalProperties")]
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and depth < 2:
+            inner.append(defs.get(ref.removeprefix("#/$defs/")))
+        return next((r for r in (role(x, depth + 1) for x in inner) if r is not None), None)
+
+    out: dict[str, str] = dict(_PLAIN_FORMULAS)
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, sub in (node.get("properties") or {}).items():
+                found = role(sub)
+                if found is not None:
+                    out.setdefault(key, found)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
+
+
 def _role(key: str | None, parents: list[str | None]) -> str | None:
-    if key == "cost":
-        return "cost"
-    if key in BODY_KEYS:
-        return "effect"
-    if key in EXPR_KEYS or key in EXPR_LIST_KEYS:
-        return "expr"
+    formula = formula_roles().get(key or "")
+    if formula is not None:
+        return formula
     if key == "on":
         return "event"
     if key == "change":  # on: {change: NAME}

@@ -1,25 +1,27 @@
 """The pack index: every name a pack declares and every place a rule uses one, with exact spans.
 
-Built from what the checker already reads: the loaded modules (their key spans), the linker's declaring
-sections, and the analyses' walk over every parsed formula (analysis.walk, analysis.refs). Go to definition,
-find references, hover, completion and the outline all answer from it.
+Built from the loaded modules (their key spans), the linker's declaring sections, and every formula of each
+module parsed on its own (formulas.py, which says why the editor keeps a syntax index). Go to definition, find
+references, hover, completion and the outline all answer from it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..analysis.modules import closures
-from ..analysis.refs import site_refs
-from ..analysis.walk import Site, Walker, subnodes
 from ..diagnostics import Span
 from ..language import syntax as s
+from ..language.effect_builder import Text
 from ..language.linker import DECLARING, Module
 from ..language.sections import RULE_SECTIONS
+from .formulas import formulas
+from .formulas import uses as formula_uses
 
 # What a use of each kind can name (the sections searched for its declaration, in order).
 NAMED_BY = {
@@ -96,16 +98,11 @@ def name_in(site_text: str, pos: s.Pos, name: str) -> tuple[int, int] | None:
     return before.count("\n") + 1, found.start() - (before.rfind("\n") + 1) + 1
 
 
-def _site_place(site: Site, node: s.Node, name: str) -> Place | None:
-    at = name_in(site.text.text, node.pos, name)
+def _text_place(text: Text, node: s.Node, name: str) -> Place | None:
+    at = name_in(text.text, node.pos, name)
     if at is None:
         return None
-    return _place(site.text.at(at), name)
-
-
-def _extra_refs(site: Site) -> list[tuple[str, str, s.Node]]:
-    """Names the analyses do not need but an editor does: the actions `take` and `can` name."""
-    return [("action", n.action, n) for n in subnodes(site.node) if isinstance(n, s.Take | s.CanTake)]
+    return _place(text.at(at), name)
 
 
 def _kspans(node: Any) -> dict:
@@ -164,16 +161,19 @@ def _nested(section: str, name: str, node: Any, span: Span, add: Any) -> None:
             add("symbols", item, spans[i] if i < len(spans) else span, keys, name)
 
 
-def uses(m: Module) -> list[Use]:
-    out: list[Use] = []
-    for site in Walker(m).walk():
-        found = [(r.kind, r.name, r.node) for r in site_refs(site) if r.node is not None] + _extra_refs(site)
-        for kind, name, node in found:
-            place = _site_place(site, node, name)
+def uses(m: Module, denotes: Callable[[s.Node], str | None] | None = None) -> list[Use]:
+    """Every use of a name in the module. `denotes` (Rules.denotes, when the module linked) says what the linker
+    resolved a name to, where the syntax alone cannot: `x.reward` is a piece's property or a player's counter."""
+    # Names written as YAML values first: where a formula's reading of the same place is vaguer (a trigger's
+    # `on: festival` is an event, not any name), the structural use is the one kept.
+    out = _structural_uses(m)
+    for rule, tree, text in formulas(m):
+        for kind, name, node in formula_uses(tree):
+            place = _text_place(text, node, name)
             if place is not None:
-                out.append(Use(kind, name, m.id, site.rule, place))
-    out += _structural_uses(m)
-    # site_refs gives a cost term as both paid and read: one place, one use.
+                section = denotes(node) if denotes is not None and kind in ("read", "write") else None
+                out.append(Use(kind, name, m.id, rule, place, section))
+    # A cost term is both paid and read, a structural value may parse as a formula: one place, one use.
     seen: set[tuple[str, Place]] = set()
     unique = []
     for use in out:

@@ -19,8 +19,6 @@ from pathlib import Path
 
 from ..analysis import check_pack, scenarios, unknowns
 from ..analysis import modules as combos
-from ..analysis.refs import site_refs
-from ..analysis.walk import walk_modules
 from ..diagnostics import Diagnostic, Diagnostics
 from ..engine.rules import Rules
 from ..language.linker import Module
@@ -166,7 +164,8 @@ class Workspace:
         if st.stale:
             for key, module in st.good.items():
                 if st.facts.get(key, (None,))[0] is not module:
-                    st.facts[key] = (module, declarations(module), uses(module))
+                    linked = st.rules.get(module.id)  # what the linker resolved, when the module linked
+                    st.facts[key] = (module, declarations(module), uses(module, linked.denotes if linked else None))
             for key in set(st.facts) - set(st.good):
                 del st.facts[key]
             kept = {m.id: m for m in st.good.values()}
@@ -225,7 +224,7 @@ class Workspace:
             unknowns(rules, found)
             # As check: which names the rules use is needed only to place an unknown name's error.
             unknown = any(d.code == "E401" for d in found.items)
-            used = {r.name for site in walk_modules(modules) for r in site_refs(site)} if unknown else set()
+            used = {use.name for use in self.reindex(st).uses} if unknown else set()
             items += combos.one_error_per_mistake(found.items, declared, used)
         mine = Diagnostics()
         mine.extend(d for d in items if d.span is not None and real(d.span.file) == key)

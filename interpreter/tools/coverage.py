@@ -9,7 +9,7 @@ and rule, and compared with what was.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,26 +48,51 @@ class RuleCoverage:
 # ---------------------------------------------------------------- what can be covered
 
 
-def children(node: e.Effect) -> Iterator[tuple[Any, str, e.Body]]:
+Branches = Iterator[tuple[Any, str, e.Body]]  # (the branch into a body or None, its words, the body)
+
+
+def _if(n: e.IfE) -> Branches:
+    yield "then", "then", n.then
+    yield "else", "else", n.other
+
+
+def _match(n: e.MatchE) -> Branches:
+    for case, body in n.cases:
+        yield case, f"case {case}", body
+    yield "else", "else", n.other
+
+
+def _one_of(n: e.OneOfE) -> Branches:
+    for label, _, body in n.options:
+        yield label, f"option {label}", body
+
+
+def _may(n: e.MayE) -> Branches:
+    yield "yes", "taken", n.body
+    yield "no", "declined", ()
+
+
+def _plain(n: Any) -> Branches:
+    yield None, "", n.body
+
+
+def _wrap(n: e.WrapE) -> Branches:
+    for body in (n.before, n.instead or (), n.after, n.inner):
+        yield None, "", body
+
+
+# Each effect class with bodies inside -> those bodies with the branches into them. tests/test_dispatch.py proves
+# it names every class analysis.tree.CHILDREN does.
+BRANCHES: dict[type, Callable[[Any], Branches]] = {
+    e.IfE: _if, e.MatchE: _match, e.OneOfE: _one_of, e.MayE: _may, e.WrapE: _wrap,
+    e.ForE: _plain, e.RepeatE: _plain, e.AsE: _plain, e.WhileE: _plain, e.StepE: _plain,
+}
+
+
+def children(node: e.Effect) -> Branches:
     """The bodies under a block node, each with the branch that leads into it (None when it is not a branch)."""
-    if isinstance(node, e.IfE):
-        yield "then", "then", node.then
-        yield "else", "else", node.other
-    elif isinstance(node, e.MatchE):
-        for case, body in node.cases:
-            yield case, f"case {case}", body
-        yield "else", "else", node.other
-    elif isinstance(node, e.OneOfE):
-        for label, _, body in node.options:
-            yield label, f"option {label}", body
-    elif isinstance(node, e.MayE):
-        yield "yes", "taken", node.body
-        yield "no", "declined", ()
-    elif isinstance(node, e.ForE | e.RepeatE | e.AsE | e.WhileE | e.StepE):
-        yield None, "", node.body
-    elif isinstance(node, e.WrapE):
-        for body in (node.before, node.instead or (), node.after, node.inner):
-            yield None, "", body
+    say = BRANCHES.get(type(node))
+    return say(node) if say is not None else iter(())
 
 
 def _cost_points(cost: e.CostC | None, rule: str) -> Iterator[Point]:

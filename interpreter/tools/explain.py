@@ -8,16 +8,21 @@ A rule or value a module `replace`s is shown as a change against the base it rep
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..analysis.tree import walk
 from ..diagnostics import Diagnostics, Span
+from ..engine import effects as e
 from ..engine.rules import Rules, ValueDecl
+from ..language import checked as ck
+from ..language.checked import Expr
 from ..language.linker import DECLARING, Module
 from ..language.pack import link
 from .coverage import rule_bodies
-from .prose import Explainer, Line, Speaker, by_players, sentence, table_words, words
+from .prose import Line, Speaker, amount_words, by_players, cost_words, sentence, table_words, terms_words, words
+from .prose_effects import Explainer
 from .prose_watch import watch_words
 
 
@@ -54,7 +59,7 @@ def _value_words(v: ValueDecl, sp: Speaker) -> str:
     if v.kind == "by_players":
         return by_players(v.data)
     if v.kind == "expr":
-        return sp.text(v.data)
+        return sp.formula(v.compiled, str(v.data))
     if v.kind == "table":
         return table_words(v.data)
     if isinstance(v.data, list):
@@ -154,11 +159,11 @@ class Book:
             keys = f" of each of {', '.join(words(k) for k in c.keys)}" if c.keys else ""
             initial = c.initial
             start = (f"unknown: {initial.note}" if hasattr(initial, "note") else
-                     self.x.sp.name(initial) if isinstance(initial, str) else
+                     self.x.sp.value(initial) if isinstance(initial, str) else
                      ", ".join(f"{n} {words(k)}" for k, n in initial.items()) + " (others 0)"
                      if isinstance(initial, dict) else str(initial or 0))
             bounds = f", never below {c.min}" if c.min else ", without a floor" if c.min is None else ""
-            bounds += f", at most {self.x.sp.name(c.max) if isinstance(c.max, str) else c.max}" if c.max is not None \
+            bounds += f", at most {self.x.sp.value(c.max) if isinstance(c.max, str) else c.max}" if c.max is not None \
                 else ""
             if c.key_limits:  # limits per key: say each key's own, after what the limits do with a change beyond them
                 bounds = _absorbing_words(c, "; ") + "".join(
@@ -216,17 +221,18 @@ class Book:
     def _costs(self) -> tuple[str, list[Line]]:
         lines = []
         for name, cost in self.rules.costs.items():
-            text = f"the cost {words(name)} is {self.x.sp.text(cost.text, 'cost')}"
+            text = f"the cost {words(name)} is {cost_words(self.x.sp, cost)}"
             change, base = self._change(f"costs.{name}")
             if change is not None and base is not None and name in base.costs:
-                text += f" (instead of {Speaker(base).text(base.costs[name].text, 'cost')}; {change.split(' (')[0]})"
+                text += f" (instead of {cost_words(Speaker(base), base.costs[name])}; {change.split(' (')[0]})"
             lines.append(Line(0, sentence(text), cost.span))
         return "pieces", lines
 
     def _substitutes(self) -> tuple[str, list[Line]]:
         lines = []
         for sub in self.rules.substitutes:
-            pay, paid = (self.x.sp.text(t, "cost") for t in sub.texts)
+            pay = amount_words(self.x.sp, str(sub.unit), sub.counter, sub.key)
+            paid = terms_words(self.x.sp, sub.instead)
             if sub.counter in self.rules.markers:  # a cost's move of a marker, by the space
                 spaces = "space" if sub.unit == 1 else f"{sub.unit} spaces"
                 text = (f"the spaces a cost would move the {words(sub.counter)} marker past its track's end may be "
@@ -240,7 +246,7 @@ class Book:
         return "substitutes", lines
 
     def _size(self, raw: Any) -> str:
-        return self.x.sp.name(raw) if isinstance(raw, str) else str(raw)
+        return self.x.sp.value(raw) if isinstance(raw, str) else str(raw)
 
     def _extended(self, key: str) -> list[Line]:
         """What modules' `extend` added to or dropped from the rule's one_of (the body already shows the result)."""
@@ -288,10 +294,11 @@ class Book:
                 head.append(Line(0, sentence("you say " + " and ".join(f"which {words(p)}" for p, _ in a.params))))
             if a.guard_text:
                 sp.refs = []
-                head.append(Line(0, sentence(f"allowed only if {sp.text(a.guard_text)}"), a.span, list(sp.refs)))
+                head.append(Line(0, sentence(f"allowed only if {sp.formula(a.guard, a.guard_text)}"), a.span,
+                                 list(sp.refs)))
             if a.cost is not None:
                 sp.refs = []
-                head.append(Line(0, sentence(f"cost: {sp.text(a.cost.text, 'cost')}"), a.cost.span, list(sp.refs)))
+                head.append(Line(0, sentence(f"cost: {cost_words(sp, a.cost)}"), a.cost.span, list(sp.refs)))
             sec.entries.append(self._entry(f"actions.{name}", a.title, head, a.body, a.span, a.source))
         return sec
 
@@ -303,7 +310,8 @@ class Book:
                 head = [Line(0, sentence(f"when {words(event)} happens"), t.span, [("event", event)])]
                 if t.guard_text:
                     sp.refs = []
-                    head.append(Line(0, sentence(f"only if {sp.text(t.guard_text)}"), t.span, list(sp.refs)))
+                    head.append(Line(0, sentence(f"only if {sp.formula(t.guard, t.guard_text)}"), t.span,
+                                     list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{t.name}", sentence(words(t.name))[:-1], head, t.body,
                                                t.span, t.source))
         for watched, ws in self.rules.watchers.items():
@@ -314,24 +322,15 @@ class Book:
                             if w.limit == "overflow" else
                             f"when the floor of {what} absorbs part of a loss (the excess is the amount it absorbs)")
                 else:
-                    on = self._node("triggers", w.name).get("on")
-                    when = watch_words(watched, w, on if isinstance(on, dict) else {}, sp)
+                    when = watch_words(watched, w, sp)
                 head = [Line(0, sentence(when), w.span)]
                 if w.guard_text:
                     sp.refs = []
-                    head.append(Line(0, sentence(f"only if {sp.text(w.guard_text)}"), w.span, list(sp.refs)))
+                    head.append(Line(0, sentence(f"only if {sp.formula(w.guard, w.guard_text)}"), w.span,
+                                     list(sp.refs)))
                 sec.entries.append(self._entry(f"triggers.{w.name}", sentence(words(w.name))[:-1], head, w.body,
                                                w.span, w.source))
         return sec
-
-    def _node(self, section: str, name: str) -> dict:
-        """The YAML of a declared rule, in the module that declares it ({} if none does)."""
-        for m in self.modules.values():
-            table = m.doc.get(section)
-            node = table.get(name) if isinstance(table, dict) else None
-            if isinstance(node, dict):
-                return node
-        return {}
 
     def procedures(self) -> Section:
         sec = Section("procedures", "Procedures", intro="Steps that other rules carry out by name.")
@@ -371,34 +370,28 @@ class Book:
         if fl is None:
             return []
         sp = self.x.sp
-        owner = next((m for m in self.modules.values() if m.file == fl.span.file), None)
-        node = owner.doc.get("flow", {}) if owner is not None else {}
-        node = node if isinstance(node, dict) else {}
-        raw_phases = node.get("phases", {}) if isinstance(node.get("phases"), dict) else {}
         head = [Line(0, "The game is played in rounds; each round goes through these phases in order.", fl.span)]
-        if "first_player" in node:
-            head.append(Line(0, sentence(f"the first start player is {sp.text(node['first_player'])}")))
+        if fl.first_player is not None:
+            head.append(Line(0, sentence(f"the first start player is {sp.formula(fl.first_player)}")))
         if fl.end_text:
             later = {"turn": ", at the end of that turn", "round": ", at the end of that round",
                      "next_round": ", after one more round (that round is finished, then one more is played)"}
             after = later.get(str(fl.end_after), "")
-            head.append(Line(0, sentence(f"the game ends when {sp.text(fl.end_text)}{after}")))
+            head.append(Line(0, sentence(f"the game ends when {sp.formula(fl.end_when, fl.end_text)}{after}")))
         if fl.ranking:
             head.append(Line(0, sentence("the players are ranked by " +
-                                         ", then by ".join(sp.text(text) for _, text in fl.ranking) +
+                                         ", then by ".join(sp.formula(key, text) for key, text in fl.ranking) +
                                          ", highest first")))
         out = [Entry("flow.rounds", "Rounds", head, fl.span)]
         for n, ph in enumerate(fl.phases, 1):
-            raw = raw_phases.get(ph.name, {}) if isinstance(raw_phases.get(ph.name), dict) else {}
             lines: list[Line] = []
-            if "if" in raw:
-                lines.append(Line(0, sentence(f"only in a round where {sp.text(raw['if'])}"), ph.span))
+            if ph.guard is not None:
+                lines.append(Line(0, sentence(f"only in a round where {sp.formula(ph.guard)}"), ph.span))
             lines += self.x.body(ph.before)
             if ph.turns is not None:
-                turns = raw.get("turns", {}) if isinstance(raw.get("turns"), dict) else {}
-                start = sp.text(turns["from"]) if "from" in turns else "the start player"
+                start = sp.formula(ph.turns.first) if ph.turns.first is not None else "the start player"
                 until = {"each_once": "each player has had one turn",
-                         "all_passed": "every player has passed"}.get(ph.turns.until) or sp.text(turns.get("until"))
+                         "all_passed": "every player has passed"}.get(ph.turns.until) or sp.formula(ph.turns.until_fn)
                 per = (f"{ph.turns.per_turn} action(s) in a turn" if ph.turns.per_turn else
                        "actions until the player ends the turn or passes")
                 lines.append(Line(0, sentence(f"the players take turns clockwise from {start}, until {until}; "
@@ -426,21 +419,16 @@ class Book:
         return sec
 
     def needed_by(self) -> dict[str, list[str]]:
-        """name -> the rules whose text reads it (values, counters, piece properties)."""
-        import re
-
+        """name -> the rules that read it (values, counters, piece properties), as the linker resolved them."""
         out: dict[str, list[str]] = {}
         names = {n.split(".")[-1] for n, _, _ in self.rules.unknowns}
-        names |= {n for n, c in self.rules.counters.items() if n in names}
         for rule, cost, body in rule_bodies(self.rules):
-            texts = [cost.text] if cost is not None else []
-            texts += _texts(body)
+            exprs: list[Expr | None] = [*_cost_exprs(cost), *(x for eff in walk(body) for x in _effect_exprs(eff))]
             if rule.startswith("actions."):
-                texts.append(self.rules.actions[rule.split(".", 1)[1]].guard_text or "")
-            joined = "\n".join(texts)
-            for name in names:
-                if re.search(rf"\b{re.escape(name)}\b", joined) and rule not in out.setdefault(name, []):
-                    out[name].append(rule)
+                exprs.append(self.rules.actions[rule.split(".", 1)[1]].guard)
+            read = _names(exprs) | {n for eff in walk(body) for n in _named(eff)}
+            for name in sorted(names & read, key=sorted(names).index):
+                out.setdefault(name, []).append(rule)
         # a value read while the components are laid out (a counter's start, a zone's size)
         for c in self.rules.counters.values():
             if isinstance(c.initial, str) and c.initial in names:
@@ -453,25 +441,61 @@ class Book:
                     out.setdefault(raw, []).append(f"the size of {words(z.name)}")
         for v in self.rules.values.values():
             if v.kind == "expr":
-                for name in names:
-                    if re.search(rf"\b{re.escape(name)}\b", str(v.data)):
-                        out.setdefault(name, []).append(f"the value {words(v.name)}")
+                for name in sorted(names & _names([v.compiled])):
+                    out.setdefault(name, []).append(f"the value {words(v.name)}")
         return out
 
 
-def _texts(body: Any) -> list[str]:
-    from .coverage import children
+def _cost_exprs(cost: e.CostC | None) -> Iterator[Expr]:
+    for alt in cost.alternatives if cost is not None else ():
+        for first in alt:
+            term: e.CostTermC | None = first
+            while term is not None:
+                yield from (x for x in (term.amount, term.key_fn) if x is not None)
+                term = term.lacking
 
-    out = []
-    for node in body:
-        if node.span.text:
-            out.append(node.span.text)
-        for guard in getattr(node, "guard_texts", ()) or ():
-            if guard:
-                out.append(guard)
-        for _, _, inner in children(node):
-            out.extend(_texts(inner))
+
+def _effect_exprs(eff: e.Effect) -> Iterator[Expr]:
+    """The checked formulas an effect node holds itself (not those of the bodies inside it)."""
+    for f in fields(eff):
+        yield from _exprs_in(getattr(eff, f.name))
+
+
+def _exprs_in(value: Any) -> Iterator[Expr]:
+    if isinstance(value, Expr):
+        yield value
+    elif isinstance(value, e.CostC):
+        yield from _cost_exprs(value)
+    elif isinstance(value, tuple):
+        for item in value:
+            if not isinstance(item, e.Effect):
+                yield from _exprs_in(item)
+
+
+def _names(exprs: Sequence[Expr | None]) -> set[str]:
+    """Every declared name the formulas read: names, attributes, tables and counters, by what they resolved to."""
+    out: set[str] = set()
+    for x in exprs:
+        for node in ck.nodes(x.tree) if x is not None and x.tree is not None else ():
+            if isinstance(node, ck.Name):
+                out.add(node.ref.name)
+            elif isinstance(node, ck.Attr):
+                out.add(node.name)
+            elif isinstance(node, ck.Cell | ck.CounterKey | ck.Keys) or (isinstance(node, ck.TableRead)
+                                                                     and node.table is not None):
+                out.add((node.table if isinstance(node, ck.TableRead) else node.counter).name)
     return out
+
+
+def _named(eff: e.Effect) -> set[str]:
+    """The counters and properties an effect writes by name (not through a formula)."""
+    if isinstance(eff, e.SetCounterE):
+        return {eff.counter}
+    if isinstance(eff, e.SetPropE):
+        return {eff.prop}
+    if isinstance(eff, e.CreateE):
+        return {p for p, _ in eff.props}
+    return set()
 
 
 def build(modules: dict[str, Module], roots: list[str]) -> Document:

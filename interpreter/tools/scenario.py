@@ -296,6 +296,7 @@ class ScenarioRunner:
             props[str(name)] = game.driver().from_plain(value, declared[name])
         game.state.cause = span
         game.state.create_piece(str(spec["id"]), kind, zone, spec.get("slot"), props)
+        game.driver().laid_out()  # a piece given without a property may hold its unknown default
 
     # ---------------------------------------------------------------- expectations
     def _expect(self, game: Game, key: str, wanted: Any, span: Span, result: Result) -> None:
