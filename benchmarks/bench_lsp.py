@@ -39,7 +39,7 @@ from boardrules.resources import rules_dir
 
 EDITS = {  # module file -> (text to find, a template of the edit; {n} changes every time)
     "marriage.yaml": ('cost: "2 time + 1 influence[any]"', 'cost: "{n} time + 1 influence[any]"  # {n}'),
-    "base.yaml": ("  time:\n", "  time: # {n}\n"),
+    "base.yaml": ("  time_track:\n", "  time_track: # {n}\n"),
     "game.yaml": ("  cubes:\n", "  cubes: # {n}\n"),
     "solo.yaml": ("module: village.solo\n", "module: village.solo  # {n}\n"),
 }

@@ -9,7 +9,7 @@ changes it little. Each repeat runs every contender once, interleaved in rotatin
   check, no cache     BOARDRULES_NO_CACHE=1: the whole check, nothing stored
   test, no cache      every scenario of the shipped packs, BOARDRULES_NO_CACHE=1 (reported per scenario too)
   test, warm          `test --no-cache` with the per-user caches filled: every scenario run, with files known
-                      valid, parsed formulas, loaded YAML and compiled code taken from the caches
+                      valid, parsed formulas and compiled code taken from the caches
   test, repeated      `test` again on unchanged packs: answered from the stored result, as `check` is
 Ratios to bare imports are taken within each repeat; medians and min-max are printed. The children run without
 PYTHONDONTWRITEBYTECODE, so boardrules' own modules are byte-compiled once, as an installed package's are.

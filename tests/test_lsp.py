@@ -119,10 +119,12 @@ async def test_completion_of_a_counter_inside_a_cost(client: LanguageClient, vil
     result = await client.text_document_completion_async(t.CompletionParams(
         text_document=t.TextDocumentIdentifier(uri=uri(marriage)), position=t.Position(COST_LINE, 15)))
     labels = {item.label: item for item in result.items}
-    # Counters of marriage and of the base it requires; nothing that is not a counter after an amount.
+    # Counters and markers of marriage and of the base it requires; nothing that a cost cannot pay after an amount.
     assert {"time", "influence", "goods", "tiles", "points"} <= set(labels)
-    assert labels["time"].kind == t.CompletionItemKind.Variable
-    assert labels["time"].detail == "counter per player (village.base)"
+    assert labels["points"].kind == t.CompletionItemKind.Variable
+    assert labels["points"].detail == "counter per player (village.base)"
+    assert labels["time"].kind == t.CompletionItemKind.Field  # a marker: paying moves it
+    assert labels["time"].detail == "marker per player on time_track (village.base)"
     assert "count" not in labels and "marry" not in labels and "bakery" not in labels
     # After `me.` in an effect line: what each player has.
     result = await client.text_document_completion_async(t.CompletionParams(
@@ -149,11 +151,12 @@ async def test_definition_and_references_across_modules(client: LanguageClient, 
     await diagnostics_until(client, uri(marriage), lambda ds: True)
     where = await client.text_document_definition_async(t.DefinitionParams(
         text_document=t.TextDocumentIdentifier(uri=uri(marriage)), position=t.Position(COST_LINE, 14)))
-    declared = _line_of(base, "  time:")
+    declaration = "    markers: {time: {start: 1, per: player}}"
+    declared, column = _line_of(base, declaration), declaration.index("time")
     assert [(loc.uri, loc.range) for loc in where] == [
-        (uri(base), t.Range(t.Position(declared, 2), t.Position(declared, 6)))]
+        (uri(base), t.Range(t.Position(declared, column), t.Position(declared, column + 4)))]
     refs = await client.text_document_references_async(t.ReferenceParams(
-        text_document=t.TextDocumentIdentifier(uri=uri(base)), position=t.Position(declared, 3),
+        text_document=t.TextDocumentIdentifier(uri=uri(base)), position=t.Position(declared, column + 1),
         context=t.ReferenceContext(include_declaration=False)))
     places = {(loc.uri, loc.range.start.line, loc.range.start.character) for loc in refs}
     assert (uri(marriage), COST_LINE, 13) in places
@@ -174,8 +177,8 @@ async def test_hover_reads_a_rule_back_and_a_name_declaration(client: LanguageCl
     assert "\n- " in text  # the rule in prose, one line a step
     hover = await client.text_document_hover_async(t.HoverParams(
         text_document=t.TextDocumentIdentifier(uri=uri(marriage)), position=t.Position(COST_LINE, 14)))
-    assert hover.contents.value.startswith("**time**: counter per player, declared in village.base")
-    assert "Range: from 0 to" in hover.contents.value
+    assert hover.contents.value.startswith("**time**: marker per player on time_track, declared in village.base")
+    assert "Range: spaces 1 to time_track_spaces, starting on 1; a cost moves it forward" in hover.contents.value
 
 
 @pytest.mark.asyncio(loop_scope="module")

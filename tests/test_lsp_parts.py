@@ -194,7 +194,7 @@ def test_the_index_knows_declarations_and_uses_across_modules(village: Path) -> 
     ws.quick(path)
     index = ws.reindex(ws.state(path))
     base = os.path.realpath(village / "base.yaml")
-    [time] = [d for d in index.decls if d.name == "time" and d.section == "counters"]
+    [time] = [d for d in index.decls if d.name == "time" and d.section == "markers"]
     assert time.place.file == base and time.module == "village.base"
     users = {u.module for u in index.references(time)}
     assert {"village.base", "village.marriage"} <= users
@@ -248,8 +248,8 @@ def test_completion_by_place(village: Path) -> None:
     assert first("      - me.goods[") == {"grain", "beer", "coins", "horse", "cow", "sheep"}
     assert first('    cost: "1 goods[') == {"grain", "beer", "coins", "horse", "cow", "sheep"}
     assert labels('    cost: "1 goods[') - first('    cost: "1 goods[') == {"any", "different"}
-    counters = {d.name for d in st_.index.visible(os.path.realpath(path)) if d.section == "counters"}
-    assert "goods" in first('    cost: "4 goods[grain] lacking 2 ') <= counters  # what pays the part lacking
+    payable = {d.name for d in st_.index.visible(os.path.realpath(path)) if d.section in ("counters", "markers")}
+    assert {"goods", "time"} <= first('    cost: "4 goods[grain] lacking 2 ') <= payable  # what pays the part lacking
     assert "pay" in labels("      - p") and "count" in labels("      - p")
     assert labels("      - emit ") <= {d.name for d in st_.index.decls if d.section == "events"}
     assert first("      - end game ") == {"now", "after"}
@@ -328,7 +328,8 @@ def test_a_scenario_names_actions_modules_and_counters_of_the_pack(village: Path
     assert target("goods[grain]") == ("counters", "base.yaml")
     assert target("grain]", 0) == ("symbols", "base.yaml")
     assert target("kind: villager", 6) == ("pieces", "base.yaml")
-    assert target("p1.time: 3", 3) == ("counters", "base.yaml")
+    assert target("{p1.time: 5}", 4) == ("markers", "base.yaml")
+    assert target("position(p1.time)", 12) == ("markers", "base.yaml")
 
 
 def test_only_rule_files_are_checked() -> None:

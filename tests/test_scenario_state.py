@@ -64,6 +64,17 @@ def test_bad_state_blocks_are_located_diagnostics(runner: ScenarioRunner, tmp_pa
     assert found == CASES[state], text
 
 
+def test_a_marker_written_as_a_counter_is_told_where_it_goes(runner: ScenarioRunner, tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + "  counters: {pawn: 3}\nsteps: []\n", encoding="utf-8")
+    text = "\n".join(runner.run_file(path).failures)
+    assert "s.yaml:5:14: error E841: 'pawn' is a track marker, not a counter" in text
+    assert "hint: give its space under markers: (markers: {pawn: SPACE})" in text
+    path.write_text(HEAD + "  markers: {pawn: 3}\nsteps: []\nexpect: {pawn: 3}\n", encoding="utf-8")
+    text = "\n".join(runner.run_file(path).failures)
+    assert "error E701: expect pawn" in text and "hint: 'pawn' is a track marker; its space is position(pawn)" in text
+
+
 def test_a_good_state_block_still_applies(runner: ScenarioRunner, tmp_path: Path) -> None:
     path = tmp_path / "s.yaml"
     path.write_text(HEAD + "  counters: {p1.coins: 9, 'p2.gems[ruby]': 2, festivals: 1, 'price[oats]': 5}\n"

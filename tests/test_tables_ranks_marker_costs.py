@@ -479,8 +479,8 @@ def test_explain_says_tables_ranks_and_marker_costs_in_words(capsys: pytest.Capt
                  "Grid: a table: wheat: (amber: 1, jade: 2, ruby: 3), barley: (amber: 4, jade: 5, ruby: 6).",
                  "Add the crop worth of crop to your points.",
                  "the place of p among the players by its coins, highest first (equal share a place)",
-                 "Cost: moving the hours marker 2 spaces back.",
-                 "Cost: moving the strides marker 1 space forward and 1 coins.",
+                 "Cost: 2 hours (the hours marker moves 2 spaces back).",
+                 "Cost: 1 strides (the strides marker moves 1 space forward) and 1 coins.",
                  "A cost's move of the hours marker may be paid with 2 coins for each space instead.",
                  "The stride track has 5 spaces; paying with its markers moves them forward"):
         assert said in out, said

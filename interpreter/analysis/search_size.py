@@ -14,8 +14,7 @@ import math
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
-from ..engine.budget import DEFAULT_LIMITS
-from ..engine.moves import SEARCH_WORK
+from ..engine.budget import DEFAULT_LIMITS, SEARCH_WORK
 from ..language import syntax as s
 from ..language.effect_builder import Text
 from ..language.parser import ParseError, parse

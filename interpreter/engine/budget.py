@@ -28,6 +28,9 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+# One listing of legal moves may spend the work budget of this many whole actions (here, not in moves.py, so
+# `check` can bound a listing without importing the engine's move search).
+SEARCH_WORK = 10
 
 # What each limit is called in a message and in SECURITY.md.
 _WORDS = {

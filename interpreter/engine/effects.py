@@ -7,8 +7,7 @@ checked tree (what every later phase reads) with the function emitted from it (`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..dataclass_code import dataclass
 from ..diagnostics import Span
 from ..language.checked import Expr
 

@@ -20,6 +20,7 @@ from ..language import checked as c
 from . import flow, independence
 from .answers import answers_for, first_answer, likeliest
 from .budget import CODE as budget_code
+from .budget import SEARCH_WORK
 from .choices import StopForAnswer
 from .decisions import Decision
 from .effects import Body
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     from .machine import Machine
 
 SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
-SEARCH_WORK = 10  # one listing may spend the work budget of this many whole actions
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
 MAX_MOVES_KEPT = (512, 64)  # lists of Move values kept per game for reuse, and their length (see _combinations)
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import BoardrulesError, Span
 from .effects import Body, CostC
 from .values import Unknown

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import BoardrulesError, Span
+from .values import UNKNOWN_SIZE as UNKNOWN_SIZE  # where machine.py and older callers find it
 from .values import decode, encode
 
 _MASK64 = (1 << 64) - 1
@@ -23,7 +24,6 @@ _MISSING = object()
 _SAVABLE = 10**4000
 
 
-UNKNOWN_SIZE = "unknown"  # a zone size the source leaves open: moving a piece in stops the game (E601)
 
 
 @dataclass

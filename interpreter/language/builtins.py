@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
 from ..engine.runtime import as_list, charge, check_known, number, runtime_type_error
-from ..engine.state import UNKNOWN_SIZE
-from ..engine.values import Piece, Player, Ref, Unknown, Zone, shown
+from ..engine.values import UNKNOWN_SIZE, Piece, Player, Ref, Unknown, Zone, shown
 from .types import ANY, BOOL, INT, PIECE, PLAYER, SYMBOL, Type, list_of
 
 if TYPE_CHECKING:

@@ -12,9 +12,10 @@ state store is laid out: `emitter` turns a checked tree into Python, and is the 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
+from ..dataclass_code import dataclass
 from . import syntax as s
 from .types import Type
 

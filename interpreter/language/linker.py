@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
@@ -62,6 +63,12 @@ class Module:
     doc: dict
     requires: list[str]
     span: Span
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A hash of the module's content, made once: every link of the module records it, and nothing changes
+        a loaded document (extend and replace work on copies; a mutant is a Module of its own)."""
+        return fingerprint(self.doc)
 
 
 @dataclass
@@ -236,7 +243,7 @@ class Linker:
             rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
         self._flow(rules, ordered, closure)
         link_play_decls(rules, ordered, self.diags)
-        rules.fingerprint = {m.id: fingerprint(m.doc) for m in ordered}
+        rules.fingerprint = {m.id: m.fingerprint for m in ordered}
         return rules
 
     @staticmethod

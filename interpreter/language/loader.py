@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,7 +37,7 @@ from yaml.resolver import Resolver
 from ..diagnostics import Diagnostics, Span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
-from . import yaml_cache, yaml_slips
+from . import yaml_slips
 from .ynodes import YList as YList  # re-exported: the node classes were first defined here
 from .ynodes import YMap as YMap
 from .ynodes import YStr as YStr
@@ -83,14 +84,15 @@ def read_file(path: Path, diags: Diagnostics, name: str) -> bytes | None:
         edited = _buffer(path)
         if edited is not None:
             return _within_limit(edited, diags, name)
-        if path.is_dir():
+        info = path.stat()  # one call: a missing file or a loop of links raises here, as opening would
+        if stat.S_ISDIR(info.st_mode):
             diags.error("E105", f"cannot read '{name}': it is a directory", Span(name, 1, 1))
             return None
-        if path.exists() and not path.is_file():
+        if not stat.S_ISREG(info.st_mode):
             # A pipe or a device could block or never end.
             diags.error("E105", f"cannot read '{name}': not a regular file", Span(name, 1, 1))
             return None
-        size = path.stat().st_size
+        size = info.st_size
         if size > MAX_BYTES:
             diags.error("E104", f"file is too large ({size} bytes, at most {MAX_BYTES})", Span(name, 1, 1))
             return None
@@ -135,19 +137,9 @@ def _within_limit(data: bytes, diags: Diagnostics, name: str) -> bytes | None:
 
 
 def load_yaml_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
-    """Convert the bytes of one YAML file (UTF-8, with or without a byte-order mark). A file that loaded without
-    any diagnostic before is read back from the per-user cache (yaml_cache.py)."""
-    digest = yaml_cache.key(data)
-    if digest is not None:
-        doc = yaml_cache.load(digest, name)
-        if doc is not None:
-            return doc
-    local = Diagnostics()
-    doc = _load_bytes(data, name, local)
-    diags.extend(local.items)
-    if digest is not None and doc is not None and not local.items:
-        yaml_cache.store(digest, doc, name)
-    return doc
+    """Convert the bytes of one YAML file (UTF-8, with or without a byte-order mark). Nothing is kept on disk:
+    building a document from libyaml's events costs about what reading one back from a per-user cache did."""
+    return _load_bytes(data, name, diags)
 
 
 def _load_bytes(data: bytes, name: str, diags: Diagnostics) -> object | None:
@@ -275,6 +267,9 @@ class _Frame:
     first_lines: dict[str, int] = field(default_factory=dict)
 
 
+# A decimal integer as most numbers in a rule file are written: YAML 1.1 reads it as int() does (a leading 0 would
+# make it octal, `_` and `:` other forms).
+_PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 _RESOLVER = Resolver()
 _RESOLVED: dict[tuple[str, tuple[bool, bool]], str] = {}
 _MAX_RESOLVED = 65_536
@@ -310,10 +305,7 @@ class _Builder:
 
     def run(self) -> object | None:
         try:
-            for event in self._events():
-                if isinstance(event, StreamEndEvent):
-                    break
-                self._event(event)
+            self._drive()
         except _Stop:
             return None
         except MarkedYAMLError as exc:
@@ -334,11 +326,72 @@ class _Builder:
             return None
         return self.root
 
-    def _events(self) -> Iterator[Event]:
+    def _drive(self) -> None:
+        """Feed every event to the builder. Nearly every event is a plain scalar (no anchor, no tag) in a
+        mapping or a list: it is built here, inline, with the same result `_event` gives it; any other event,
+        and any scalar that needs a check the inline path does not make, goes through `_event`."""
         loader = self.loader(self.text)
         try:
-            while loader.check_event():
-                yield loader.get_event()
+            get, stack, display, resolved = loader.get_event, self.stack, self.display, _RESOLVED
+            while True:
+                event = get()
+                kind = type(event)
+                if kind is StreamEndEvent or event is None:
+                    return
+                if kind is not ScalarEvent or event.anchor is not None or event.tag is not None or not stack:
+                    self._event(event)
+                    continue
+                frame = stack[-1]
+                container = frame.container
+                text = event.value
+                if container is None or self.count >= MAX_NODES or not text.isascii():
+                    self._event(event)  # inside a rejected collection, at the node limit, or maybe a surrogate
+                    continue
+                tag = resolved.get((text, event.implicit))
+                if tag is None:
+                    tag = _resolve(text, event.implicit)
+                if type(container) is YMap and not frame.has_key:
+                    # A key: kept as written unless it is a merge key, or glued to its '{' or '[' (both checked
+                    # in `_event`); one without a blank cannot be glued.
+                    if tag not in _SCALAR_TAGS or " " in text or "\t" in text:
+                        self._event(event)
+                        continue
+                    self.count += 1
+                    mark = event.start_mark
+                    span = Span(display, mark.line + 1, mark.column + 1)
+                    frame.has_key = True
+                    frame.key_span = span
+                    frame.key = YStr(text, span, event.style or None)
+                    continue
+                if tag == _STR:
+                    value: object = None
+                elif tag == _INT and _PLAIN_INT.fullmatch(text):
+                    value = int(text)  # at most 18 digits: within the bound on numbers
+                else:
+                    self._event(event)  # other numbers, booleans and null are converted (and bounded) there
+                    continue
+                self.count += 1
+                mark = event.start_mark
+                span = Span(display, mark.line + 1, mark.column + 1)
+                if value is None:
+                    value = YStr(text, span, event.style or None)
+                if isinstance(container, YList):
+                    container.append(value)
+                    container.item_spans.append(span)
+                    continue
+                frame.has_key = False
+                key, key_span = frame.key, frame.key_span
+                if key is None or key_span is None:
+                    continue
+                if key in container:
+                    first = frame.first_lines[key]
+                    self.diags.error("E102", f"duplicate key '{_short(key)}' (first at line {first})", key_span,
+                                     hint="each key may appear once in a mapping")
+                    continue
+                frame.first_lines[key] = key_span.line
+                container[key] = value
+                container.key_spans[key] = key_span
+                container.value_spans[key] = span
         finally:
             loader.dispose()
 

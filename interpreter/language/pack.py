@@ -27,11 +27,13 @@ class Pack:
 
 
 def display(path: Path) -> str:
-    """Paths in diagnostics: relative to the working directory when possible, so they are short and clickable."""
-    try:
-        return str(_real(path).relative_to(_real(Path.cwd())))
-    except ValueError:
-        return str(path)
+    """Paths in diagnostics: relative to the working directory when possible, so they are short and clickable.
+    (Worked on strings: Path objects made this a tenth of loading a scenario file.)"""
+    real, cwd = os.path.realpath(path), os.path.realpath(os.getcwd())
+    if real == cwd:
+        return "."
+    inside = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    return real[len(inside):] if real.startswith(inside) else str(path)
 
 
 def _real(path: Path) -> Path:

@@ -31,6 +31,8 @@ def _node_classes() -> dict[str, tuple[type[s.Node], int]]:
 
 
 _CLASSES = _node_classes()
+# Each node class's field names, in order: dataclasses.fields() would work them out again for every node stored.
+_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls, _ in _CLASSES.values()}
 
 
 MAX_DEPTH = 200  # nesting stored; a deeper tree is parsed each time (no formula a designer writes comes close)
@@ -45,8 +47,9 @@ def _encode(value: Any, depth: int = 0) -> Any:
         return value
     if type(value) is tuple:
         return tuple(_encode(v, depth + 1) for v in value)
-    if isinstance(value, s.Node) and _CLASSES.get(type(value).__name__, (None,))[0] is type(value):
-        return [type(value).__name__, *(_encode(getattr(value, f.name), depth + 1) for f in fields(value))]
+    names = _FIELDS.get(type(value))
+    if names is not None:
+        return [type(value).__name__, *[_encode(getattr(value, name), depth + 1) for name in names]]
     raise _NotPlain
 
 

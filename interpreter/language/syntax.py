@@ -6,7 +6,7 @@ that into a file position when it reports a problem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..dataclass_code import dataclass
 
 Pos = tuple[int, int]
 

@@ -331,7 +331,7 @@ def describe(d: Declaration, rules: Rules) -> str:
     if d.section == "symbols":
         return f"symbol of {d.parent}"
     if d.section == "markers":
-        return f"marker on {d.parent}"
+        return f"marker{' per player' if name in rules.player_markers else ''} on {d.parent}"
     if d.section in ("procedures", "events", "actions") and isinstance(d.node, dict):
         params = d.node.get("params")
         sig = ", ".join(str(p) for p in params) if isinstance(params, dict) else ""

@@ -53,6 +53,10 @@ def _range(d: Declaration, rules: Rules) -> str | None:
         if z.slots is not None:
             parts.append(f"{z.slots} slots")
         return ", ".join(parts)
+    if d.section == "markers" and d.parent in rules.tracks:
+        t = rules.tracks[d.parent]
+        way = "wraps" if t.circular else f"a cost moves it {t.spend}"
+        return f"spaces 1 to {t.spaces}, starting on {t.markers.get(name, 1)}; {way}"
     if d.section == "sets" and isinstance(d.node, list):
         return ", ".join(str(x) for x in d.node)
     return None

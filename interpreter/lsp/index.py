@@ -25,7 +25,7 @@ from .formulas import uses as formula_uses
 
 # What a use of each kind can name (the sections searched for its declaration, in order).
 NAMED_BY = {
-    "pay": ("counters",), "cost": ("costs",), "emit": ("events",), "defer": ("events",), "on": ("events",),
+    "pay": ("counters", "markers"), "cost": ("costs",), "emit": ("events",), "defer": ("events",), "on": ("events",),
     "call": ("procedures",), "action": ("actions",), "module": ("modules",), "until": ("events",),
 }
 READABLE = ("counters", "values", "zones", "sets", "symbols", "properties", "tracks", "markers", "dice", "pieces",

@@ -339,13 +339,14 @@ class BoardrulesServer:
             path = real(to_fs_path(params.text_document.uri) or params.text_document.uri)
             await self._run(self.ws.close, path)  # the file on disk counts again
 
+        # Through the worker, like hover: queued behind the index rebuild an edit's diagnostics are followed by.
         @ls.feature(t.TEXT_DOCUMENT_DEFINITION)
-        def definition(params: t.DefinitionParams) -> list[t.Location] | None:
-            return self.definition(params)
+        async def definition(params: t.DefinitionParams) -> list[t.Location] | None:
+            return await self._run(self.definition, params)
 
         @ls.feature(t.TEXT_DOCUMENT_REFERENCES)
-        def references(params: t.ReferenceParams) -> list[t.Location] | None:
-            return self.references(params)
+        async def references(params: t.ReferenceParams) -> list[t.Location] | None:
+            return await self._run(self.references, params)
 
         @ls.feature(t.TEXT_DOCUMENT_HOVER)
         async def hover(params: t.HoverParams) -> t.Hover | None:

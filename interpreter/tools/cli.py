@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,6 +74,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
+    with _collection_paused():  # from the imports on: they make many objects and no garbage
+        return _checked(args, paths)
+
+
+def _checked(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
     from ..analysis import check_pack
     from ..diagnostics import MAX_SHOWN, Diagnostics, render_json, render_text
     from ..language.pack import discover
@@ -103,6 +111,27 @@ def _check(args: argparse.Namespace, paths: list[Path]) -> tuple[str, int]:
     # W601 lists the unknowns a pack documents on purpose: even --strict lets them pass.
     failing = errors + (sum(1 for d in items if d.severity == "warning" and d.code != "W601") if args.strict else 0)
     return output, 1 if failing else 0
+
+
+# Set when main() runs as the command itself (not called by a program or a test): the process ends after it.
+_ends_after = False
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Checking makes a great many objects and some reference cycles (about 90,000 objects for both shipped
+    packs): the cyclic collector's passes over them cost a sixth of `check`, and one last pass over what the
+    check left costs as much again. The collector is paused while a check runs (its imports too); when the
+    process ends right after, what is left is frozen, not collected (a caller in the same process gets it collected)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if _ends_after:
+            gc.freeze()
+        if was:
+            gc.enable()
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -560,6 +589,8 @@ def _leave(status: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    global _ends_after
+    _ends_after = argv is None
     for stream in (sys.stdout, sys.stderr):
         # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
         if hasattr(stream, "reconfigure"):

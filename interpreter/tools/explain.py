@@ -203,8 +203,10 @@ class Book:
         lines = []
         for t in self.rules.tracks.values():
             icons = "; ".join(f"space {n}: {', '.join(words(i) for i in ic)}" for n, ic in sorted(t.icons.items()))
-            markers = ", ".join(f"the {words(m)} starts on space {p}" for m, p in t.markers.items())
-            text = f"the {words(t.name)} track has {self._size(t.spaces)} spaces"
+            whose = {m: "each player's" if m in self.rules.player_markers else "the" for m in t.markers}
+            markers = ", ".join(f"{whose[m]} {words(m)} starts on space {p}" for m, p in t.markers.items())
+            name = words(t.name)
+            text = f"the {name}{'' if name.endswith(' track') else ' track'} has {self._size(t.spaces)} spaces"
             text += ", in a ring" if t.circular else ""
             text += "; paying with its markers moves them forward" if t.spend == "forward" else ""
             lines.append(Line(0, sentence(text + (f"; icons on {icons}" if icons else "") +

@@ -360,7 +360,8 @@ def amount_words(sp: Speaker, amount: str, counter: str, key: str | None, key_fn
     track = sp.rules.tracks.get(sp.rules.markers.get(counter, ""))
     if track is not None:
         way = "forward" if track.spend == "forward" else "back"
-        return f"moving the {what} marker {amount} space{'' if amount == '1' else 's'} {way}"
+        # Said as what is paid, so it reads after "Pay" and after "the cost is" alike.
+        return f"{amount} {what} (the {what} marker moves {amount} space{'' if amount == '1' else 's'} {way})"
     if key == "any":
         return f"{amount} {what} of any one kind"
     if key == "different":

@@ -318,6 +318,8 @@ class ScenarioRunner:
         if got != want:
             cause = _provenance(game, reads, _property_read(game, key))
             by = f"\n    last changed by the rule at {cause}" if cause else ""
+            if isinstance(got, str) and got in game.state.markers and type(want) is int:
+                by += f"\n    hint: '{key}' is a track marker; its space is position({key})"
             result.fail("E701", span, f"expect {key}", f"\n    expected: {shown(want)}\n    actual:   {shown(got)}{by}")
 
 

@@ -101,6 +101,11 @@ class _Checker:
                              "write a counter as name, p1.name, name[key] or p1.name[key]")
             return False
         counter = self.rules.counters.get(name)
+        if counter is None and name in self.rules.markers:
+            where = f"{owner}.{name}" if owner is not None else name
+            self.diags.error("E841", f"'{name}' is a track marker, not a counter", span,
+                             f"give its space under markers: (markers: {{{where}: SPACE}})")
+            return False
         if counter is None:
             self.diags.error("E841", f"unknown counter '{name}'", span, did_you_mean(name, self.rules.counters))
             return False
