@@ -1,4 +1,5 @@
-"""Memory and collector pauses over a long game: 20,000 moves through the public API.
+"""Memory and collector pauses over a long game: 20,000 decisions through the public API (each step answers the
+pending decision: a move, or a choice inside one).
 
 Prints the growth of resident memory per move (the median and range over the ten intervals of 2,000 moves after
 the first, so one allocator step does not decide it) and the longest full collection, with the default bounded

@@ -31,13 +31,16 @@ class RuleTally(Protocol):
 
 
 class Driver:
-    __slots__ = ("_m",)
+    __slots__ = ("_m", "_settle")
 
-    def __init__(self, machine: Machine) -> None:
+    def __init__(self, machine: Machine, settle: Callable[[], None] | None = None) -> None:
         self._m = machine
+        self._settle = settle  # puts the state as the game shows it (a held run's changes taken back: engine/held.py)
 
     def frame(self, player: str | None = None) -> Frame:
         """What a rule evaluated now sees, acting as `player` (a player id) or as no one."""
+        if self._settle is not None:
+            self._settle()
         return Frame(self._m, self._m.player(player))
 
     def evaluate(self, expr: Expr, player: str | None = None, *, fresh_budget: bool = False) -> Any:
@@ -50,6 +53,8 @@ class Driver:
     def lay_out(self, body: Body) -> None:
         """Run effects that lay out a starting state (a scenario's `state:`): not a change of the game, so no
         counter trigger runs."""
+        if self._settle is not None:
+            self._settle()
         m = self._m
         m.quiet_counters = True
         try:
@@ -64,6 +69,8 @@ class Driver:
 
     def from_plain(self, value: Any, ptype: str = "any") -> Any:
         """A rule value from plain data (`$p1`, a piece id, a number...), as a parameter of type `ptype` takes it."""
+        if self._settle is not None:
+            self._settle()
         return self._m.from_plain(value, ptype)
 
     def record_coverage(self, trace: set[Any] | None) -> None:
@@ -72,6 +79,8 @@ class Driver:
 
     def phase(self) -> PhaseDef | None:
         """The flow's phase the game is in, or None outside any."""
+        if self._settle is not None:
+            self._settle()
         return flow.current_phase(self._m)
 
     def tally_rules(self, tally: RuleTally) -> None:

@@ -21,6 +21,7 @@ from .engine.answers import answers_for
 from .engine.budget import Limits
 from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
+from .engine.held import Held
 from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, candidate_moves, probe
 from .engine.resume import Runs
@@ -119,11 +120,15 @@ class Pending:
         return self._options
 
     def _legal(self, o: Option) -> bool:
+        return self._legal_at(o.id)
+
+    def _legal_at(self, i: int) -> bool:
+        """Whether the candidate with id (position) `i` can be carried out, without making its Option."""
         if self._prove is None:
             return True
-        ok = self._proven.get(o.id)
+        ok = self._proven.get(i)
         if ok is None:
-            ok = self._proven[o.id] = self._prove(self, o.id)
+            ok = self._proven[i] = self._prove(self, i)
         return ok
 
     @property
@@ -134,10 +139,9 @@ class Pending:
     def any_legal(self, order: Sequence[int] | None = None) -> bool:
         """Whether at least one option can be carried out (proving candidates in id order, or in `order`, until
         one can: the answer is the same in any order)."""
-        candidates = self._candidates
         if order is None:
-            return any(self._legal(o) for o in candidates)
-        return any(self._legal(candidates[i]) for i in order)
+            order = range(len(self._candidates))
+        return any(self._legal_at(i) for i in order)
 
     def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
         """The same decision for a copy of the game in the same state: what is proven stays proven."""
@@ -172,17 +176,24 @@ class Pending:
             if type(self._candidates) is _Options:  # equally likely outcomes: read only the one drawn
                 return self._candidates[rng.randrange(len(self._candidates))]
             return rng.choices(self._candidates, [o.probability or 0.0 for o in self._candidates])[0]
+        drawn = self._draw(rng)
+        if drawn is None:
+            raise BoardrulesError("E509", f"no option of '{self.prompt}' can be carried out", None,
+                                  "the rules ask a decision none of whose answers can finish the move")
+        return drawn
+
+    def _draw(self, rng: random.Random) -> Option | None:
+        """A player's option drawn uniformly among the legal ones, proving candidates in random order; None when
+        none is legal."""
         candidates = self._candidates
         order = list(range(len(candidates)))
         while order:
             i = rng.randrange(len(order))
-            o = candidates[order[i]]
-            if self._legal(o):
-                return o
+            if self._legal_at(order[i]):  # only the option picked is made
+                return candidates[order[i]]
             order[i] = order[-1]
             order.pop()
-        raise BoardrulesError("E509", f"no option of '{self.prompt}' can be carried out", None,
-                              "the rules ask a decision none of whose answers can finish the move")
+        return None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data; a decision no longer pending (or whose search stopped) shows the options proven so far."""
@@ -201,6 +212,9 @@ class Game:
     # Keep the dry runs that finish and make their changes again instead of running them (engine/resume.py);
     # the differential tests turn it off on one of two games to prove both play alike.
     keep_runs = True
+    # Hold a committed run at a chance decision and continue it with the outcome (engine/held.py); the
+    # differential tests turn it off on one of two games.
+    hold_runs = True
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None, *,
                  flow: bool = False, chance: str = "auto", undo_depth: int | None = UNDO_DEPTH,
@@ -230,6 +244,7 @@ class Game:
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
+        self._held: Held | None = None  # the open activity's committed run, held at a chance decision
         self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
@@ -270,7 +285,7 @@ class Game:
 
     def driver(self) -> Driver:
         """What boardrules' own tools do to the game beyond this API (interpreter/driver.py)."""
-        return Driver(self._m)
+        return Driver(self._m, self._settle)
 
     def at_rest(self) -> bool:
         """No activity begun and no decision asked yet: the game is between activities."""
@@ -284,6 +299,7 @@ class Game:
     @property
     def state(self) -> State:
         """The state store, to read (counters, zones, pieces, markers, vars); never write to it."""
+        self._settle()
         return self._m.state
 
     @property
@@ -296,6 +312,8 @@ class Game:
         return self._m.covered
 
     def is_terminal(self) -> bool:
+        if self._held is not None and self._held.dirty:  # an activity is open, so the game was not over before it
+            return False
         return bool(self._m.state.vars.get("game_over"))
 
     def current_player(self) -> str | None:
@@ -311,6 +329,7 @@ class Game:
             if self._open is not None:
                 waiting = self._waiting
                 if waiting is None:
+                    self._settle()
                     result = probe(self._m, self._open, self.chance == "step", runs=self._kept())
                     waiting = result.decision if result.outcome == "stop" else None
                 if waiting is not None:
@@ -320,28 +339,63 @@ class Game:
                 continue
             if self.is_terminal() or not self._m.flow_on or not self._set_up:
                 return None
-            player = self._m.state.vars["turn_player"]
-            moves = candidate_moves(self._m, player)
-            if moves:
-                self._pending_answers = dict(enumerate(moves))
-                options = _Options(moves, _move_option)
-                phase = flow.current_phase(self._m)
-                span = phase.span if phase is not None else None
-                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
-                self._search = self._new_search()
-                self._stops = {}
-                self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
-                                        self._prove)
-                if self._pending.any_legal(self._likely_first(moves)):
-                    break
-                self._pending = None
-            self._start(Activity("skip", player))  # no move can be carried out: the turn passes
+            moves = self._move_decision()
+            if moves and self._pending is not None and self._pending.any_legal(self._likely_first(moves)):
+                break
+            self._skip_turn()
         return self._pending
+
+    def play_random(self, rng: random.Random) -> Option | None:
+        """Apply `pending().sample(rng)` and return the option applied (None when nothing is pending), with one
+        proof fewer at a move decision: the candidates drawn in random order also prove that the turn has a move
+        at all (pending() proves one first, then sample its own), and the next decision is not looked for until
+        asked. The same play as `apply(pending().sample(rng).id)` with the same `rng`, except after a turn with no
+        legal move (its candidates drew from `rng` before the game skipped it)."""
+        option = self._sample(rng)
+        if option is not None:
+            self._apply(option.id)
+        return option
+
+    def _sample(self, rng: random.Random) -> Option | None:
+        while self._pending is None and self._open is None and not self.is_terminal() and self._m.flow_on \
+                and self._set_up:
+            moves = self._move_decision()
+            if moves and self._pending is not None:
+                drawn = self._pending._draw(rng)
+                if drawn is not None:
+                    return drawn
+            self._skip_turn()
+        pending = self.pending()
+        return None if pending is None else pending.sample(rng)
+
+    def _move_decision(self) -> list[Move]:
+        """The turn player's move decision as the pending one, its moves not proven yet; the candidates (none: no
+        decision)."""
+        player = self._m.state.vars["turn_player"]
+        moves = candidate_moves(self._m, player)
+        self._pending = None
+        if moves:
+            self._pending_answers = dict(enumerate(moves))
+            options = _Options(moves, _move_option)
+            phase = flow.current_phase(self._m)
+            span = phase.span if phase is not None else None
+            prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+            self._search = self._new_search()
+            self._stops = {}
+            self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
+                                    self._prove)
+        return moves
+
+    def _skip_turn(self) -> None:
+        """No move can be carried out: the turn passes."""
+        self._pending = None
+        self._start(Activity("skip", self._m.state.vars["turn_player"]))
 
     def legal_moves(self, player: str | None = None) -> list[tuple[Move, int]]:
         """(move, option id) for every move of the player that has at least one complete legal way to be played."""
         if self._open is not None:
             return []
+        self._settle()
         player = player or self._m.state.vars.get("turn_player")
         if player is None:
             return []
@@ -365,22 +419,21 @@ class Game:
         Only the cost of the search depends on it (and, in a pack whose proofs overrun the work limit, whether
         E513 is met)."""
         proofs = self._proofs
-        groups: dict[str, list[int]] = {}  # by action, in id order
-        for i, move in enumerate(moves):
-            group = groups.get(move.action)
-            if group is None:
-                groups[move.action] = [i]
-            else:
-                group.append(i)
-
-        def rank(action: str) -> float:
-            seen = proofs.get(action)
-            if seen is None:
-                return float("inf")
-            n, legal, work = seen
-            return (work / n) * (n + 2) / (legal + 1)  # expected work to a legal one (legal rate smoothed)
-
-        return [i for action in sorted(groups, key=rank) for i in groups[action]]
+        spans: list[tuple[float, int, int]] = []  # (rank, start, end): an action's moves are listed together
+        start, action = 0, moves[0].action if moves else ""
+        for end in range(1, len(moves) + 1):
+            if end == len(moves) or moves[end].action != action:
+                seen = proofs.get(action)
+                if seen is None:
+                    rank = float("inf")
+                else:
+                    n, legal, work = seen
+                    rank = (work / n) * (n + 2) / (legal + 1)  # expected work to a legal one (legal rate smoothed)
+                spans.append((rank, start, end))
+                if end < len(moves):
+                    start, action = end, moves[end].action
+        spans.sort(key=_first)  # stable: equal ranks (and unproven actions) stay in id order
+        return [i for _, start, end in spans for i in range(start, end)]
 
     def _kept(self) -> Runs | None:
         """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
@@ -394,6 +447,7 @@ class Game:
         if pending is not self._pending:
             raise BoardrulesError("E509", f"'{pending.prompt}' is no longer the pending decision", None,
                                   "ask game.pending() again after every apply")
+        self._settle()
         answer = self._pending_answers[option_id]
         if pending.kind == "move":
             activity = Activity("move" if self._m.flow_on else "act", pending.player, answer.action,
@@ -427,6 +481,10 @@ class Game:
     # ---------------------------------------------------------------- stepping
     def apply(self, option: Any) -> Pending | None:
         """Answer the pending decision with an option id (or its value or label); returns the next one."""
+        self._apply(option)
+        return self.pending()
+
+    def _apply(self, option: Any) -> None:
         pending = self.pending()
         if pending is None:
             raise BoardrulesError("E509", "nothing is pending: the game is over" if self.is_terminal() else
@@ -446,10 +504,9 @@ class Game:
             assert self._open is not None
             self._open.answers.append(answer)
             if stop is None:
-                self._advance()
+                self._advance(pending.player == CHANCE)
         if stop is not None:
             self._pending, self._waiting = None, stop
-        return self.pending()
 
     def _decision(self, d: Decision) -> Pending:
         answers = answers_for(d)
@@ -470,14 +527,25 @@ class Game:
         self._open = activity
         self._advance()
 
-    def _advance(self) -> None:
-        """Run the open activity as far as its answers go; commit it when it finishes."""
+    def _advance(self, outcome: bool = False) -> None:
+        """Run the open activity as far as its answers go; commit it when it finishes. After a chance `outcome`,
+        a run held at that decision goes on from there, and a new run is held at its next chance decision
+        (engine/held.py), since chance decisions tend to come in series (draws, a shuffle's steps)."""
         self._pending = None
         self._waiting = None
         activity = self._open
         assert activity is not None
         m = self._m
-        runs = self._kept()
+        held, self._held = self._held, None
+        if held is not None and not held.continues(activity, m.state):
+            held.abandon()
+            held = None
+        if held is not None and not held.dirty:  # a proof may have finished it with these answers already
+            runs = self._kept()
+            if runs is not None and runs.find(activity) is not None:
+                held.abandon()
+                held = None
+        runs = self._kept() if held is None else None
         kept = runs.find(activity) if runs is not None else None
         if kept is not None:  # a proof ran it with these answers already: where it stops, or what it does
             n = len(activity.answers)
@@ -491,6 +559,23 @@ class Game:
                     m.covered.add(name)
                 self._finish(activity, mark, None)
                 return
+        if held is not None or (outcome and self.hold_runs and m.coverage is None):
+            if held is None:
+                held = Held(m, activity)
+                event = held.start(self)
+            else:
+                event = held.resume(self)
+            if event[0] == "held":
+                self._held, self._waiting = held, event[1]
+            elif event[0] == "done":
+                self._finish(activity, event[1], None)
+            elif isinstance(event[1], StopForAnswer):
+                self._waiting = event[1].decision
+            else:
+                if isinstance(event[1], BoardrulesError):
+                    self._open = None
+                raise event[1]
+            return
         saved = m.decider
         m.decider = PrefixDecider(activity.answers, self.chance == "step")
         try:
@@ -504,6 +589,17 @@ class Game:
         finally:
             m.decider = saved
         self._finish(activity, mark, None)
+
+    def _drop_held(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.abandon()
+
+    def _settle(self) -> None:
+        """The state as the API shows it, before the open activity: a held run's changes taken back."""
+        held = self._held
+        if held is not None and held.dirty:
+            held.settle()
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None
@@ -580,6 +676,7 @@ class Game:
     def undo(self) -> bool:
         """Take back the last answer given (reopening a finished move at its last decision), or the last move
         or action that asked nothing. Turns the game skipped by itself are taken back with it."""
+        self._drop_held()
         if self._open is not None and (self._open.answers or self._open.kind not in ("setup", "skip")):
             self._pending = self._waiting = None
             if self._open.answers:
@@ -607,6 +704,7 @@ class Game:
 
     def ranking(self) -> list[dict[str, Any]]:
         """Players in rank order, with the values of the ranking keys; equal keys share a rank (1, 1, 3)."""
+        self._settle()
         return [{"rank": r, "player": p, "keys": [plain(k) for k in keys]} for r, p, keys in flow.ranking(self._m)]
 
     def returns(self) -> list[float]:
@@ -624,6 +722,7 @@ class Game:
         """An independent copy of the game now, without its undo history (for search and simulation); with
         `journal`, the same game in every respect: its journal and undo history, the rules that have run and the
         work spent (the scenario runner starts each scenario from a copy of one set-up game)."""
+        self._settle()
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._m = self._m.copy(journal)
@@ -633,6 +732,7 @@ class Game:
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
         other._pending_answers = dict(self._pending_answers)
         other._runs = None  # kept runs belong to this game's state
+        other._held = None  # so does a held run
         other._proofs = {k: list(v) for k, v in self._proofs.items()}
         other._search = other._new_search()
         other._stops = dict(self._stops)
@@ -651,6 +751,7 @@ class Game:
 
     def to_json(self) -> dict[str, Any]:
         """The state alone (modules and state store); see `serialize` for a whole game."""
+        self._settle()
         return {"modules": self.rules.modules, "state": self._m.state.to_json()}
 
     @classmethod
@@ -672,6 +773,7 @@ class Game:
     def serialize(self) -> str:
         """The whole game as JSON text: seed, options, modules with a hash of their content, the log, the open
         decision's answers and the state (which `deserialize` checks against a replay of the log)."""
+        self._settle()
         data = {
             "format": SAVE_FORMAT, "pack": self.rules.pack, "modules": self.rules.modules,
             "fingerprint": saves.fingerprint(self.rules, len(self._m.players), self.chance, self._m.flow_on),
@@ -777,6 +879,10 @@ class Game:
         if keep_from >= _TRIM_AT:
             del journal[:keep_from]
             self._history = [(mark - keep_from, n, a) for mark, n, a in self._history]
+
+
+def _first(item: tuple[float, int, int]) -> float:
+    return item[0]
 
 
 def _label(answer: Any) -> str:

@@ -128,6 +128,7 @@ def _pair(name: str, chance: str, seed: int) -> tuple[Game, Game, dict[str, Any]
     rules = load_rules(path, None, options)
     kept, rerun = (Game(rules, 3, seed=seed, flow=True, chance=chance) for _ in range(2))
     rerun.keep_runs = False
+    rerun.hold_runs = False  # and runs each chance outcome's activity from its start (engine/held.py)
     for game in (kept, rerun):  # proving less (test_totality.py) would leave relay's and endless's moves no run to keep
         game._m.totality = None
     rerun._likely_first = lambda moves: list(range(len(moves)))  # type: ignore[method-assign]  # id order

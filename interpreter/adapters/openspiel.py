@@ -234,7 +234,8 @@ class BoardrulesState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no ty
 
 class SampleRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
     """OpenSpiel's random-rollout evaluator for MCTS, played on the boardrules game directly: each step of a
-    rollout samples one option with `Pending.sample` (about one proof) instead of listing every legal action.
+    rollout plays one random option with `Game.play_random` (about one proof, which also shows that a turn has a move)
+    instead of listing every legal action.
 
     The rollout's moves are uniform over the legal options, as with `RandomRolloutEvaluator`; `prior` is the
     same uniform prior over the legal actions (listed, as MCTS expands a node)."""
@@ -252,10 +253,8 @@ class SampleRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
             rng = random.Random(int(self._random_state.randint(2**31 - 1)))
             length = 0
             while not game.is_terminal():
-                pending = game.pending()
-                if pending is None:
+                if game.play_random(rng) is None:  # a proof fewer per move decision than pending().sample(rng)
                     break
-                game.apply(pending.sample(rng).id)
                 length += 1
                 if self.max_length is not None and length >= self.max_length:
                     break

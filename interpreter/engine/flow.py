@@ -17,6 +17,7 @@ from .runtime import check_known
 from .values import Player, shown
 
 if TYPE_CHECKING:
+    from ..language.checked import Expr
     from .machine import Machine
     from .rules import FlowDef, PhaseDef
     from .services import Services
@@ -50,11 +51,12 @@ def skip_turn(m: Machine) -> None:
 
 def settle(m: Machine) -> None:
     flow = _flow(m)
+    end_when = flow.end_when
     for _ in range(MAX_FLOW_STEPS):
         v = m.state.vars
         if v["game_over"]:
             return
-        if flow.end_when is not None and check_known(flow.end_when.fn(Frame(m, None)), Frame(m, None)):
+        if end_when is not None and _holds(m, end_when):
             if flow.end_after is None:
                 m.end_game()
                 return
@@ -183,18 +185,23 @@ def _close_turn(m: Machine) -> None:
     st.set_var("turn_moves", 0)
 
 
+def _holds(m: Machine, cond: Expr) -> bool:
+    f = Frame(m, None)
+    return bool(check_known(cond.fn(f), f))
+
+
 def _phase_done(m: Machine, phase: PhaseDef) -> bool:
     v = m.state.vars
-    everyone = {p.id for p in m.players}
-    if everyone <= set(v["passed"]):
+    passed = v["passed"]
+    if len(passed) >= len(m.players) and all(p.id in passed for p in m.players):  # short lists: most turns
         return True
     turns = phase.turns
     assert turns is not None
     if turns.until == "each_once":
-        return everyone <= set(v["turns_taken"]) | set(v["passed"])
+        taken = v["turns_taken"]
+        return all(p.id in taken or p.id in passed for p in m.players)
     if turns.until == "expr" and turns.until_fn is not None:
-        f = Frame(m, None)
-        return bool(check_known(turns.until_fn.fn(f), f))
+        return _holds(m, turns.until_fn)
     return False
 
 

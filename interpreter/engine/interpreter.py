@@ -203,7 +203,8 @@ def run_roll(n: e.RollE, f: Frame) -> None:
 
 def run_draw(n: e.DrawE, f: Frame) -> None:
     zone = _zone(n.zone.fn(f), f)
-    contents = [Piece(p) for p in f.g.state.zones[zone.key].contents]
+    piece = f.g.piece  # a bag holds many pieces: share their values instead of making one each per draw
+    contents = [piece(p) for p in f.g.state.zones[zone.key].contents]
     f.vars[n.var] = f.g.choose("chance", f"draw from {zone}", contents, (), False, False) if contents else None
 
 

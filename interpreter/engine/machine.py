@@ -21,6 +21,7 @@ from .costs import Payments
 from .decisions import Decider, FirstOptionDecider
 from .effects import Body
 from .interpreter import Frame, run_body
+from .moves import Activity, Search
 from .rules import ActionDef, Rules
 from .runtime import as_list, check_known, unknown_error
 from .state import UNKNOWN_SIZE, State, ZoneRec
@@ -29,6 +30,7 @@ from .values import Piece, Player, Ref, Unknown, UnknownCompared, Zone, decode, 
 
 STEP_BUDGET = 10_000
 MAX_DEPTH = 64
+MAX_WORKS = 4_096  # actions' works kept for reuse (see action_work)
 PARAM_CHECKS = {"int": int, "bool": bool, "symbol": str, "player": Player, "piece": Piece}
 # The flow's place in the game, kept in the state so that saves, undo and replay carry it.
 FLOW_VARS = {"round": 1, "start_player": "p1", "phase": -1, "passed": [], "turns_taken": [], "turn_moves": 0,
@@ -74,7 +76,7 @@ class Machine(Choices, Payments):
         # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
-        self._works: dict[tuple[str | None, str, int | None], Callable[[], None]] = {}  # see action_work
+        self._works: dict[tuple[Any, ...], Callable[[], None]] = {}  # see action_work
         # Which actions always finish (engine/totality.py): None turns the analysis off; see `analysis`.
         self.totality = for_players(rules, players)
         self._known: Any = None  # the state found to hold no unknown value (see `analysis`)
@@ -82,7 +84,7 @@ class Machine(Choices, Payments):
         # How often each answer (by the rule that asked) finished a proof: the search tries those first
         # (engine/moves.py). Only the cost of the search depends on it; copies of the game share it.
         self.answer_wins: dict[Any, int] = {}  # by (id of the rule's span, answer), and by rule once one has
-        self.moves_made: dict[Any, Any] = {}  # Move values by action and parameters (moves._combinations)
+        self.moves_made: dict[Any, Any] = {}  # lists of Move values by action and domains (moves._combinations)
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()
@@ -229,10 +231,19 @@ class Machine(Choices, Payments):
                     head: Body | None = None) -> Callable[[], None]:
         """What taking an action does (guard, cost, body), checked for a known action and parameters first;
         with `head`, that start of the body instead of all of it (a proof: see engine.totality)."""
-        if not params:  # the same work every time: made once per player and action
-            made = self._works.get((player, action, None if head is None else id(head)))
-            if made is not None:
-                return made
+        # The same work every time for the same player, action and parameters: made once (a turn proves the same
+        # candidates again and again; 1 and True are equal keys, so the types are part of the key).
+        key: Any = (player, action, None if head is None else id(head))
+        if params:
+            try:
+                key = (*key, *((k, type(v), v) for k, v in params.items()))
+                made = self._works.get(key)
+            except TypeError:  # a parameter that is a list
+                key, made = None, None
+        else:
+            made = self._works.get(key)
+        if made is not None:
+            return made
         a = self.rules.actions.get(action)
         if a is None:
             raise BoardrulesError("E509", f"unknown action '{action}'", None, did_you_mean(action, self.rules.actions))
@@ -249,8 +260,12 @@ class Machine(Choices, Payments):
                 self.state.clear_usage("action")
             self.run_action(a.name, variables, me, head)
 
-        if not params:
-            self._works[(player, action, None if head is None else id(head))] = work
+        # A piece named by its id is found in the state as it is now (Machine.from_plain): that is not kept.
+        by_id = params and any(t == "piece" and isinstance(params.get(p), str) for p, t in a.params)
+        if key is not None and not by_id:
+            if len(self._works) >= MAX_WORKS:
+                self._works.clear()
+            self._works[key] = work
         return work
 
     def run_action(self, name: str, variables: dict[str, Any], me: Player | None, head: Body | None = None) -> None:
@@ -290,8 +305,6 @@ class Machine(Choices, Payments):
 
     def can_take(self, name: str, params: dict[str, Any], me: Player) -> bool:
         """Whether `take` would find a complete legal way now: a dry run inside the running rule, taken back."""
-        from .moves import Activity, Search
-
         steps, stack, cause = self.steps, list(self.stack), self.state.cause
         budget = self.budget
         work, pieces, rule = budget.work, budget.pieces, budget.rule  # the dry runs reset them; the action goes on

@@ -10,12 +10,13 @@ finish, over the journal.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
 from ..internal import INTERNAL
+from ..language import checked as c
 from . import flow, independence
 from .answers import answers_for, first_answer, likeliest
 from .budget import CODE as budget_code
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
-MAX_MOVES_KEPT = 4_096  # Move values kept per game for reuse (see _combinations)
+MAX_MOVES_KEPT = (512, 64)  # lists of Move values kept per game for reuse, and their length (see _combinations)
 
 
 @dataclass(frozen=True)
@@ -477,7 +478,11 @@ def candidate_moves(m: Machine, player: str) -> list[Move]:
     return out
 
 
-def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
+def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:
+    made = m.moves_made
+    fixed = made.get(name)  # the moves of an action whose parameters' domains never change
+    if fixed is not None:
+        return fixed
     action = m.rules.actions[name]
     domains: list[list[Any]] = []
     for pname, ptype in action.params:
@@ -486,29 +491,40 @@ def _combinations(m: Machine, me: Player | None, name: str) -> Iterator[Move]:
             try:
                 domains.append(as_list(fn.fn(Frame(m, me)), Frame(m, me)))
             except BoardrulesError:
-                return
+                return []
         elif ptype == "bool":
             domains.append([False, True])
         elif ptype == "player":
             domains.append(list(m.players))
         else:
-            return
+            return []
+    # A turn lists the same moves again and again: the moves of the same domains are made once per game (1 and
+    # True are equal keys, so the types are part of the key), and once for all of an action whose domains are
+    # declared sets (or players, or yes and no).
+    key: Any = name
+    if not all(_fixed(action.domains.get(p)) for p, _ in action.params):
+        try:
+            key = (name, *((tuple(d), tuple(map(type, d))) for d in domains))
+            moves = made.get(key)
+        except TypeError:  # a value that is a list
+            key, moves = None, None
+        if moves is not None:
+            return moves
     names = [p for p, _ in action.params]
-    made = m.moves_made
+    moves = []
     for i, combo in enumerate(itertools.product(*domains)):
         if i >= MAX_MOVES_PER_ACTION:
             raise BoardrulesError("E511", f"'{name}' has more than {MAX_MOVES_PER_ACTION} parameter combinations",
                                   action.span, "narrow the parameters' domains")
-        # A turn lists the same moves again and again: each is made once (1 and True are equal keys, so the
-        # types are part of the key).
-        key = (name, combo, tuple(map(type, combo)))
-        try:
-            move = made.get(key)
-        except TypeError:  # a value that is a list
-            yield Move(name, tuple(zip(names, combo, strict=True)))
-            continue
-        if move is None:
-            move = Move(name, tuple(zip(names, combo, strict=True)))
-            if len(made) < MAX_MOVES_KEPT:
-                made[key] = move
-        yield move
+        moves.append(Move(name, tuple(zip(names, combo, strict=True))))
+    if key is not None and len(made) < MAX_MOVES_KEPT[0] and len(moves) <= MAX_MOVES_KEPT[1]:
+        made[key] = moves
+    return moves
+
+
+def _fixed(domain: c.Expr | None) -> bool:
+    """Whether a parameter's domain is the same all game: none (players, yes and no) or a declared set."""
+    if domain is None:
+        return True
+    tree = domain.tree
+    return type(tree) is c.Name and tree.ref.kind == "set"

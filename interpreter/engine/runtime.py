@@ -142,7 +142,12 @@ def order(f: Frame, op: str, a: Any, b: Any) -> bool:
 
 
 def contains(f: Frame, a: Any, items: Any) -> bool:
-    return check_known(a, f) in as_list(items, f)
+    check_known(a, f)
+    if type(items) is Zone:  # charged as as_list charges; only a piece is in a zone (Piece equality is by id)
+        contents = f.g.state.zones[items.key].contents
+        charge(f, len(contents))
+        return type(a) is Piece and a.id in contents
+    return a in as_list(items, f)
 
 
 def negate(f: Frame, v: Any) -> int:

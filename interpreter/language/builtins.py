@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import BoardrulesError
-from ..engine.runtime import as_list, check_known, number, runtime_type_error
+from ..engine.runtime import as_list, charge, check_known, number, runtime_type_error
 from ..engine.values import UNKNOWN_SIZE, Piece, Player, Ref, Unknown, Zone, shown
 from .types import ANY, BOOL, INT, PIECE, PLAYER, SYMBOL, Type, list_of
 
@@ -45,6 +45,10 @@ def _numbers(f: Frame, args: tuple[Any, ...]) -> list[int]:
 
 
 def _count(f: Frame, items: Any) -> int:
+    if type(items) is Zone:  # charged as as_list charges, without making a value per piece to count them
+        n = len(f.g.state.zones[items.key].contents)
+        charge(f, n)
+        return n
     return len(as_list(items, f))
 
 

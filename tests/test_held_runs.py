@@ -1,0 +1,269 @@
+"""A committed run held at a chance decision goes on with its outcome instead of running again (engine/held.py).
+
+Differential: a game that holds runs and one that runs every activity from its start, answered alike, agree at
+every step (state, log, the decision waited for), through undo, clones made while a run is held, runs dropped
+for the per-thread bound, a game collected while it holds one, and a run that fails after an outcome.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boardrules.diagnostics import BoardrulesError
+from boardrules.engine import held as held_module
+from boardrules.game import CHANCE, Game
+from boardrules.language.pack import load_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+DICE = """
+module: dice
+title: Three dice, each a held stop
+source: tests/test_held_runs.py (no game text)
+players: {min: 2, max: 2}
+counters:
+  total: {per: player, initial: 0}
+dice:
+  d6: {sides: 6}
+actions:
+  throw:
+    title: Throw three dice; more than 9 in all is refused
+    do:
+      - roll d6 as a
+      - me.total += a
+      - roll d6 as b
+      - me.total += b
+      - roll d6 as c
+      - me.total += c
+      - require me.total <= 9
+"""
+
+
+def _agree(a: Game, b: Game) -> None:
+    assert a.state.dumps() == b.state.dumps()
+    assert a.log == b.log and a._waiting == b._waiting
+    assert len(a.state.journal) == len(b.state.journal)
+
+
+def _pair(path: Path, seed: int) -> tuple[Game, Game]:
+    rules = load_rules(path, None, None)
+    held, rerun = (Game(rules, 3, seed=seed, flow=True, chance="step") for _ in range(2))
+    rerun.hold_runs = False
+    held.setup()
+    rerun.setup()
+    return held, rerun
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_held_and_rerun_games_agree_through_undo_and_clones(seed: int) -> None:
+    held, rerun = _pair(ROOT / "rules" / "village", seed)
+    rng = random.Random(seed)
+    resumed = steps = 0
+    while not held.is_terminal() and steps < 400:
+        p, q = held.pending(), rerun.pending()
+        assert p is not None and q is not None
+        assert (p.player, p.kind, p.prompt) == (q.player, q.kind, q.prompt)
+        option = p.sample(rng)
+        if p.player == CHANCE and held._held is not None:
+            resumed += 1
+            if resumed % 5 == 0:  # a copy made while a run is held plays on alike, and so does the original
+                copy = held.clone()
+                assert copy._held is None
+                copy.apply(option.id)
+                twin = rerun.clone()
+                twin.apply(option.id)
+                _agree(copy, twin)
+        held.apply(option.id)
+        rerun.apply(option.id)
+        _agree(held, rerun)
+        steps += 1
+        if steps % 23 == 0:  # undo drops a held run and takes back exactly what the other game does
+            for _ in range(2):
+                assert held.undo() == rerun.undo()
+                _agree(held, rerun)
+    assert resumed > 10
+
+
+@pytest.mark.parametrize("name", ["village", "relay"])
+def test_a_run_left_dirty_between_outcomes_plays_alike(name: str) -> None:
+    """Between chance outcomes nothing reads the state, so a held run is continued on the state it left (no
+    rollback and redo); the state is settled only when read (every seventh step here), and agrees then."""
+    path = ROOT / "rules" / name if name == "village" else ROOT / "tests" / "packs" / name
+    held, rerun = _pair(path, 3)
+    rng = random.Random(3)
+    dirty = steps = 0
+    while not held.is_terminal() and steps < 600:
+        p = held.pending()
+        assert p is not None
+        if p.player == CHANCE and held._held is not None:
+            dirty += held._held.dirty
+            assert held.is_terminal() is False and held.returns() == rerun.returns()
+        option = p.sample(rng)
+        held.apply(option.id)
+        rerun.apply(option.id)
+        steps += 1
+        if steps % 7 == 0:
+            _agree(held, rerun)
+    _agree(held, rerun)
+    assert dirty >= 2  # relay: the steps of its setup shuffle
+
+
+def test_runs_past_the_bound_are_dropped_and_replay_alike() -> None:
+    games = []
+    for seed in range(held_module.MAX_HELD + 4):
+        held, rerun = _pair(ROOT / "tests" / "packs" / "relay", seed)
+        games.append((held, rerun, random.Random(seed)))
+    for held, rerun, rng in games:  # setup's shuffle: each game is held at a step of it
+        while held.pending() is not None and held.pending().player == CHANCE and held._held is None:
+            option = held.pending().sample(rng)
+            held.apply(option.id)
+            rerun.apply(option.id)
+    with held_module._LOCK:
+        count = len(held_module._HELD.get(threading.get_ident(), {}))
+    assert count <= held_module.MAX_HELD
+    dropped = [g for g, _, _ in games if g._held is not None and g._held.dropped]
+    assert len(dropped) >= 4
+    for held, rerun, rng in games:  # dropped or not, each plays to its end as the rerun game does
+        while not held.is_terminal():
+            option = held.pending().sample(rng)
+            held.apply(option.id)
+            rerun.apply(option.id)
+            _agree(held, rerun)
+
+
+def test_a_collected_game_drops_its_held_run() -> None:
+    held, _ = _pair(ROOT / "tests" / "packs" / "relay", 5)
+    rng = random.Random(5)
+    while held._held is None:
+        held.apply(held.pending().sample(rng).id)
+    run = held._held
+    del held
+    gc.collect()
+    assert run.dropped and not run.held
+    with held_module._LOCK:
+        assert id(run) not in held_module._HELD.get(threading.get_ident(), {})
+
+
+def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "dice.yaml").write_text(DICE)
+    rules = load_rules(tmp_path, None, None)
+    game = Game(rules, 2, seed=1, chance="step")
+    game.setup()
+    before = game.state.dumps()
+    pending = game.begin("p1", "throw")
+    assert pending is not None and pending.player == CHANCE
+    pending = game.answer(pending.option("6"))  # held at the second die
+    assert game._held is not None and game.state.dumps() == before
+    pending = game.answer(pending.option("3"))  # and at the third
+    assert game._held is not None and game.state.dumps() == before
+    with pytest.raises(BoardrulesError) as err:
+        game.answer(pending.option("5"))  # 14: refused
+    assert err.value.code == "E501"
+    assert game.state.dumps() == before and game._open is None and game._held is None
+    pending = game.begin("p1", "throw")  # and the game plays on: 1 + 2 + 3 is allowed
+    for die in ("1", "2", "3"):
+        assert pending is not None
+        pending = game.answer(pending.option(die))
+    assert pending is None and game.state.counters["p1.total"] == 6
+
+
+def test_an_interrupt_while_a_run_goes_on_takes_it_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while the worker runs is raised once it hands back, and nothing of the run stays (as when a run in
+    the caller's thread is interrupted); the game then plays on."""
+    (tmp_path / "dice.yaml").write_text(DICE)
+    rules = load_rules(tmp_path, None, None)
+    game = Game(rules, 2, seed=1, chance="step")
+    game.setup()
+    before = game.state.dumps()
+    pending = game.begin("p1", "throw")
+    assert pending is not None
+    pending = game.answer(pending.option("1"))
+    assert game._held is not None
+    wait = held_module._wait
+    calls: list[int] = []
+
+    def interrupted(lock: object) -> BaseException | None:
+        result = wait(lock)
+        calls.append(1)
+        return KeyboardInterrupt() if len(calls) == 1 else result
+
+    monkeypatch.setattr(held_module, "_wait", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        game.answer(pending.option("2"))  # held at the third die when the interrupt comes: dropped
+    monkeypatch.setattr(held_module, "_wait", wait)
+    assert game._held is None and game.state.dumps() == before
+    assert game.undo() and game.undo()  # the outcome given and the first die
+    pending = game.begin("p1", "throw") if game._open is None else game.pending()
+    for die in ("1", "2", "3"):
+        assert pending is not None
+        pending = game.answer(pending.option(die))
+    assert pending is None and game.state.counters["p1.total"] == 6
+
+
+def test_a_forked_child_plays_on_without_the_worker() -> None:
+    """A child process forked while a run is held has a copy of the game but not the worker thread: the run is
+    dropped there and the move runs again from its start, so the child plays on as the rerun game does."""
+    import multiprocessing
+
+    held, rerun = _pair(ROOT / "tests" / "packs" / "relay", 4)
+    rng = random.Random(4)
+    while held._held is None:
+        option = held.pending().sample(rng)
+        held.apply(option.id)
+        rerun.apply(option.id)
+    assert held._held.dirty
+
+    def child(out: Any) -> None:
+        while not held.is_terminal():
+            option = held.pending().sample(rng)
+            held.apply(option.id)
+            rerun.apply(option.id)
+        out.put(held.state.dumps() == rerun.state.dumps() and held.log == rerun.log)
+
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    process = context.Process(target=child, args=(out,))
+    process.start()
+    assert out.get(timeout=120) is True
+    process.join(timeout=60)
+    assert process.exitcode == 0
+    _agree(held, rerun)  # and the parent's held run is still its own
+
+
+@pytest.mark.parametrize("name", ["village", "lisboa"])
+def test_play_random_plays_what_pending_sample_picks(name: str) -> None:
+    """`Game.play_random(rng)` proves a move decision's candidates in the random order it draws them, so the proof
+    that the turn has a move is one of them; it plays what `apply(pending().sample(rng).id)` plays."""
+    rules = load_rules(ROOT / "rules" / name, None, None)
+    fast, plain = (Game(rules, 3, seed=5, flow=True, chance="step") for _ in range(2))
+    fast.setup()
+    plain.setup()
+    proofs = {"fast": 0, "plain": 0}
+    for label, game in (("fast", fast), ("plain", plain)):
+        prove = game._prove
+
+        def counted(pending: Any, i: int, prove: Any = prove, label: str = label) -> bool:
+            proofs[label] += 1
+            return bool(prove(pending, i))
+
+        game._prove = counted  # type: ignore[method-assign]  # the pendings made from now on count their proofs
+    a, b = random.Random(5), random.Random(5)
+    steps = 0
+    while not plain.is_terminal() and steps < 250:
+        pending = plain.pending()
+        assert pending is not None
+        expected = pending.sample(b)
+        option = fast.play_random(a)
+        assert option == expected
+        plain.apply(expected.id)
+        steps += 1
+        if steps % 25 == 0:
+            _agree(fast, plain)
+    _agree(fast, plain)
+    assert fast.pending() == plain.pending() or fast.is_terminal()
+    assert proofs["fast"] < proofs["plain"]
