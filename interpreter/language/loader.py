@@ -379,19 +379,7 @@ class _Builder:
                     container.append(value)
                     container.item_spans.append(span)
                     continue
-                frame.has_key = False
-                key, key_span = frame.key, frame.key_span
-                if key is None or key_span is None:
-                    continue
-                if key in container:
-                    first = frame.first_lines[key]
-                    self.diags.error("E102", f"duplicate key '{_short(key)}' (first at line {first})", key_span,
-                                     hint="each key may appear once in a mapping")
-                    continue
-                frame.first_lines[key] = key_span.line
-                container[key] = value
-                container.key_spans[key] = key_span
-                container.value_spans[key] = span
+                self._put(frame, container, value, span)
         finally:
             loader.dispose()
 
@@ -622,6 +610,10 @@ class _Builder:
                         self.diags.error("E101", said.message, span, said.hint)
                         frame.key = None
             return
+        self._put(frame, container, value, span)
+
+    def _put(self, frame: _Frame, container: YMap, value: object, span: Span) -> None:
+        """A mapping's value under the key its frame read last (E102 for a key it already has)."""
         frame.has_key = False
         key, key_span = frame.key, frame.key_span
         if key is None or key_span is None or value is _DROPPED:
