@@ -236,8 +236,8 @@ class State:
                 self.zones[zone].contents.remove(pid)
         elif op == "remove":
             _, pid, rec, index, _ = undo
-            if pid not in self.pieces:
-                self._restore_piece(pid, rec)
+            if pid not in self.pieces:  # a copy: the entry's record must stay as removed if a redo replays it
+                self._restore_piece(pid, _copy_piece(rec))
             if pid not in self.zones[rec.zone].contents:
                 self.zones[rec.zone].contents.insert(index, pid)
         elif op == "marker":
