@@ -149,11 +149,16 @@ def test_a_collected_game_drops_its_held_run() -> None:
         assert id(run) not in held_module._HELD.get(threading.get_ident(), {})
 
 
-def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: Path) -> None:
+def _dice_game(tmp_path: Path) -> Game:
+    """A set-up game of the DICE pack with chance stepped, so that its throws are held."""
     (tmp_path / "dice.yaml").write_text(DICE)
-    rules = load_rules(tmp_path, None, None)
-    game = Game(rules, 2, seed=1, chance="step")
+    game = Game(load_rules(tmp_path, None, None), 2, seed=1, chance="step")
     game.setup()
+    return game
+
+
+def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: Path) -> None:
+    game = _dice_game(tmp_path)
     before = game.state.dumps()
     pending = game.begin("p1", "throw")
     assert pending is not None and pending.player == CHANCE
@@ -175,10 +180,7 @@ def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: 
 def test_an_interrupt_while_a_run_goes_on_takes_it_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C while the worker runs is raised once it hands back, and nothing of the run stays (as when a run in
     the caller's thread is interrupted); the game then plays on."""
-    (tmp_path / "dice.yaml").write_text(DICE)
-    rules = load_rules(tmp_path, None, None)
-    game = Game(rules, 2, seed=1, chance="step")
-    game.setup()
+    game = _dice_game(tmp_path)
     before = game.state.dumps()
     pending = game.begin("p1", "throw")
     assert pending is not None
