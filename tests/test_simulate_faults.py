@@ -192,3 +192,40 @@ def test_ctrl_c_stops_the_workers_reports_what_finished_and_exits_130(tmp_path: 
     assert f"error E118: interrupted: {played} of 1000000 games finished and are reported" in out
     time.sleep(0.5)
     assert _group(proc.pid) == [], "workers left behind"
+
+
+class _Finalized:
+    """A reference cycle whose finalizer tells which process ran it."""
+
+    def __init__(self, log: Path) -> None:
+        self.me, self.log = self, log
+
+    def __del__(self) -> None:
+        with self.log.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+
+
+def _collect_here() -> int:
+    import gc
+    gc.collect()
+    return os.getpid()
+
+
+def test_the_parents_garbage_is_collected_before_the_workers_are_forked(tmp_path: Path) -> None:
+    """A cycle left by the parent (Ray's client left some) must not be finalized in a forked worker, where the
+    native threads its finalizer needs are gone: after a Ray run the process backend's workers died of SIGSEGV."""
+    import gc
+
+    from boardrules.tools.fork_pool import fork_pool
+    log = tmp_path / "finalized"
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        _Finalized(log)
+        with fork_pool(2) as pool:
+            children = {pool.submit(_collect_here).result() for _ in range(4)}
+    finally:
+        if was:
+            gc.enable()
+    assert os.getpid() not in children
+    assert log.read_text().split() == [str(os.getpid())]

@@ -20,9 +20,8 @@ from __future__ import annotations
 import os
 import random
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
-from multiprocessing import get_context
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
@@ -32,6 +31,7 @@ from ..language.loader import YList, YMap, YStr, load_yaml
 from ..language.pack import Pack, display, link, load_modules
 from ..language.parser import _parser
 from ..language.sections import BLOCK_KEYS, RULE_SECTIONS
+from .fork_pool import fork_pool
 from .scenario import Result, ScenarioRunner
 
 COMPARISONS = {"<": (">=", "<="), "<=": (">", "<"), ">": ("<=", ">="), ">=": ("<", ">"), "==": ("!=",),
@@ -478,8 +478,7 @@ def mutate_pack(pack: Pack, only: list[str] | None = None, workers: int = 1, see
                 bar.step(outcomes[i])
     else:
         # fork: the workers inherit the loaded modules and scenarios instead of pickling them per mutant
-        with ProcessPoolExecutor(workers, mp_context=get_context("fork"), initializer=_init,
-                                 initargs=((modules, scenarios, mutants),)) as pool:
+        with fork_pool(workers, _init, ((modules, scenarios, mutants),)) as pool:
             futures = [pool.submit(_run_index, i) for i in range(len(mutants))]
             for fut in as_completed(futures):
                 o = fut.result()

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
@@ -18,6 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from .fork_pool import fork_pool
 
 LOST = "E117"
 STOP_GRACE = 3.0  # seconds a stopped worker has to exit before it is killed
@@ -62,9 +63,7 @@ def run_pool(run_batch: Callable[[Any, list[int]], list[Any]], lost: Callable[[i
 def _run(run_batch: Callable[[Any, list[int]], list[Any]], setup: Any, work: list[list[int]], workers: int,
          results: list[Any], done: Callable[[int], None]) -> list[list[int]]:
     """Play the batches, adding finished outcomes to `results`; the batches lost to a broken pool, in order."""
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_quiet_worker)
+    pool = fork_pool(workers, _quiet_worker)
     futures: dict[Future[list[Any]], list[int]] = {}
     try:
         futures = {pool.submit(run_batch, setup, batch): batch for batch in work}
