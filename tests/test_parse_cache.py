@@ -19,27 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """A fresh process's state of both caches; the texts the lark parser really parsed."""
+    """A fresh process's state of both caches; the texts the parser really parsed."""
     monkeypatch.setattr(parse_cache, "_disk", cache_bundle.Bundle(parse_cache.CACHE, parse_cache._any))
     monkeypatch.setattr(cache_bundle.atexit, "register", lambda fn: None)  # tests save explicitly
     parser.parse.cache_clear()
     done: list[str] = []
-    real = parser._parser
+    real = parser._parse_afresh
 
-    def counting() -> Any:
-        lark = real()
+    def counting(text: str, start: str) -> Any:
+        done.append(text)
+        return real(text, start)
 
-        class Counting:
-            def parse(self, text: str, start: str) -> Any:
-                done.append(text)
-                return lark.parse(text, start=start)
-
-            def __getattr__(self, name: str) -> Any:
-                return getattr(lark, name)
-
-        return Counting()
-
-    monkeypatch.setattr(parser, "_parser", counting)
+    monkeypatch.setattr(parser, "_parse_afresh", counting)
     yield done
     parser.parse.cache_clear()
 
