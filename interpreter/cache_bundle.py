@@ -55,6 +55,10 @@ class Bundle:
             self.entries.clear()
         self.entries[key] = value
 
+    def storing(self) -> bool:
+        """Whether `put` keeps anything (caching is on): a caller may then skip making what it would put."""
+        return cache_files.cache_dir(self.cache) is not None
+
     def file_name(self) -> str | None:
         if cache_files.cache_dir(self.cache) is None:
             return None

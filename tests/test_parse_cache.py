@@ -149,3 +149,11 @@ def test_an_unusable_cache_directory_only_costs_the_cache(tmp_path: Path, parsed
     new_process(monkeypatch)
     assert parser.parse("x", "expr") == s.Name((1, 1), "x")
     assert parsed == ["x", "x"]
+
+
+def test_with_caching_off_no_tree_is_encoded(parsed: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOARDRULES_NO_CACHE", "1")
+    encoded: list[object] = []
+    monkeypatch.setattr(parse_cache, "_encode", lambda node, depth=0: encoded.append(node))
+    assert parser.parse("count(me.farm) + 2", "expr") == parser._parse_afresh("count(me.farm) + 2", "expr")
+    assert parsed == ["count(me.farm) + 2", "count(me.farm) + 2"] and encoded == []
