@@ -59,6 +59,16 @@ class ScenarioChecker:
         # Links the module checks already made (roots -> rules), so each set of modules is linked once.
         self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
         self._trees: dict[int, tuple[Rules, Linked]] = {}
+        self._builders: dict[int, tuple[Rules, Builder]] = {}
+        self._dirs: dict[str, str] = {}  # real paths of the scenario files' directories, for display()
+
+    def _builder(self, rules: Rules) -> Builder:
+        """A builder over a link, made once for all the scenarios that use it: the checks use only its
+        expression compiler, which gives each expression and scope the same answer every time."""
+        hit = self._builders.get(id(rules))
+        if hit is None or hit[0] is not rules:
+            hit = self._builders[id(rules)] = (rules, Builder(rules, Diagnostics()))
+        return hit[1]
 
     def _tree(self, rules: Rules) -> Linked:
         """The effect-tree view of a link, made once for all the scenarios that use it."""
@@ -71,7 +81,7 @@ class ScenarioChecker:
         self.diags.error("E841", message, span, hint or "a scenario names what the modules it loads declare")
 
     def check_file(self, path: Path) -> None:
-        name = display(path)
+        name = display(path, self._dirs)
         found = Diagnostics()
         data = read_file(path, found, name)
         doc = None if data is None else load_yaml_bytes(data, name, found)
@@ -106,7 +116,7 @@ class ScenarioChecker:
                        _vspan(doc, "players", top))
             return
         count = players if isinstance(players, int) else 2
-        builder = Builder(rules, Diagnostics())
+        builder = self._builder(rules)
         state = doc.get("state")
         if isinstance(state, dict):
             self._state(rules, builder, state, count, _vspan(doc, "state", top))
