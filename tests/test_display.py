@@ -1,12 +1,15 @@
-"""Paths in diagnostics: display() with the directories' real paths remembered says what it says without them."""
+"""Places in diagnostics: display() with the directories' real paths remembered says what it says without them;
+new_span() makes the Span its class makes."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
 import pytest
 
+from boardrules.diagnostics import Span, new_span
 from boardrules.language.pack import display
 
 
@@ -27,3 +30,11 @@ def test_remembered_directories_change_no_path(tmp_path: Path, monkeypatch: pyte
             assert display(Path(name), dirs) == display(Path(name)), name
     assert display(Path("scenarios/linked.yaml"), dirs) == "scenarios/linked.yaml"  # its real path is outside
     assert display(Path("scenarios/a.yaml"), dirs) == "scenarios/a.yaml"
+
+
+def test_a_span_made_fast_is_the_span_made_by_its_class() -> None:
+    fast, made = new_span("rules/x.yaml", 3, 7), Span("rules/x.yaml", 3, 7)
+    assert fast == made and hash(fast) == hash(made) and repr(fast) == repr(made) and str(fast) == str(made)
+    assert [getattr(fast, f.name) for f in fields(Span)] == [getattr(made, f.name) for f in fields(Span)]
+    with pytest.raises(FrozenInstanceError):
+        fast.line = 4  # type: ignore[misc]

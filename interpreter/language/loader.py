@@ -34,7 +34,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics, Span, new_span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
 from . import yaml_slips
@@ -358,7 +358,7 @@ class _Builder:
                         continue
                     self.count += 1
                     mark = event.start_mark
-                    span = Span(display, mark.line + 1, mark.column + 1)
+                    span = new_span(display, mark.line + 1, mark.column + 1)
                     frame.has_key = True
                     frame.key_span = span
                     frame.key = YStr(text, span, event.style or None)
@@ -372,7 +372,7 @@ class _Builder:
                     continue
                 self.count += 1
                 mark = event.start_mark
-                span = Span(display, mark.line + 1, mark.column + 1)
+                span = new_span(display, mark.line + 1, mark.column + 1)
                 if value is None:
                     value = YStr(text, span, event.style or None)
                 if isinstance(container, YList):
@@ -406,7 +406,7 @@ class _Builder:
     # -- positions -------------------------------------------------------------------------------------------
 
     def _span(self, mark: Mark) -> Span:
-        return Span(self.display, mark.line + 1, mark.column + 1)
+        return new_span(self.display, mark.line + 1, mark.column + 1)
 
     def _content_span(self, start: Mark, end: Mark, inclusive: bool) -> Span:
         """Where a node's content starts: its start mark is at its anchor or tag, when it has them."""
@@ -459,7 +459,7 @@ class _Builder:
         if event.anchor is None and event.tag is None:
             # Without an anchor or a tag the node starts at its content.
             mark = event.start_mark
-            span = Span(self.display, mark.line + 1, mark.column + 1)
+            span = new_span(self.display, mark.line + 1, mark.column + 1)
         else:
             self._check_anchor(event.anchor, event.start_mark)
             span = self._content_span(event.start_mark, event.end_mark, inclusive=False)
