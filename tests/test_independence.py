@@ -25,6 +25,8 @@ counters:
 zones:
   bag: {}
   box: {}
+tracks:
+  road: {spaces: 10, markers: {cart: 1}}
 pieces:
   stone: {}
 setup:
@@ -48,6 +50,16 @@ actions:
   moves_then_pays:
     title: a moved piece the rest never reads
     do: ["choose k from colours", "move first(bag) to box", "choose n from [1, 2]", "me.gems -= n"]
+  advances_then_pays:
+    title: a moved marker the rest never reads
+    do: ["choose k from colours", "advance cart by 1", "choose n from [1, 2]", "me.gems -= n"]
+  advances_then_reads:
+    title: a moved marker the rest reads
+    do: ["choose k from colours", "advance cart by 1", "choose n from [1, 2]", "require position(cart) > 5 else 'no'"]
+  advances_held:
+    title: a marker held by a local, which the rest reads
+    do: ["choose k from colours", "let c = cart", "advance c by 1", "choose n from [1, 2]",
+         "require position(c) > 5 else 'no'"]
 """
 
 
@@ -67,6 +79,9 @@ def _runs(game: Game, action: str, prune: bool) -> tuple[bool, int]:
     ("uses_k", False, 6, 6),
     ("moves_then_counts", False, 6, 6),
     ("moves_then_pays", False, 2, 6),
+    ("advances_then_pays", False, 2, 6),
+    ("advances_then_reads", False, 6, 6),
+    ("advances_held", False, 6, 6),
 ])
 @pytest.mark.parametrize("compiled", [True, False])
 def test_answers_that_cannot_matter_are_skipped(build: Any, action: str, legal: bool, pruned: int,
@@ -100,6 +115,11 @@ def test_what_each_statement_reads_and_changes(build: Any) -> None:
     assert not independence.for_action(rules, "spend_tokens").independent(0, 2)
     assert not independence.for_action(rules, "moves_then_counts").independent(0, 2)
     assert independence.for_action(rules, "moves_then_pays").independent(0, 2)
+    assert independence.for_action(rules, "advances_then_pays").independent(0, 2)
+    assert not independence.for_action(rules, "advances_then_reads").independent(0, 2)
+    held = independence.for_action(rules, "advances_held")
+    assert held.parts[2].other and not held.parts[2].markers  # which marker `c` holds is not known
+    assert not held.independent(0, 3)
     assert spend.places([rules.actions["spend"].body[0].span, rules.actions["spend"].body[2].span]) == [0, 2]
     assert spend.places([rules.actions["spend"].body[2].span, rules.actions["spend"].body[0].span]) is None
 
