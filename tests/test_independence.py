@@ -5,6 +5,7 @@ every answer on every decision of random games of the shipped packs; these pin d
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,9 @@ import pytest
 from boardrules.engine import independence
 from boardrules.engine.moves import Activity, Search
 from boardrules.game import Game
+from boardrules.language.pack import load_rules
+
+ROOT = Path(__file__).resolve().parents[1]
 
 MODULE = """
 module: ind
@@ -160,3 +164,13 @@ def test_a_way_that_failed_in_the_flow_skips_nothing(build: Any) -> None:
         search.prune = prune
         assert search.can_finish(Activity("move", "p1", "pay", {}))
         assert search.budget - search.left == 3  # blue with 1, blue with 2, then red with 1
+
+
+def test_a_village_market_skips_the_other_cube_colours() -> None:
+    # Taking the cube (`advance me.time by plague_time` for a black one, influence for the others) changes nothing
+    # that serving a customer reads: a market no customer can be served at is refused after one colour's
+    # customers. Pinned on the shipped pack, which lost this once when time became a marker.
+    rules = load_rules(ROOT / "rules" / "village", None, None)
+    market = independence.for_action(rules, "market_action")
+    assert market.parts[1].markers == {"time"} and not market.parts[1].other
+    assert market.independent(0, 2)
