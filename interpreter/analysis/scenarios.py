@@ -20,7 +20,7 @@ from ..language import checked as c
 from ..language import syntax as s
 from ..language.compile_error import CompileError
 from ..language.compiler import Scope
-from ..language.effect_builder import Builder, Text
+from ..language.effect_builder import Builder
 from ..language.linker import Module
 from ..language.loader import load_yaml_bytes, read_file
 from ..language.options import set_options
@@ -60,6 +60,8 @@ class ScenarioChecker:
         self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
         self._trees: dict[int, tuple[Rules, Linked]] = {}
         self._builders: dict[int, tuple[Rules, Builder]] = {}
+        # Per builder, what each expression text resolves to: None, or the error (message, hint) it reports.
+        self._resolved: dict[int, dict[str, tuple[str, str | None] | None]] = {}
         self._dirs: dict[str, str] = {}  # real paths of the scenario files' directories, for display()
 
     def _builder(self, rules: Rules) -> Builder:
@@ -68,6 +70,7 @@ class ScenarioChecker:
         hit = self._builders.get(id(rules))
         if hit is None or hit[0] is not rules:
             hit = self._builders[id(rules)] = (rules, Builder(rules, Diagnostics()))
+            self._resolved[id(hit[1])] = {}
         return hit[1]
 
     def _tree(self, rules: Rules) -> Linked:
@@ -155,14 +158,14 @@ class ScenarioChecker:
         return self._rules[key]
 
     def _compiles(self, builder: Builder, text: str, span: Span) -> None:
-        """Resolve an expression's names and types (E841 for each problem), without generating its code."""
-        t = Text(text, span)
-        try:
-            builder.exprs.resolve(parse(t.text, "expr"), Scope({}, False))
-        except ParseError as err:
-            self.error(err.message, span, err.hint)
-        except CompileError as err:
-            self.error(err.message, span, err.hint)
+        """Resolve an expression's names and types (E841 for each problem), without generating its code. The
+        same text against the same link resolves the same way: many scenarios expect the same counters."""
+        known = self._resolved[id(builder)]
+        if text not in known:
+            known[text] = _resolution(builder, text)
+        failed = known[text]
+        if failed is not None:
+            self.error(failed[0], span, failed[1])
 
     def _player(self, raw: Any, count: int, span: Span) -> bool:
         m = _PLAYER.match(str(raw))
@@ -297,6 +300,15 @@ class ScenarioChecker:
         if text not in known:
             self.error(f"the answer '{text}' is no option, symbol or player the modules know", span,
                        did_you_mean(text, known | self.labels))
+
+
+def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
+    """None when `text` is an expression whose names and types resolve; else its error's message and hint."""
+    try:
+        builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
+    except (ParseError, CompileError) as err:
+        return err.message, err.hint
+    return None
 
 
 def _option_labels(modules: dict[str, Module]) -> set[str]:
