@@ -28,6 +28,7 @@ from yaml.events import (
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
+    SequenceStartEvent,
     StreamEndEvent,
 )
 from yaml.nodes import ScalarNode
@@ -328,16 +329,42 @@ class _Builder:
 
     def _drive(self) -> None:
         """Feed every event to the builder. Nearly every event is a plain scalar (no anchor, no tag) in a
-        mapping or a list: it is built here, inline, with the same result `_event` gives it; any other event,
-        and any scalar that needs a check the inline path does not make, goes through `_event`."""
+        mapping or a list, or the start or end of a collection without anchor or tag: it is built here, inline,
+        with the same result `_event` gives it; any other event, and any that needs a check the inline path does
+        not make, goes through `_event`."""
         loader = self.loader(self.text)
         try:
             get, stack, display, resolved = loader.get_event, self.stack, self.display, _RESOLVED
+            source, size = self.text, len(self.text)
             while True:
                 event = get()
                 kind = type(event)
                 if kind is StreamEndEvent or event is None:
                     return
+                if kind is MappingStartEvent or kind is SequenceStartEvent:
+                    # A collection without anchor or tag, within the bounds: what `_start` makes of it.
+                    mark = event.start_mark
+                    if event.anchor is None and event.tag is None and self.count < MAX_NODES and \
+                            len(stack) < MAX_DEPTH and (mark.index >= size or source[mark.index] not in "&!"):
+                        self.count += 1
+                        span = new_span(display, mark.line + 1, mark.column + 1)
+                        made = YMap(span) if kind is MappingStartEvent else YList(span)
+                        stack.append(_Frame(made, span, self.count, None))
+                        continue
+                elif (kind is MappingEndEvent or kind is SequenceEndEvent) and len(stack) > 1:
+                    # A collection without anchor ending as an item or a mapping's value: what `_end` does.
+                    done, frame = stack[-1], stack[-2]
+                    container = frame.container
+                    if done.anchor is None and done.container is not None and container is not None and \
+                            (isinstance(container, YList) or frame.has_key):
+                        stack.pop()
+                        frame.height = max(frame.height, done.height + 1)
+                        if isinstance(container, YList):
+                            container.append(done.container)
+                            container.item_spans.append(done.span)
+                        else:
+                            self._put(frame, container, done.container, done.span)
+                        continue
                 if kind is not ScalarEvent or event.anchor is not None or event.tag is not None or not stack:
                     self._event(event)
                     continue
