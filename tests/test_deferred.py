@@ -4,15 +4,23 @@ report is the same, a deferred function computes what the compiled one does, and
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 
 from conftest import harvest_link
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from boardrules.analysis import check_pack
 from boardrules.diagnostics import Diagnostics
+from boardrules.engine.rules import Rules
 from boardrules.game import Game
 from boardrules.language import deferred
+from boardrules.language.compile_error import CompileError
+from boardrules.language.compiler import ExprCompiler, Scope
+from boardrules.language.emitter import Emitter, Gen
 from boardrules.language.pack import discover, link, load_modules
+from boardrules.language.parser import ParseError, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -100,3 +108,49 @@ def test_every_source_within_the_bounds_compiles() -> None:
         compile(f"lambda f: {src}", "<rule expression>", "eval")
     assert not deferred.fits("(" * (deferred.MAX_BRACKETS + 1) + "x" + ")" * (deferred.MAX_BRACKETS + 1))
     assert not deferred.fits("x" * (n + 1))
+
+
+LEAVES = ["me.coins", "price[wheat]", "me.gems[jade]", "3", "true", "start_workers", "storage_space", "$w1.age"]
+WRAPS = ["-({})", "not ({})", "({}) + me.grain", "({}) * 2", "max({}, 1)", "min(me.coins, {})", "abs({})",
+         "({}) if me.coins > 1 else 0", "[{}, 1]", "[y + 1 for y in [{}] if y > 0]", "sum([{}, 2])", "({}) >= 1",
+         "({}) in [1, 2]", "count([{}])", "({}) and true", "[{}][0]", "({}) .. 5", "[{}] where it > 1",
+         "[{}] sorted by it desc"]
+
+
+@cache
+def _harvest() -> Rules:
+    return harvest_link()
+
+
+def nesting(src: str) -> int:
+    deepest = level = 0
+    for ch in src:
+        if ch in "([{":
+            level += 1
+            deepest = max(deepest, level)
+        elif ch in ")]}":
+            level -= 1
+    return deepest
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(LEAVES), st.lists(st.sampled_from(WRAPS), max_size=deferred.MAX_DEPTH))
+def test_every_expression_that_waits_whole_writes_and_compiles(leaf: str, wraps: list[str]) -> None:
+    """What a deferred expression's first call does cannot fail: at most MAX_DEPTH deep, its source is nested far
+    below compile()'s limit of 200 brackets and the emitter's recursion stays small."""
+    text = leaf
+    for wrap in wraps:
+        text = wrap.format(text)
+    try:
+        node = parse(text, "expr")
+    except ParseError:
+        return
+    if not deferred.shallow(node):
+        return
+    rules = _harvest()
+    try:
+        expr = ExprCompiler(rules).link(node, Scope({}, True))  # outside deferring(): compiled at once
+    except CompileError:
+        return
+    assert expr.tree is not None and callable(expr.fn)
+    assert nesting(Emitter(rules).src(expr.tree, Gen())) <= 100, text

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import checked as c
+from . import deferred
 from . import syntax as s
 from .checker import PIECE_BUILTINS, Checker, Scope
 from .compile_error import CompileError
@@ -66,6 +67,9 @@ class ExprCompiler:
             raise _too_deep(node) from None
 
     def _emit(self, tree: c.Node, node: s.Node) -> Fn:
+        if self.emitter.defer and deferred.shallow(node):
+            # Nothing runs this link: even the source waits for the first call (within bounds it always succeeds).
+            return deferred.Deferred(self.emitter.function, tree)
         try:
             return self.emitter.function(tree)
         except (RecursionError, MemoryError, SyntaxError) as exc:
