@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
@@ -24,6 +24,23 @@ from .parser import ParseError, parse
 from .places import Source, span_in
 from .sections import BLOCK_KEYS
 from .types import ANY, FAMILY, INT, MARKER, NONE, PIECE, PLAYER, SYMBOL, ZONE, Type, comparable, declared, list_of
+
+_INIT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _replaced(node: Any, **changes: Any) -> Any:
+    """dataclasses.replace(node, **changes) for an effect node (every field an __init__ argument, none an InitVar
+    or ClassVar): the same call of its class, without replace's look at every field's kind (an effect line is
+    built once per link, and replace was a twentieth of building them)."""
+    names = _INIT_FIELDS.get(type(node))
+    if names is None:
+        plain = fields(node)  # only the fields that are neither ClassVar nor InitVar
+        assert len(plain) == len(type(node).__dataclass_fields__) and all(f.init for f in plain), type(node)
+        names = _INIT_FIELDS[type(node)] = tuple(f.name for f in plain)
+    for name in names:
+        if name not in changes:
+            changes[name] = getattr(node, name)
+    return type(node)(**changes)
 
 
 class Text:
@@ -212,9 +229,8 @@ class Builder:
             if effect is None:
                 return None
             if "named_at" in type(effect).__dataclass_fields__:  # built at its name's place: keep it
-                named: Any = effect
-                return replace(named, span=text.covering(), named_at=effect.span)
-            return replace(effect, span=text.covering())
+                return _replaced(effect, span=text.covering(), named_at=effect.span)
+            return _replaced(effect, span=text.covering())
         except _Reported as rep:
             self.error(rep.err.code, rep.err.message, rep.text.at(rep.err.pos), rep.err.hint)
             # The line's own name still exists for the lines after it: one mistake, one error.

@@ -126,6 +126,7 @@ _PIECE_FIELDS = {"id": "the piece's id", "kind": "its kind", "zone": "the zone i
 class Linker:
     def __init__(self, diags: Diagnostics) -> None:
         self.diags = diags
+        self._grouped: tuple[dict, int, dict[str, list[tuple[str, Decl]]]] | None = None
 
     # ---------------------------------------------------------------- module order
     def order(self, modules: dict[str, Module], roots: list[str]) -> list[Module]:
@@ -258,7 +259,15 @@ class Linker:
 
     # ---------------------------------------------------------------- vocabulary
     def _section(self, decls: dict[tuple[str, str], Decl], section: str) -> list[tuple[str, Decl]]:
-        return [(name, d) for (sec, name), d in decls.items() if sec == section]
+        # Asked for every section, often several times, once `decls` is complete (after replace and extend):
+        # grouped once per link instead of a pass over every declaration each time.
+        grouped = self._grouped
+        if grouped is None or grouped[0] is not decls or grouped[1] != len(decls):
+            groups: dict[str, list[tuple[str, Decl]]] = {}
+            for (sec, name), d in decls.items():
+                groups.setdefault(sec, []).append((name, d))
+            grouped = self._grouped = (decls, len(decls), groups)
+        return list(grouped[2].get(section, ()))
 
     def _one_meaning(self, decls: dict[tuple[str, str], Decl]) -> None:
         """A name an expression can read (a value, counter, zone, ...) may be declared in one section only:
