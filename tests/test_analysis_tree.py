@@ -13,10 +13,12 @@ from conftest import build_rules, write_modules
 from boardrules.analysis import check_pack
 from boardrules.analysis.uses import Index
 from boardrules.diagnostics import Diagnostics
+from boardrules.engine.rules import Rules
 from boardrules.language import checked as c
 from boardrules.language.pack import Pack
 
-ANALYSIS = Path(__file__).resolve().parents[1] / "interpreter" / "analysis"
+PACKAGE = Path(__file__).resolve().parents[1] / "interpreter"
+ANALYSIS = PACKAGE / "analysis"
 # What reading rule text again takes: the parser, the syntax nodes, the YAML strings' Text, the editor's YAML walk.
 FORBIDDEN = {"language.parser", "language.syntax", "language.effect_builder", "analysis.walk",
              "analysis.refs", "walk", "refs"}
@@ -48,6 +50,27 @@ def test_no_analysis_walks_the_yaml_or_parses_rule_text() -> None:
         calls = {n.func.id for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         assert "parse" not in calls, path.name
+
+
+def _attributes(path: Path) -> set[str]:
+    return {n.attr for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Attribute)}
+
+
+def test_totality_judges_names_by_the_checked_tree() -> None:
+    """The analysis of what always finishes reads what each name denotes off the checked nodes: no syntax node,
+    no side table of what the linker resolved."""
+    path = PACKAGE / "engine" / "totality.py"
+    assert not {name.lstrip(".") for name in _imports(path)} & FORBIDDEN
+    assert not _attributes(path) & {"syntax", "denotes", "denote", "denoted"}
+
+
+def test_the_rules_keep_no_side_table_of_what_names_denote() -> None:
+    """What a name denotes lives on its checked node (Name.ref.kind, Attr.kind); the editor reads it there too
+    (lsp/resolved.py)."""
+    assert not {"denote", "denotes", "denoted"} & ({f.name for f in dataclasses.fields(Rules)} | set(dir(Rules)))
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "dataclass_table.py":
+            assert not _attributes(path) & {"denote", "denotes", "denoted"}, path
 
 
 def test_every_node_field_of_a_checked_kind_is_walked() -> None:

@@ -237,22 +237,10 @@ class Rules:
     cost_cells: dict[tuple[str, str], tuple[tuple[str, str, int], ...]] = field(
         default_factory=dict, repr=False, compare=False)
 
-    # What the linker resolved an ambiguous name to, by syntax node: `x.name` is a player's counter or a piece's
-    # property depending on x's type. The analyses read it so that a property named like a counter is not taken
-    # for a use of the counter. The node is kept beside its kind, so its id stays its own.
-    denoted: dict[int, tuple[Any, str]] = field(default_factory=dict, repr=False, compare=False)
     # Which bodies always finish (engine.totality), worked out on first use by a game of these rules.
     totality: Any = field(default=None, repr=False, compare=False)
     # What each action's body statements read and change (engine.independence), by action, worked out on first use.
     independence: Any = field(default=None, repr=False, compare=False)
-
-    def denote(self, node: Any, section: str) -> None:
-        self.denoted[id(node)] = (node, section)
-
-    def denotes(self, node: Any) -> str | None:
-        """The declaration section ("counters", "properties") the linker resolved `node` to, if it recorded one."""
-        hit = self.denoted.get(id(node))
-        return hit[1] if hit is not None and hit[0] is node else None
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""
