@@ -29,10 +29,9 @@ class Ranges:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
         self.rules: Rules = facts.rules
-        mins = [_int(m.doc.get("players", {}).get("min")) for m in facts.modules.values()
-                if isinstance(m.doc.get("players"), dict)]
-        maxs = [_int(m.doc.get("players", {}).get("max")) for m in facts.modules.values()
-                if isinstance(m.doc.get("players"), dict)]
+        given = [m for m in self.rules.module_info.values() if m.players is not None]
+        mins = [_int(m.given("min")) for m in given]
+        maxs = [_int(m.given("max")) for m in given]
         self.pmin = min([m for m in mins if m is not None], default=self.rules.players_min)
         self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
         self.counts = range(self.pmin, self.pmax + 1)

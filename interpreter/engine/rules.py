@@ -15,6 +15,22 @@ if TYPE_CHECKING:
     from ..language.checked import Expr
 
 
+@dataclass(frozen=True, slots=True)
+class ModuleInfo:
+    """What a linked module says of itself: its title and the player counts it gives, as written (`min`, `max`;
+    None when it gives no `players:`). Several modules may each give counts: the last in requires order wins
+    (Rules.players_min/max), and explain and the range analysis say or use what each gave."""
+
+    id: str
+    title: str
+    players: tuple[tuple[str, Any], ...] | None
+    span: Span
+
+    def given(self, key: str, default: Any = None) -> Any:
+        """The player count the module gives under `key` (min or max), as written; `default` when it gives none."""
+        return dict(self.players or ()).get(key, default)
+
+
 @dataclass
 class CounterDecl:
     name: str
@@ -193,6 +209,7 @@ class InvariantDef:
 @dataclass
 class Rules:
     modules: list[str] = field(default_factory=list)
+    module_info: dict[str, ModuleInfo] = field(default_factory=dict)  # by module id, in requires order
     players_min: int = 1
     players_max: int = 9
     sets: dict[str, tuple[str, ...]] = field(default_factory=dict)

@@ -20,6 +20,7 @@ from ..engine.rules import (
     ActionDef,
     CounterDecl,
     FlowDef,
+    ModuleInfo,
     PhaseDef,
     ProcDef,
     Rules,
@@ -231,6 +232,8 @@ class Linker:
         rules = Rules(modules=[m.id for m in ordered])
         for m in ordered:
             players = m.doc.get("players")
+            rules.module_info[m.id] = ModuleInfo(m.id, str(m.doc.get("title", m.id)), tuple(
+                (str(k), v) for k, v in players.items()) if isinstance(players, dict) else None, m.span)
             if isinstance(players, dict):
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max

@@ -112,7 +112,7 @@ class Book:
     # ---------------------------------------------------------------- sections
     def document(self) -> Document:
         r = self.rules
-        titles = [str(self.modules[m].doc.get("title", m)) for m in r.modules]
+        titles = [r.module_info[m].title for m in r.modules]
         sections = [self.components(), self.steps("setup", "Setup", r.setup), self.flow(), self.actions(),
                     self.triggers(), self.procedures(), self.steps("scoring", "Scoring", r.scoring,
                                                                    "At the end of the game, for each player:"),
@@ -124,11 +124,10 @@ class Book:
 
     def components(self) -> Section:
         r = self.rules
-        declared = [(m, self.modules[m].doc["players"]) for m in r.modules
-                    if isinstance(self.modules[m].doc.get("players"), dict)]
+        declared = [info for info in r.module_info.values() if info.players is not None]
         intro = f"For {r.players_min} to {r.players_max} players."
         if len(declared) > 1:  # the last module in requires order sets the count; say who says what
-            intro += " (" + "; ".join(f"{m}: {d.get('min', '?')} to {d.get('max', '?')}" for m, d in declared) + ")"
+            intro += " (" + "; ".join(f"{d.id}: {d.given('min', '?')} to {d.given('max', '?')}" for d in declared) + ")"
         sec = Section("components", "Components", intro=intro)
         groups: dict[str, list[Line]] = {}
         for say in COMPONENTS.values():
