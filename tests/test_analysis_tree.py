@@ -191,3 +191,17 @@ triggers:
     check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
     assert [d.code for d in diags.items if d.code == "W863"] == (["W863"] if fires else []), \
         [d.message for d in diags.items]
+
+
+def test_the_linked_rules_say_what_each_module_gives_of_itself(tmp_path: Path) -> None:
+    """Title and player counts as each module writes them, in requires order: what explain and the range analysis
+    read instead of the module's YAML (the last module's counts are the game's)."""
+    rules = build_rules(tmp_path, "module: a\ntitle: Base\nplayers: {min: 2, max: 4}\n",
+                        "module: b\ntitle: More\nrequires: [a]\nplayers: {max: 5}\n",
+                        "module: c\ntitle: Quiet\nrequires: [b]\n")
+    info = rules.module_info
+    assert [(m.id, m.title, m.players) for m in info.values()] == [
+        ("a", "Base", (("min", 2), ("max", 4))), ("b", "More", (("max", 5),)), ("c", "Quiet", None)]
+    assert (info["b"].given("min", "?"), info["b"].given("max"), rules.players_min, rules.players_max) == ("?", 5, 2, 5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info["a"].title = "x"  # type: ignore[misc]
