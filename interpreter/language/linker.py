@@ -40,14 +40,12 @@ from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
+from .sections import DECLARING, REPLACEABLE
 from .ynodes import key_span as _kspan
 from .ynodes import value_span as _vspan
 
-DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
-             "setup", "actions", "triggers", "scoring", "substitutes")
 READABLE = {"sets": "set", "values": "value", "counters": "counter", "pieces": "piece kind", "zones": "zone",
             "tracks": "track", "dice": "die"}
-REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 def _unbuilt(frame: Any) -> Any:
     raise AssertionError("a focused link checks rules; it never runs them")
 

@@ -18,8 +18,8 @@ from ..analysis.modules import closures
 from ..diagnostics import Span
 from ..language import syntax as s
 from ..language.effect_builder import Text
-from ..language.linker import DECLARING, Module
-from ..language.sections import RULE_SECTIONS
+from ..language.linker import Module
+from ..language.sections import DECLARING, RULE_SECTIONS
 from .formulas import formulas
 from .formulas import uses as formula_uses
 

@@ -18,8 +18,9 @@ from ..engine import effects as e
 from ..engine.rules import Rules, ValueDecl
 from ..language import checked as ck
 from ..language.checked import Expr
-from ..language.linker import DECLARING, Module
+from ..language.linker import Module
 from ..language.pack import link
+from ..language.sections import DECLARING
 from .coverage import rule_bodies
 from .prose import Line, Speaker, amount_words, by_players, cost_words, sentence, table_words, terms_words, words
 from .prose_effects import Explainer
