@@ -11,11 +11,12 @@ import pytest
 from conftest import build_rules, write_modules
 
 from boardrules.analysis import check_pack
+from boardrules.analysis.scenarios import ScenarioChecker, option_labels
 from boardrules.analysis.uses import Index
 from boardrules.diagnostics import Diagnostics
 from boardrules.engine.rules import Rules
 from boardrules.language import checked as c
-from boardrules.language.pack import Pack
+from boardrules.language.pack import Pack, load_modules
 
 PACKAGE = Path(__file__).resolve().parents[1] / "interpreter"
 ANALYSIS = PACKAGE / "analysis"
@@ -67,9 +68,9 @@ def test_totality_judges_names_by_the_checked_tree() -> None:
 
 # Analyses that still read a module's YAML document. modules.py checks modules before they link together (two
 # modules giving one fact, the "declared in X: add X to requires" hint); the others read declaration metadata the
-# linked declarations do not carry yet (roles, source quotes, extension keys, one_of labels of every module):
-# issue #21's leftovers. The list only shrinks.
-DOC_READERS = {"modules.py", "facts.py", "sources.py", "extensions.py", "scenarios.py"}
+# linked declarations do not carry yet (roles, source quotes, extension keys): issue #21's leftovers. The list only
+# shrinks.
+DOC_READERS = {"modules.py", "facts.py", "sources.py", "extensions.py"}
 
 
 def test_no_analysis_reads_a_module_document_but_those_listed() -> None:
@@ -206,3 +207,15 @@ def test_the_linked_rules_say_what_each_module_gives_of_itself(tmp_path: Path) -
     assert (info["b"].given("min", "?"), info["b"].given("max"), rules.players_min, rules.players_max) == ("?", 5, 2, 5)
     with pytest.raises(dataclasses.FrozenInstanceError):
         info["a"].title = "x"  # type: ignore[misc]
+
+
+def test_the_options_a_scenario_may_answer_are_read_off_each_module_linked() -> None:
+    """limits.more adds `star` and drops `coins`, limits.last drops `star` and `grain` and adds a `grain` of its own:
+    every label some module offers stays answerable (a scenario may test that answering one its modules do not
+    offer is refused when it runs)."""
+    pack = Path(__file__).resolve().parent / "packs" / "limits"
+    modules = load_modules(sorted(pack.glob("*.yaml")), Diagnostics())
+    checker = ScenarioChecker(modules, Diagnostics())
+    assert checker.labels("s.yaml") == {"grain", "coins", "gems", "star", "rest"}
+    whole = checker._link({"modules": list(modules)}, "s.yaml")
+    assert whole is not None and option_labels(whole) == {"gems", "rest", "grain"}
