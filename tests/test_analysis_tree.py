@@ -58,9 +58,11 @@ def _attributes(path: Path) -> set[str]:
 
 
 def test_totality_judges_names_by_the_checked_tree() -> None:
-    """The analysis of what always finishes (and of the unknowns it must not meet) reads what each name denotes
-    off the checked nodes: no syntax node, no side table of what the linker resolved."""
-    for name in ("totality.py", "known.py"):  # known.py: whether a rule can still read a value left unknown
+    """The search's analyses (what always finishes, the unknowns it must not meet, which answers are independent)
+    read what each name denotes off the checked nodes: no syntax node, no side table of what the linker
+    resolved."""
+    # known.py: whether a rule can still read a value left unknown; independence.py: what a statement may read
+    for name in ("totality.py", "known.py", "independence.py"):
         path = PACKAGE / "engine" / name
         assert not {name.lstrip(".") for name in _imports(path)} & FORBIDDEN, path
         assert not _attributes(path) & {"syntax", "denotes", "denote", "denoted"}, path
