@@ -2601,8 +2601,8 @@ def _f341(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_keys, _type_constant, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,table:_type_table,keys:_type_keys,constant:_type_constant)->_return_type:
+def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_keys, _type_constant, _type_name, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,table:_type_table,keys:_type_keys,constant:_type_constant,name:_type_name)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
   __dataclass_builtins_object__.__setattr__(self,'type',type)
@@ -2610,18 +2610,19 @@ def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_key
   __dataclass_builtins_object__.__setattr__(self,'table',table)
   __dataclass_builtins_object__.__setattr__(self,'keys',keys)
   __dataclass_builtins_object__.__setattr__(self,'constant',constant)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
  return __init__
 
 
 def _f343():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, table={self.table!r}, keys={self.keys!r}, constant={self.constant!r})"
+  return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, table={self.table!r}, keys={self.keys!r}, constant={self.constant!r}, name={self.name!r})"
  return __repr__
 
 
 def _f344(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant',):
+  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant','name',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -2629,7 +2630,7 @@ def _f344(cls, FrozenInstanceError):
 
 def _f345(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant',):
+  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant','name',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -5157,10 +5158,10 @@ TABLE = {
     '12b1e90478ad23232abb5383564449ce88ec0d37537383bd2c29630dc970e7bf': _f339,
     '912ddc4f86b9d5bb18d1faae290bdf6631042837488536038a13afce82dedaab': _f340,
     '6b3eb531500491dba50af0346e6c91ee3335a82040af7446f3fc3a8f9015f1f1': _f341,
-    '5fdf6545d19614f31c4de8a09a83a1d0bf99ec943ba06805413a5712672b08f0': _f342,
-    '2978b4526ed133838b7af3ff5143130b04125c35eda019758f916ca261956cf5': _f343,
-    '4213338e658c9ca5c048a5c8522e3bf80336c5951276aef366d06c88e546ba8e': _f344,
-    'd3bf9a907e95d92a5f5938c86df272b2c5bdc2bed873186e1e16dec54c37dda6': _f345,
+    '055ba52de8afba5447e187244edd091bf03b77824f2741a0ef7e0b92103a416d': _f342,
+    '5679d66864aa485d3200d5e96e0d70a9216aab6031d09796d8b5c19286e6b8a1': _f343,
+    'd54ab526edde0158e8bf6385669327d8a79fca56c05f51f9deeb9d6bbbf970a6': _f344,
+    '2b8f5c26530668e6613320ed4691e459b8e1538eccc3a9fa63e7ae164bdf3d18': _f345,
     'aa4724caea8126612c366db07fb1ee3f1a7492e356a19ff47e00efd4c7bbcc2b': _f346,
     '6c6ccb32d80239506962e0f9aa6a4f9b47c3b78f5e2e805a53eb4975957b0e7f': _f347,
     '199563997fccc41dca53b374af4c681f411d47d819c7359c6c06c1ddc88a241a': _f348,

@@ -221,3 +221,16 @@ def test_the_options_a_scenario_may_answer_are_read_off_each_module_linked() -> 
     assert checker.labels("s.yaml") == {"grain", "coins", "gems", "star", "rest"}
     whole = checker._link({"modules": list(modules)}, "s.yaml")
     assert whole is not None and option_labels(whole) == {"gems", "rest", "grain"}
+
+
+# Outside the linker, only these read the syntax a checked node was checked from: the editor, to lead its own
+# syntax index to what the linker resolved; and a checked negation made from a checked node (it keeps its source).
+SYNTAX_READERS = {"lsp/resolved.py", "analysis/points.py"}
+
+
+def test_no_phase_after_linking_reads_the_syntax_a_node_was_checked_from() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        where = path.relative_to(PACKAGE).as_posix()
+        if where.startswith("language/") or where in SYNTAX_READERS or path.name == "dataclass_table.py":
+            continue
+        assert "syntax" not in _attributes(path), where
