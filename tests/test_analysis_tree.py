@@ -70,9 +70,9 @@ def test_totality_judges_names_by_the_checked_tree() -> None:
 
 # Analyses that still read a module's YAML document. modules.py checks modules before they link together (two
 # modules giving one fact, the "declared in X: add X to requires" hint); the others read declaration metadata the
-# linked declarations do not carry yet (roles, source quotes, extension keys): issue #21's leftovers. The list only
+# linked declarations do not carry yet (roles, starting values, source quotes): issue #21's leftovers. The list only
 # shrinks.
-DOC_READERS = {"modules.py", "facts.py", "sources.py", "extensions.py"}
+DOC_READERS = {"modules.py", "facts.py", "sources.py"}
 
 
 def test_no_analysis_reads_a_module_document_but_those_listed() -> None:

@@ -31,6 +31,18 @@ class ModuleInfo:
         return dict(self.players or ()).get(key, default)
 
 
+@dataclass(frozen=True, slots=True)
+class Addition:
+    """A symbol or a key one module's `extend:` adds to a set or a keyed counter another module declares, where
+    it is written (each as written, also one already there)."""
+
+    module: str
+    section: str  # sets or counters
+    name: str
+    word: str
+    span: Span
+
+
 @dataclass
 class CounterDecl:
     name: str
@@ -210,6 +222,7 @@ class InvariantDef:
 class Rules:
     modules: list[str] = field(default_factory=list)
     module_info: dict[str, ModuleInfo] = field(default_factory=dict)  # by module id, in requires order
+    additions: list[Addition] = field(default_factory=list)  # what extensions add to sets and keyed counters
     players_min: int = 1
     players_max: int = 9
     sets: dict[str, tuple[str, ...]] = field(default_factory=dict)

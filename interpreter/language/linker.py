@@ -225,9 +225,9 @@ class Linker:
                                      "make one module require the other, so the order is explicit")
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
-        extend.apply(ordered, closure, decls, self.diags)
+        additions = extend.apply(ordered, closure, decls, self.diags)
         extend_choices.apply(ordered, closure, decls, self.diags)
-        rules = Rules(modules=[m.id for m in ordered])
+        rules = Rules(modules=[m.id for m in ordered], additions=additions)
         for m in ordered:
             players = m.doc.get("players")
             rules.module_info[m.id] = ModuleInfo(m.id, str(m.doc.get("title", m.id)), tuple(
