@@ -230,16 +230,7 @@ def _marker_names(rules: Rules, marker: Expr) -> set[str]:
     names anything but markers and the players that own them (a local, a parameter, a value that picks one)."""
     if marker.tree is None:
         return set()
-    found: set[str] = set()
-    stack: list[Any] = [marker.tree.syntax]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            found.add(x)
-        elif isinstance(x, list | tuple):
-            stack.extend(x)
-        elif isinstance(x, s.Node):
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "pos")
+    found = {x for n in c.nodes(marker.tree) for x in _WORDS.get(type(n), _no_words)(n) if isinstance(x, str)}
     named = found & set(rules.markers)
     return named if named and found - named <= {"me"} else set()
 
