@@ -68,18 +68,15 @@ def test_totality_judges_names_by_the_checked_tree() -> None:
         assert not _attributes(path) & {"syntax", "denotes", "denote", "denoted"}, path
 
 
-# Analyses that still read a module's YAML document. modules.py checks modules before they link together (two
-# modules giving one fact, the "declared in X: add X to requires" hint); the others read declaration metadata the
-# linked declarations do not carry yet (roles, starting values, source quotes): issue #21's leftovers. The list only
-# shrinks.
-DOC_READERS = {"modules.py", "facts.py", "sources.py"}
+# The one analysis that reads modules' YAML documents: modules.py checks modules before they link together (two
+# modules giving one fact, the "declared in X: add X to requires" hint). Every other reads the linked rules,
+# where the linker keeps what the checks of a pack's own words need (Rules.module_info, .written, .additions).
+DOC_READERS = {"modules.py"}
 
 
 def test_no_analysis_reads_a_module_document_but_those_listed() -> None:
     readers = {path.name for path in ANALYSIS.glob("*.py") if "doc" in _attributes(path)}
     assert readers <= DOC_READERS, readers - DOC_READERS
-    # what a module says of itself (its title, its player counts) is on the linked rules (Rules.module_info)
-    assert "ranges.py" not in readers and "__init__.py" not in readers
 
 
 def test_the_rules_keep_no_side_table_of_what_names_denote() -> None:
@@ -234,3 +231,32 @@ def test_no_phase_after_linking_reads_the_syntax_a_node_was_checked_from() -> No
         if where.startswith("language/") or where in SYNTAX_READERS or path.name == "dataclass_table.py":
             continue
         assert "syntax" not in _attributes(path), where
+
+
+def test_the_linked_rules_keep_each_declaration_as_its_module_writes_it(tmp_path: Path) -> None:
+    """Before `extend:` changes it (a range check reads the counter as declared), with the place of each value;
+    a property an extension adds to a kind is declared by that extension."""
+    rules = build_rules(tmp_path, """
+        module: a
+        title: A
+        counters:
+          gold: {per: player, initial: 2, output: true}
+        pieces:
+          coin: {properties: {worth: {type: int, default: 1}}}
+        """, """
+        module: b
+        title: B
+        requires: [a]
+        extend:
+          counters.gold: {max: 9}
+          pieces.coin: {properties: {shiny: {type: bool, default: false}}}
+        """)
+    a, b = rules.written["a"], rules.written["b"]
+    gold = next(w for w in a if w.name == "gold")
+    assert (gold.section, gold.module, gold.get("initial"), gold.get("output"), gold.has("max")) == (
+        "counters", "a", 2, True, False)
+    assert rules.counters["gold"].max == 9  # what the linked declaration says
+    assert (gold.at("initial", gold.span).line, gold.at("max", gold.span)) == (5, gold.span)
+    assert [(w.section, w.name, w.get("default")) for w in a if w.section == "properties"] == [
+        ("properties", "worth", 1)]
+    assert [(w.section, w.name, w.module, w.get("default")) for w in b] == [("properties", "shiny", "b", False)]

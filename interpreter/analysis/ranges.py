@@ -295,11 +295,10 @@ def _create(ranges: Ranges, eff: e.CreateE, diags: Diagnostics) -> None:
 
 def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
     for name, decl in facts.decls["counters"].items():
-        node = decl.node if isinstance(decl.node, dict) else {}
-        vspans = getattr(node, "value_spans", {})
+        node = decl.written
         low = _int(node.get("min", 0))
         highs = ranges.resolve(node.get("max")) if node.get("max") is not None else None
-        where: Span = vspans.get("max", decl.span)
+        where = node.at("max", decl.span)
         if low is not None and highs and any(h < low for h in highs.values()):
             diags.error("E825", f"counter '{name}' has min {low} above its max {min(highs.values())}", where,
                         "swap them, or lower min")
@@ -309,5 +308,5 @@ def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
             continue
         outside = [v for p, v in initial.items() if v < low or (highs and p in highs and v > highs[p])]
         if outside:
-            diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range", vspans.get("initial",
-                        decl.span), "change the starting value, min or max")
+            diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range",
+                        node.at("initial", decl.span), "change the starting value, min or max")

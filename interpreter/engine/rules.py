@@ -43,6 +43,29 @@ class Addition:
     span: Span
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """One declaration as its module writes it, before `replace:` or `extend:` change it, with the place of each
+    key it gives: what the checks of a pack's own words read (the input and output roles, a starting value, the
+    numbers a source quotes). A piece's property is one (section `properties`), from its kind or an extension."""
+
+    section: str
+    name: str
+    module: str
+    span: Span  # of the name
+    given: tuple[tuple[str, Any, Span | None], ...]  # (key, value as written, the value's place); () if no mapping
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return next((value for k, value, _ in self.given if k == key), default)
+
+    def has(self, key: str) -> bool:
+        return any(k == key for k, _, _ in self.given)
+
+    def at(self, key: str, fallback: Span) -> Span:
+        """Where the value of `key` is written; `fallback` when it is not."""
+        return next((span for k, _, span in self.given if k == key and span is not None), fallback)
+
+
 @dataclass
 class CounterDecl:
     name: str
@@ -223,6 +246,7 @@ class Rules:
     modules: list[str] = field(default_factory=list)
     module_info: dict[str, ModuleInfo] = field(default_factory=dict)  # by module id, in requires order
     additions: list[Addition] = field(default_factory=list)  # what extensions add to sets and keyed counters
+    written: dict[str, tuple[Written, ...]] = field(default_factory=dict)  # by module: its declarations as written
     players_min: int = 1
     players_max: int = 9
     sets: dict[str, tuple[str, ...]] = field(default_factory=dict)

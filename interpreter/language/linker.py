@@ -41,6 +41,7 @@ from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
 from .sections import DECLARING, REPLACEABLE
+from .written import written
 from .ynodes import key_span as _kspan
 from .ynodes import value_span as _vspan
 
@@ -227,7 +228,8 @@ class Linker:
                 decls[key] = Decl(d.module, node, span, m.id)
         additions = extend.apply(ordered, closure, decls, self.diags)
         extend_choices.apply(ordered, closure, decls, self.diags)
-        rules = Rules(modules=[m.id for m in ordered], additions=additions)
+        rules = Rules(modules=[m.id for m in ordered], additions=additions,
+                      written={m.id: written(m) for m in ordered})
         for m in ordered:
             players = m.doc.get("players")
             rules.module_info[m.id] = ModuleInfo(m.id, str(m.doc.get("title", m.id)), tuple(
