@@ -29,6 +29,7 @@ from ..engine.rules import (
     TriggerDef,
     TurnsDef,
     ValueDecl,
+    Written,
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
@@ -69,6 +70,11 @@ class Module:
         """A hash of the module's content, made once: every link of the module records it, and nothing changes
         a loaded document (extend and replace work on copies; a mutant is a Module of its own)."""
         return fingerprint(self.doc)
+
+    @cached_property
+    def written(self) -> tuple[Written, ...]:
+        """Its declarations as written (written.py), read once: every link of the module keeps them."""
+        return written(self)
 
 
 @dataclass
@@ -229,7 +235,7 @@ class Linker:
         additions = extend.apply(ordered, closure, decls, self.diags)
         extend_choices.apply(ordered, closure, decls, self.diags)
         rules = Rules(modules=[m.id for m in ordered], additions=additions,
-                      written={m.id: written(m) for m in ordered})
+                      written={m.id: m.written for m in ordered})
         for m in ordered:
             players = m.doc.get("players")
             rules.module_info[m.id] = ModuleInfo(m.id, str(m.doc.get("title", m.id)), tuple(
