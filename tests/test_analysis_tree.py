@@ -68,14 +68,18 @@ def test_totality_judges_names_by_the_checked_tree() -> None:
         assert not _attributes(path) & {"syntax", "denotes", "denote", "denoted"}, path
 
 
-# The one analysis that reads modules' YAML documents: modules.py checks modules before they link together (two
-# modules giving one fact, the "declared in X: add X to requires" hint). Every other reads the linked rules,
-# where the linker keeps what the checks of a pack's own words need (Rules.module_info, .written, .additions).
-DOC_READERS = {"modules.py"}
+# What reads modules' YAML documents after loading, outside the loader and the linker: analysis/modules.py checks
+# modules before they link together (two modules giving one fact, the "declared in X: add X to requires" hint);
+# diff compares two versions of a pack's sources; mutate writes mutants of them. (report.py's `doc` is the explain
+# Document.) Everything else reads the linked rules, where the linker keeps what the checks of a pack's own words
+# and explain need (Rules.module_info, .written, .additions, .replacements, .choice_changes).
+DOC_READERS = {"analysis/modules.py", "tools/diff.py", "tools/mutate.py", "tools/report.py"}
 
 
-def test_no_analysis_reads_a_module_document_but_those_listed() -> None:
-    readers = {path.name for path in ANALYSIS.glob("*.py") if "doc" in _attributes(path)}
+def test_no_later_phase_reads_a_module_document_but_those_listed() -> None:
+    readers = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")
+               if not path.relative_to(PACKAGE).as_posix().startswith(("language/", "lsp/"))
+               and "doc" in _attributes(path)}
     assert readers <= DOC_READERS, readers - DOC_READERS
 
 
@@ -260,3 +264,29 @@ def test_the_linked_rules_keep_each_declaration_as_its_module_writes_it(tmp_path
     assert [(w.section, w.name, w.get("default")) for w in a if w.section == "properties"] == [
         ("properties", "worth", 1)]
     assert [(w.section, w.name, w.module, w.get("default")) for w in b] == [("properties", "shiny", "b", False)]
+
+
+def test_the_linked_rules_say_what_replace_and_extend_changed(tmp_path: Path) -> None:
+    """What explain says beside a rule another module changed, kept by the linker (not read again from YAML)."""
+    rules = build_rules(tmp_path, """
+        module: a
+        title: A
+        counters:
+          gold: {per: player, output: true}
+        actions:
+          dig: {do: [{one_of: {options: {deep: ["me.gold += 2"], wide: ["me.gold += 1"]}}}]}
+          rest: {do: ["me.gold += 1"]}
+        """, """
+        module: b
+        title: B
+        requires: [a]
+        replace:
+          actions.rest: {do: ["me.gold += 3"]}
+        extend:
+          actions.dig: {one_of: {options: {far: ["me.gold += 4"]}, drop: [wide]}}
+        """)
+    [rest] = rules.replacements.values()
+    assert (rest.target, rest.module, rest.declared_in) == ("actions.rest", "b", "a")
+    [dig] = rules.choice_changes
+    assert (dig.module, dig.target, dig.added, dig.dropped) == ("b", "actions.dig", ("far",), ("wide",))
+    assert dig.span is not None and (dig.span.line, dig.span.col) == (8, 3)  # `actions.dig:` under extend

@@ -66,6 +66,28 @@ class Written:
         return next((span for k, _, span in self.given if k == key and span is not None), fallback)
 
 
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """A declaration one module's `replace:` stands in for: what explain shows as changed (and as it was)."""
+
+    target: str  # section.name
+    module: str  # the replacing module (the last, when several do in requires order)
+    declared_in: str  # the module that declares it
+    span: Span  # of the target in `replace:`
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceChange:
+    """What one module's `extend:` of a rule's `one_of` says it adds and drops (labels as written; None where it
+    says nothing of the kind): explain says it beside the rule, whose body already holds the result."""
+
+    module: str
+    target: str  # section.rule or section.rule.step
+    added: tuple[str, ...] | None
+    dropped: tuple[str, ...] | None
+    span: Span | None  # of the target in `extend:`
+
+
 @dataclass
 class CounterDecl:
     name: str
@@ -247,6 +269,8 @@ class Rules:
     module_info: dict[str, ModuleInfo] = field(default_factory=dict)  # by module id, in requires order
     additions: list[Addition] = field(default_factory=list)  # what extensions add to sets and keyed counters
     written: dict[str, tuple[Written, ...]] = field(default_factory=dict)  # by module: its declarations as written
+    replacements: dict[str, Replacement] = field(default_factory=dict)  # by target (section.name)
+    choice_changes: list[ChoiceChange] = field(default_factory=list)  # in requires order
     players_min: int = 1
     players_max: int = 9
     sets: dict[str, tuple[str, ...]] = field(default_factory=dict)

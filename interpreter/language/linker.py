@@ -23,6 +23,7 @@ from ..engine.rules import (
     ModuleInfo,
     PhaseDef,
     ProcDef,
+    Replacement,
     Rules,
     StepDef,
     TrackDecl,
@@ -209,6 +210,7 @@ class Linker:
                         )
                         continue
                     decls[key] = Decl(m.id, node, span)
+        replaced: dict[str, Replacement] = {}
         for m in ordered:
             table = m.doc.get("replace")
             if not isinstance(table, dict):
@@ -232,10 +234,11 @@ class Linker:
                                      "make one module require the other, so the order is explicit")
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
+                replaced[str(target)] = Replacement(str(target), m.id, d.module, span)
         additions = extend.apply(ordered, closure, decls, self.diags)
-        extend_choices.apply(ordered, closure, decls, self.diags)
-        rules = Rules(modules=[m.id for m in ordered], additions=additions,
-                      written={m.id: m.written for m in ordered})
+        changes = extend_choices.apply(ordered, closure, decls, self.diags)
+        rules = Rules(modules=[m.id for m in ordered], additions=additions, written={m.id: m.written for m in ordered},
+                      replacements=replaced, choice_changes=changes)
         for m in ordered:
             players = m.doc.get("players")
             rules.module_info[m.id] = ModuleInfo(m.id, str(m.doc.get("title", m.id)), tuple(
