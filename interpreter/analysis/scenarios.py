@@ -68,16 +68,15 @@ class ScenarioChecker:
         return hit[1]
 
     def labels(self, file: str) -> set[str]:
-        """Every `one_of` option of the pack's modules, read off their linked effect trees: each module linked
-        with what it requires (check has made these links already; a scenario runner makes them once), so an
-        option a module adds or another drops is known, as is one only a module the scenario does not load has
-        (answering it is refused when the scenario runs, which a scenario may test)."""
+        """Every `one_of` option label of the pack's modules, from the linked rules of all of them together
+        (check has made that link already; a scenario runner makes it once), so an option only a module the
+        scenario does not load offers is known too (answering it is refused when the scenario runs, which a
+        scenario may test). When the modules do not link together (alternative expansions), each is read
+        linked with what it requires."""
         if self._labels is None:
-            self._labels = set()
-            for mid in self.modules:
-                rules = self._link({"modules": [mid]}, file)
-                if rules is not None:
-                    self._labels |= option_labels(rules)
+            whole = self._link({"modules": list(self.modules)}, file)
+            links = [whole] if whole is not None else [self._link({"modules": [mid]}, file) for mid in self.modules]
+            self._labels = set().union(*(option_labels(rules) for rules in links if rules is not None))
         return self._labels
 
     def error(self, message: str, span: Span, hint: str | None = None) -> None:
@@ -303,9 +302,14 @@ class ScenarioChecker:
 
 
 def option_labels(rules: Rules) -> set[str]:
-    """The label of every `one_of` option the linked rules hold (one an `instead` hook stands in for too)."""
-    return {label for body in rule_bodies(rules).values() for eff in every_effect(body) if isinstance(eff, e.OneOfE)
-            for label, _, _ in eff.options}
+    """The label of every `one_of` option written in the linked modules: those their rules hold (one an `instead`
+    hook stands in for too), and those an extension adds or drops (a later one may drop what another added)."""
+    labels = {label for body in rule_bodies(rules).values() for eff in every_effect(body)
+              if isinstance(eff, e.OneOfE) for label, _, _ in eff.options}
+    for change in rules.choice_changes:
+        labels.update(change.added or ())
+        labels.update(change.dropped or ())
+    return labels
 
 
 def check(modules: dict[str, Module], files: list[Path], diags: Diagnostics,
