@@ -7,10 +7,8 @@ from typing import Any
 
 from ..diagnostics import Span
 from ..engine.rules import Written
+from .sections import DECLARING
 from .ynodes import key_span as _kspan
-
-# The sections whose declarations the checks read as written, in the order a module's are listed.
-SECTIONS = ("counters", "zones", "values", "events", "procedures", "costs", "dice", "tracks")
 
 
 def _given(node: Any) -> tuple[tuple[str, Any, Span | None], ...]:
@@ -21,10 +19,10 @@ def _given(node: Any) -> tuple[tuple[str, Any, Span | None], ...]:
 
 
 def written(m: Any) -> tuple[Written, ...]:
-    """The module's declarations as written: its sections, each piece kind's properties, then the properties its
-    extensions add to a kind."""
+    """The module's declarations as written, section by section (a piece kind by its properties), then the
+    properties its extensions add to a kind."""
     out: list[Written] = []
-    for section in (*SECTIONS, "pieces"):
+    for section in DECLARING:
         table = m.doc.get(section)
         for name, node in (table.items() if isinstance(table, dict) else []):
             span = _kspan(table, name, m.span)
