@@ -267,7 +267,7 @@ _WORDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
     c.Cell: lambda n: (n.counter.name,),
     c.CounterKey: lambda n: (n.counter.name,),
     c.Keys: lambda n: ("keys", getattr(n.counter, "name", None)),
-    c.TableRead: lambda n: (getattr(n.table, "name", None),),
+    c.TableRead: lambda n: (n.name,),
     c.Call: lambda n: (n.fn,),
     c.RankBy: lambda n: ("rank_by",),
     c.Comprehension: lambda n: (n.var,),

@@ -137,7 +137,7 @@ def _through_values(rules: Rules, unknown: set[str]) -> set[str]:
 # the rule binds counts too when it is spelled like a value: the analysis may only err towards "reads it".
 _NAMED: dict[type, Any] = {
     c.Name: lambda n: n.ref.name,
-    c.TableRead: lambda n: getattr(n.table, "name", None),
+    c.TableRead: lambda n: n.name,
     c.Keys: lambda n: getattr(n.counter, "name", None),
     c.Cell: lambda n: n.counter.name,
 }
