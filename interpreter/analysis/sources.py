@@ -55,7 +55,7 @@ def _declared(node: Written, key: str) -> set[int]:
 def check(facts: Facts, diags: Diagnostics) -> None:
     written = facts.rules.written
     for mid in facts.modules:
-        fallback = facts.rules.module_info[mid].span
+        fallback = facts.modules[mid].span
         for section, keys in _NUMBERS.items():
             for node in (w for w in written.get(mid, ()) if w.section == section):
                 quote = quoted_numbers(node.get("source"))
@@ -80,7 +80,7 @@ def _dice_names(facts: Facts, diags: Diagnostics) -> None:
             if match and isinstance(sides, int) and sides != int(match.group(1)) and not quoted_numbers(
                     node.get("source")):
                 diags.warning("W851", f"dice.{node.name} has {sides} sides, but its name says {match.group(1)}",
-                              node.at("sides", facts.rules.module_info[mid].span),
+                              node.at("sides", facts.modules[mid].span),
                               "read the source again: is the number right?")
 
 
