@@ -119,7 +119,7 @@ def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics,
 
 def _game(modules: dict[str, Module], linked: dict[tuple[str, ...], Rules], pack: Pack) -> tuple[str, Rules] | None:
     """The pack's game module (the one a whole game plays) with its link, when it has one and it was linked."""
-    games = [mid for mid in game_modules(modules, Diagnostics(), pack.root) if modules[mid].doc.get("flow")]
+    games = game_modules(modules, Diagnostics(), pack.root)  # a module that gives no flow links none (below)
     if len(games) != 1:
         return None
     rules = linked.get((games[0],))
