@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from boardrules import cache_files
 from boardrules.tools import check_cache, cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -82,7 +83,8 @@ def test_the_key_covers_boardrules_the_grammar_the_libraries_and_the_place(
     grammar.mkdir()
     (package / "engine.py").write_text("x = 1\n")
     (grammar / "rules.lark").write_text("start: x\n")
-    monkeypatch.setattr(check_cache, "_PACKAGE", package)
+    monkeypatch.setattr(cache_files, "_PACKAGE", package)  # boardrules' own files, by its fingerprint
+    monkeypatch.setattr(cache_files, "code_fingerprint", cache_files.code_fingerprint.__wrapped__)
 
     def key() -> str | None:
         return check_cache.key({"command": "test"}, [pack], [], [grammar])

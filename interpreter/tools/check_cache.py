@@ -1,12 +1,12 @@
 """A per-user cache of `boardrules check` and `boardrules test` results, so an unchanged pack re-checks and
 re-tests in milliseconds.
 
-The key hashes everything a result depends on: the boardrules source, grammar and schemas; every regular file
-under the given paths and the options files; the arguments; the working directory (diagnostics show paths
-relative to it); and the Python and the installed libraries (yaml, lark and jsonschema do part of the work). A
-changed byte anywhere gives another key, so a result is never served stale. Results are JSON (never pickle) in
-the per-user cache directories `check` and `test` (see cache_files.py: only the user's own files are read;
-`BOARDRULES_NO_CACHE=1` turns them off).
+The key hashes everything a result depends on: the boardrules source, grammar and schemas (by cache_files'
+fingerprint of them); every regular file under the given paths and the options files; the arguments; the working
+directory (diagnostics show paths relative to it); and the Python and the installed libraries (yaml, lark and
+jsonschema do part of the work). A changed byte anywhere gives another key, so a result is never served stale.
+Results are JSON (never pickle) in the per-user cache directories `check` and `test` (see cache_files.py: only
+the user's own files are read; `BOARDRULES_NO_CACHE=1` turns them off).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from .. import cache_files
 MAX_FILE = 1 << 20  # a bigger file is refused by the loader anyway: such a run is not cached
 MAX_FILES = 5_000
 KEEP = 512  # results kept per command; each changed input leaves one behind
-_PACKAGE = Path(__file__).resolve().parent.parent
 _LIBRARIES = ("yaml", "lark", "jsonschema", "referencing", "jsonschema_specifications")
 
 
@@ -48,10 +47,11 @@ def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_d
     if cache_files.cache_dir("check") is None:
         return None  # caching is off: hashing every input would be for nothing
     h = hashlib.sha256()
-    h.update(json.dumps({"args": argv, "cwd": os.getcwd(), "python": sys.version, "libraries": _libraries()},
-                        sort_keys=True, default=str).encode())
+    # boardrules itself by its fingerprint, which the other caches' names need too: its files are hashed once.
+    h.update(json.dumps({"args": argv, "cwd": os.getcwd(), "python": sys.version, "libraries": _libraries(),
+                         "boardrules": cache_files.code_fingerprint()}, sort_keys=True, default=str).encode())
     files: list[Path] = []
-    for root in [_PACKAGE, *data_dirs, *paths]:
+    for root in [*data_dirs, *paths]:
         found = _regular_files(root)
         if found is None:
             return None
