@@ -508,6 +508,7 @@ def test_wedding_after_the_final_mass_and_without_a_pink(village_rules: Rules) -
     assert check_wedding(village_rules, saved, [], [1]) == "E601"
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(players=st.integers(2, 5), ceremony=st.dictionaries(st.integers(1, 6), st.sampled_from(
            ["p1", "p2", "p3", "pink"]), max_size=5),
@@ -533,6 +534,7 @@ def test_wedding_random_states(village_rules: Rules, players: int, ceremony: dic
     check_wedding(village_rules, saved, answers, rolls)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(players=st.integers(2, 5), ceremony=st.dictionaries(st.integers(1, 6), st.sampled_from(
            ["p1", "p2", "p3", "pink"]), max_size=6),

@@ -34,6 +34,7 @@ def test_bench_interpreter_prints_each_rule_and_its_ratios(capsys: pytest.Captur
     assert "engine / floor (plain dicts" in out
 
 
+@pytest.mark.slow
 def test_bench_expressions_agrees_with_rule_engine_and_prints_ratios(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("rule_engine")
     assert bench_expressions.main(["--repeats", "1", "--scale", "0.005"]) == 0
@@ -49,6 +50,7 @@ def test_bench_expressions_without_rule_engine_says_how_to_install(monkeypatch: 
     assert "pip install" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_bench_processes_measures_check_against_bare_imports(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_processes.main(["--repeats", "1", "--skip-test"]) == 0
     out = capsys.readouterr().out

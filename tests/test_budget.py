@@ -139,6 +139,7 @@ def test_check_exits_3_when_boardrules_itself_fails(tmp_path: Any, monkeypatch: 
     assert "error E900: internal error while reading YAML: RuntimeError: planted" in out and "report" in out
 
 
+@pytest.mark.slow
 def test_generated_code_names_nothing_outside_its_namespace(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every global name any expression of the shipped packs loads is a helper, a constant or an allowed built-in,
     so a missing built-in shows here, not as E900 in the middle of a game."""

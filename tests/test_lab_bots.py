@@ -54,6 +54,7 @@ def test_mcts_beats_random_on_relay_from_either_seat(seat: str) -> None:
     assert r["wins"][seat] == 4 and r["wins"][other] < 4, r["wins"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pack, budget", [("lisboa", "mcts:8"), ("village", "mcts:4")])
 @pytest.mark.parametrize("opponent", ["random", "greedy"])
 def test_mcts_beats_random_and_greedy_on_both_packs(pack: str, budget: str, opponent: str) -> None:

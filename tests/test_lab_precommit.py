@@ -28,6 +28,7 @@ def test_the_hooks_file_declares_check_and_test_on_yaml() -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("pre_commit") is None,
                     reason="pre-commit is not installed (pip install pre-commit)")
+@pytest.mark.slow
 def test_try_repo_checks_and_tests_the_packs_of_a_scratch_repository(tmp_path: Path) -> None:
     repo = tmp_path / "designs"
     shutil.copytree(ROOT / "tests" / "packs" / "relay", repo / "relay")

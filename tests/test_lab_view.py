@@ -100,6 +100,7 @@ def _dom(url: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install chromium)")
 def test_stepping_the_slider_in_chromium_changes_the_shown_state(failure: Path, tmp_path: Path) -> None:
     page = tmp_path / "game.html"

@@ -201,6 +201,7 @@ async def test_outline_lists_actions_procedures_and_triggers(client: LanguageCli
     assert {"cubes", "actions", "mass"} <= {s.name for s in symbols if s.detail == "phases"}
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio(loop_scope="module")
 async def test_the_whole_check_reports_what_an_edit_breaks_in_other_modules(client: LanguageClient,
                                                                            village: Path) -> None:

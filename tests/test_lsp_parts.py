@@ -296,6 +296,7 @@ def test_schema_write_puts_the_schemas_beside_a_pack(tmp_path: Path, capsys: pyt
         assert written == json.loads((rules_dir().parent / "grammar" / f"{kind}.schema.json").read_text())
 
 
+@pytest.mark.slow
 def test_the_benchmark_prints_each_module(capsys: pytest.CaptureFixture[str]) -> None:
     import sys
 

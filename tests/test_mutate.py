@@ -30,6 +30,7 @@ def test_every_kind_of_mutation_is_made() -> None:
     assert any("'<' -> '<='" in w or "'<=' -> '<'" in w or "'>' -> '>='" in w for w in whats)
 
 
+@pytest.mark.slow
 def test_killed_mutants_really_change_a_scenario_and_survivors_do_not() -> None:
     pack = _pack()
     report = mutate_pack(pack, workers=2, seed=7, limit=SAMPLE)
@@ -47,6 +48,7 @@ def test_killed_mutants_really_change_a_scenario_and_survivors_do_not() -> None:
             assert all(runner.run_file(p).passed for p in pack.scenario_files), m
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_mutants_and_outcomes() -> None:
     pack = _pack()
     one = mutate_pack(pack, workers=1, seed=3, limit=8)

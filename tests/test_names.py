@@ -281,6 +281,7 @@ def test_the_pool_holds_the_names_that_once_broke_the_compiler() -> None:
     assert len(POOL) > 300
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(position=st.sampled_from(sorted(POSITIONS)), name=st.sampled_from(POOL))
 def test_any_name_in_any_position_checks_and_runs(capsys: pytest.CaptureFixture[str], packs: Path,

@@ -83,6 +83,7 @@ def test_the_template_is_a_passing_pack(capsys: pytest.CaptureFixture[str], root
     assert main(["test", str(root / "good")]) == 0, capsys.readouterr().out
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(position=st.sampled_from(sorted(GOOD)), number=st.sampled_from(HUGE))
 def test_a_huge_number_anywhere_is_a_diagnostic(capsys: pytest.CaptureFixture[str], root: Path, position: str,

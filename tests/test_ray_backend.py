@@ -15,6 +15,7 @@ from boardrules.tools.simulate import comparable
 RELAY = str(Path(__file__).resolve().parent / "packs" / "relay")
 
 
+@pytest.mark.slow
 def test_ray_and_processes_give_the_same_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reports = {}
     for backend in ("ray", "process"):

@@ -86,6 +86,7 @@ def _played(monkeypatch: pytest.MonkeyPatch, pack: Any, share: bool) -> tuple[An
         return results, games, runner.covered, runner.trace
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pack", _packs(), ids=lambda p: p.root.name)
 def test_every_scenario_plays_the_same_from_a_shared_setup(monkeypatch: pytest.MonkeyPatch, pack: Any) -> None:
     shared = _played(monkeypatch, pack, share=True)

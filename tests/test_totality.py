@@ -210,6 +210,7 @@ def _candidates(game: Game) -> list[Activity]:
     return [_with(game._open, a) for a in answers]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(FLOW_PACKS))
 @pytest.mark.parametrize("chance", ["step", "auto"])
 def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: str) -> None:
@@ -242,6 +243,7 @@ def test_the_fast_verdict_is_the_full_search_on_whole_games(name: str, chance: s
     assert fast_seen > 0 or name == "village"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(FREE_PACKS))
 def test_the_fast_verdict_is_the_full_search_in_free_play(name: str) -> None:
     path, modules, options = FREE_PACKS[name]
