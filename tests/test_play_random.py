@@ -109,6 +109,7 @@ def test_the_later_answers_of_a_move_run_nothing(tmp_path: Path, monkeypatch: py
     assert proofs == [] and game.state.counters["p1.points"] > 0  # the kept run's changes made again
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chance", ["step", "auto"])
 @pytest.mark.parametrize("name", ["village", "lisboa"])
 def test_planned_games_agree_with_games_that_prove_every_answer(name: str, chance: str) -> None:
