@@ -281,8 +281,10 @@ class Search:
             return True
         self.left -= 1
         verdict = self._total(activity)
-        if verdict is not None:
+        if verdict is False or (verdict is True and self.draw is None):
             return verdict
+        # Drawing (Game.play_random), a move the analysis proves is run all the same: the run is the commit's,
+        # made again from the kept run, and it plans the move's answers, which need no proof then.
         # Walk through every decision with one answer (the one that finished proofs there most often, else the
         # first; with chance stepped, every chance event with its first outcome): one run, however many
         # decisions, draws or shuffle steps. If that way fails, its
