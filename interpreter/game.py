@@ -115,8 +115,9 @@ class Pending:
     @property
     def options(self) -> tuple[Option, ...]:
         """Every option that can be carried out to the end, in id order (proven on first read, then cached)."""
-        if self._options is None:
-            self._options = tuple(o for o in self._candidates if self._legal(o))
+        if self._options is None:  # a candidate's Option is made only when it is legal (see _Options)
+            candidates = self._candidates
+            self._options = tuple(candidates[i] for i in range(len(candidates)) if self._legal_at(i))
         return self._options
 
     def _legal(self, o: Option) -> bool:

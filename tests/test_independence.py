@@ -5,6 +5,7 @@ every answer on every decision of random games of the shipped packs; these pin d
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,9 @@ import pytest
 from boardrules.engine import independence
 from boardrules.engine.moves import Activity, Search
 from boardrules.game import Game
+from boardrules.language.pack import load_rules
+
+ROOT = Path(__file__).resolve().parents[1]
 
 MODULE = """
 module: ind
@@ -25,6 +29,8 @@ counters:
 zones:
   bag: {}
   box: {}
+tracks:
+  road: {spaces: 10, markers: {cart: 1}}
 pieces:
   stone: {}
 setup:
@@ -48,6 +54,16 @@ actions:
   moves_then_pays:
     title: a moved piece the rest never reads
     do: ["choose k from colours", "move first(bag) to box", "choose n from [1, 2]", "me.gems -= n"]
+  advances_then_pays:
+    title: a moved marker the rest never reads
+    do: ["choose k from colours", "advance cart by 1", "choose n from [1, 2]", "me.gems -= n"]
+  advances_then_reads:
+    title: a moved marker the rest reads
+    do: ["choose k from colours", "advance cart by 1", "choose n from [1, 2]", "require position(cart) > 5 else 'no'"]
+  advances_held:
+    title: a marker held by a local, which the rest reads
+    do: ["choose k from colours", "let c = cart", "advance c by 1", "choose n from [1, 2]",
+         "require position(c) > 5 else 'no'"]
 """
 
 
@@ -67,6 +83,9 @@ def _runs(game: Game, action: str, prune: bool) -> tuple[bool, int]:
     ("uses_k", False, 6, 6),
     ("moves_then_counts", False, 6, 6),
     ("moves_then_pays", False, 2, 6),
+    ("advances_then_pays", False, 2, 6),
+    ("advances_then_reads", False, 6, 6),
+    ("advances_held", False, 6, 6),
 ])
 @pytest.mark.parametrize("compiled", [True, False])
 def test_answers_that_cannot_matter_are_skipped(build: Any, action: str, legal: bool, pruned: int,
@@ -100,6 +119,11 @@ def test_what_each_statement_reads_and_changes(build: Any) -> None:
     assert not independence.for_action(rules, "spend_tokens").independent(0, 2)
     assert not independence.for_action(rules, "moves_then_counts").independent(0, 2)
     assert independence.for_action(rules, "moves_then_pays").independent(0, 2)
+    assert independence.for_action(rules, "advances_then_pays").independent(0, 2)
+    assert not independence.for_action(rules, "advances_then_reads").independent(0, 2)
+    held = independence.for_action(rules, "advances_held")
+    assert held.parts[2].other and not held.parts[2].markers  # which marker `c` holds is not known
+    assert not held.independent(0, 3)
     assert spend.places([rules.actions["spend"].body[0].span, rules.actions["spend"].body[2].span]) == [0, 2]
     assert spend.places([rules.actions["spend"].body[2].span, rules.actions["spend"].body[0].span]) is None
 
@@ -140,3 +164,13 @@ def test_a_way_that_failed_in_the_flow_skips_nothing(build: Any) -> None:
         search.prune = prune
         assert search.can_finish(Activity("move", "p1", "pay", {}))
         assert search.budget - search.left == 3  # blue with 1, blue with 2, then red with 1
+
+
+def test_a_village_market_skips_the_other_cube_colours() -> None:
+    # Taking the cube (`advance me.time by plague_time` for a black one, influence for the others) changes nothing
+    # that serving a customer reads: a market no customer can be served at is refused after one colour's
+    # customers. Pinned on the shipped pack, which lost this once when time became a marker.
+    rules = load_rules(ROOT / "rules" / "village", None, None)
+    market = independence.for_action(rules, "market_action")
+    assert market.parts[1].markers == {"time"} and not market.parts[1].other
+    assert market.independent(0, 2)

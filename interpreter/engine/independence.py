@@ -17,14 +17,17 @@ the triggers of the events it emits or defers and of the counters, zones and mar
 - what a statement may read: every name written in it or in what it runs (counters, properties, zones, locals,
   values, symbols, flow names), a superset;
 - what a statement may change: the counters (and those its costs and substitutes pay), properties and locals it
-  names, whether it moves, links or removes pieces, and anything else (creating pieces, vars, markers, limits'
+  names, the track markers it advances or places (named in the statement: `advance me.time by 2`), whether it
+  moves, links or removes pieces, and anything else (creating pieces, vars, a marker it does not name, limits'
   usage, deferred events, passing or ending, the random generator, a decision by another chooser), which is
   never taken to be independent.
 
 Moving pieces is independent of the rest only when the rest names no zone the pieces could be in (the zones
 named up to the rest, where a moved piece can have been found or put), reads no piece's place in general
 (`pieces(...)`, `.zone`, `.slot`, `.linked`, a property holding a piece), and names no local bound before (or
-parameter of the action) that could hold one of them.
+parameter of the action) that could hold one of them. Moving a marker is independent of the rest only when the
+rest names neither the marker nor a local bound before it (or a parameter of the action): a marker is read
+through its name or a value holding it (`position(...)`, `passed(...)`, `adjacent(...)` all take one).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ if TYPE_CHECKING:
 
 PLACES = frozenset({"pieces", "zone", "slot", "linked"})  # names that read where pieces are, whichever they are
 # Statements whose changes the check never proves independent (vars, markers, usage, ids, the generator, ...).
-OTHER = (e.CreateE, e.ShuffleE, e.DrawE, e.RollE, e.AdvanceE, e.PlaceE, e.EndE, e.PassE, e.SetStartPlayerE,
+OTHER = (e.CreateE, e.ShuffleE, e.DrawE, e.RollE, e.EndE, e.PassE, e.SetStartPlayerE,
          e.DeferE, e.LimitE, e.ScoreE)
 PIECES = (e.MoveE, e.RemoveE, e.LinkE, e.UnlinkE, e.RefillE)
 
@@ -56,6 +59,7 @@ class Part:
     counters: frozenset[str]  # counters it may change
     props: frozenset[str]  # properties it may set
     bound: frozenset[str]  # locals it binds
+    markers: frozenset[str]  # track markers it may advance or place
     pieces: bool  # moves, links or removes pieces
     other: bool  # changes anything else, or decides by another chooser
 
@@ -106,6 +110,10 @@ class Action:
         for p in seg:
             if p.counters & names or p.props & names or p.bound & names:
                 return False
+        moved = frozenset().union(*(p.markers for p in seg))
+        if moved and (moved & names or names & (frozenset().union(*(p.bound for p in self.parts[:rest])) |
+                                                 self.params)):
+            return False  # the rest names a moved marker, or a local or parameter that may hold one
         if not any(p.pieces for p in seg):
             return True
         before = frozenset().union(*(p.names for p in self.parts[:rest]))
@@ -135,6 +143,7 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
     counters: set[str] = set()
     props: set[str] = set()
     bound: set[str] = set()
+    markers: set[str] = set()
     pieces = other = False
     spans: list[Span] = []
     seen: set[int] = set()
@@ -185,6 +194,10 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
                 props.add(x.prop)
             elif isinstance(x, PIECES):
                 pieces = True
+            elif isinstance(x, e.AdvanceE | e.PlaceE):
+                named = _marker_names(rules, x.marker)
+                other = other or not named  # a marker held by a local or parameter: which one is not known
+                markers.update(named)
             elif isinstance(x, OTHER):
                 other = True
                 pieces = pieces or isinstance(x, e.CreateE | e.ShuffleE | e.DrawE)
@@ -207,7 +220,27 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
         else:
             other = True  # a value this walk does not know: nothing is proven of the statement
     names |= _through_values(rules, names)
-    return Part(frozenset(names), frozenset(counters), frozenset(props), frozenset(bound), pieces, other), spans
+    return Part(frozenset(names), frozenset(counters), frozenset(props), frozenset(bound), frozenset(markers), pieces,
+                other), spans
+
+
+def _marker_names(rules: Rules, marker: Expr) -> set[str]:
+    """The markers an `advance` or `place` names (`me.time`, `cardinal`); empty when its expression names none, or
+    names anything but markers and the players that own them (a local, a parameter, a value that picks one)."""
+    if marker.tree is None:
+        return set()
+    found: set[str] = set()
+    stack: list[Any] = [marker.tree.syntax]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            found.add(x)
+        elif isinstance(x, list | tuple):
+            stack.extend(x)
+        elif isinstance(x, s.Node):
+            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "pos")
+    named = found & set(rules.markers)
+    return named if named and found - named <= {"me"} else set()
 
 
 def _through_values(rules: Rules, names: set[str]) -> set[str]:
