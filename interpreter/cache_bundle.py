@@ -34,11 +34,13 @@ class Bundle:
         self.entries: dict[str, object] = {}
         self.fresh: dict[str, object] = {}  # added by this process, not yet on disk
         self.loaded = False
+        self.on = False  # whether caching was on when the table was loaded
 
     def get(self, key: str) -> object | None:
         if not self.loaded:
             self.loaded = True
             name = self.file_name()
+            self.on = name is not None
             if name is not None:
                 self.entries = self.read(name)
         return self.entries.get(key)
@@ -54,6 +56,11 @@ class Bundle:
         if len(self.entries) >= MAX_ENTRIES:
             self.entries.clear()
         self.entries[key] = value
+
+    def storing(self) -> bool:
+        """Whether `put` keeps anything (caching is on): a caller may then skip making what it would put. Asked
+        per entry, so it is the answer of the table's loading when it is loaded."""
+        return self.on if self.loaded else cache_files.cache_dir(self.cache) is not None
 
     def file_name(self) -> str | None:
         if cache_files.cache_dir(self.cache) is None:

@@ -2601,8 +2601,8 @@ def _f341(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_keys, _type_constant, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,table:_type_table,keys:_type_keys,constant:_type_constant)->_return_type:
+def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_keys, _type_constant, _type_name, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,table:_type_table,keys:_type_keys,constant:_type_constant,name:_type_name)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
   __dataclass_builtins_object__.__setattr__(self,'type',type)
@@ -2610,18 +2610,19 @@ def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_key
   __dataclass_builtins_object__.__setattr__(self,'table',table)
   __dataclass_builtins_object__.__setattr__(self,'keys',keys)
   __dataclass_builtins_object__.__setattr__(self,'constant',constant)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
  return __init__
 
 
 def _f343():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, table={self.table!r}, keys={self.keys!r}, constant={self.constant!r})"
+  return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, table={self.table!r}, keys={self.keys!r}, constant={self.constant!r}, name={self.name!r})"
  return __repr__
 
 
 def _f344(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant',):
+  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant','name',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -2629,7 +2630,7 @@ def _f344(cls, FrozenInstanceError):
 
 def _f345(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant',):
+  if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant','name',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -4360,7 +4361,235 @@ def _f575():
  return __hash__
 
 
-def _f576(_type_name, _type_per, _type_keys, _type_initial, _type_min, _type_max, _type_span, _type_overflow, _type_carry_to, _type_underflow, _type_key_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _dflt_underflow, _dflt_key_limits, _return_type):
+def _f576(_type_id, _type_title, _type_players, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,id:_type_id,title:_type_title,players:_type_players,span:_type_span)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'id',id)
+  __dataclass_builtins_object__.__setattr__(self,'title',title)
+  __dataclass_builtins_object__.__setattr__(self,'players',players)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+ return __init__
+
+
+def _f577():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(id={self.id!r}, title={self.title!r}, players={self.players!r}, span={self.span!r})"
+ return __repr__
+
+
+def _f578():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.id,self.title,self.players,self.span,)==(other.id,other.title,other.players,other.span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f579(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('id','title','players','span',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f580(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('id','title','players','span',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f581():
+ def __hash__(self):
+  return hash((self.id,self.title,self.players,self.span,))
+ return __hash__
+
+
+def _f582(_type_module, _type_section, _type_name, _type_word, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,module:_type_module,section:_type_section,name:_type_name,word:_type_word,span:_type_span)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'module',module)
+  __dataclass_builtins_object__.__setattr__(self,'section',section)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'word',word)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+ return __init__
+
+
+def _f583():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(module={self.module!r}, section={self.section!r}, name={self.name!r}, word={self.word!r}, span={self.span!r})"
+ return __repr__
+
+
+def _f584():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.module,self.section,self.name,self.word,self.span,)==(other.module,other.section,other.name,other.word,other.span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f585(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('module','section','name','word','span',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f586(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('module','section','name','word','span',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f587():
+ def __hash__(self):
+  return hash((self.module,self.section,self.name,self.word,self.span,))
+ return __hash__
+
+
+def _f588(_type_section, _type_name, _type_module, _type_span, _type_given, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,section:_type_section,name:_type_name,module:_type_module,span:_type_span,given:_type_given)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'section',section)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'module',module)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'given',given)
+ return __init__
+
+
+def _f589():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(section={self.section!r}, name={self.name!r}, module={self.module!r}, span={self.span!r}, given={self.given!r})"
+ return __repr__
+
+
+def _f590():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.section,self.name,self.module,self.span,self.given,)==(other.section,other.name,other.module,other.span,other.given,)
+  return NotImplemented
+ return __eq__
+
+
+def _f591(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('section','name','module','span','given',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f592(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('section','name','module','span','given',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f593():
+ def __hash__(self):
+  return hash((self.section,self.name,self.module,self.span,self.given,))
+ return __hash__
+
+
+def _f594(_type_target, _type_module, _type_declared_in, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,target:_type_target,module:_type_module,declared_in:_type_declared_in,span:_type_span)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'target',target)
+  __dataclass_builtins_object__.__setattr__(self,'module',module)
+  __dataclass_builtins_object__.__setattr__(self,'declared_in',declared_in)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+ return __init__
+
+
+def _f595():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(target={self.target!r}, module={self.module!r}, declared_in={self.declared_in!r}, span={self.span!r})"
+ return __repr__
+
+
+def _f596():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.target,self.module,self.declared_in,self.span,)==(other.target,other.module,other.declared_in,other.span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f597(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('target','module','declared_in','span',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f598(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('target','module','declared_in','span',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f599():
+ def __hash__(self):
+  return hash((self.target,self.module,self.declared_in,self.span,))
+ return __hash__
+
+
+def _f600(_type_module, _type_target, _type_added, _type_dropped, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,module:_type_module,target:_type_target,added:_type_added,dropped:_type_dropped,span:_type_span)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'module',module)
+  __dataclass_builtins_object__.__setattr__(self,'target',target)
+  __dataclass_builtins_object__.__setattr__(self,'added',added)
+  __dataclass_builtins_object__.__setattr__(self,'dropped',dropped)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+ return __init__
+
+
+def _f601():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(module={self.module!r}, target={self.target!r}, added={self.added!r}, dropped={self.dropped!r}, span={self.span!r})"
+ return __repr__
+
+
+def _f602():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.module,self.target,self.added,self.dropped,self.span,)==(other.module,other.target,other.added,other.dropped,other.span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f603(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('module','target','added','dropped','span',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f604(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('module','target','added','dropped','span',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f605():
+ def __hash__(self):
+  return hash((self.module,self.target,self.added,self.dropped,self.span,))
+ return __hash__
+
+
+def _f606(_type_name, _type_per, _type_keys, _type_initial, _type_min, _type_max, _type_span, _type_overflow, _type_carry_to, _type_underflow, _type_key_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _dflt_underflow, _dflt_key_limits, _return_type):
  def __init__(self,name:_type_name,per:_type_per,keys:_type_keys,initial:_type_initial,min:_type_min,max:_type_max,span:_type_span,overflow:_type_overflow=_dflt_overflow,carry_to:_type_carry_to=_dflt_carry_to,underflow:_type_underflow=_dflt_underflow,key_limits:_type_key_limits=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.per=per
@@ -4376,13 +4605,13 @@ def _f576(_type_name, _type_per, _type_keys, _type_initial, _type_min, _type_max
  return __init__
 
 
-def _f577():
+def _f607():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, per={self.per!r}, keys={self.keys!r}, initial={self.initial!r}, min={self.min!r}, max={self.max!r}, span={self.span!r}, overflow={self.overflow!r}, carry_to={self.carry_to!r}, underflow={self.underflow!r}, key_limits={self.key_limits!r})"
  return __repr__
 
 
-def _f578():
+def _f608():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.per,self.keys,self.initial,self.min,self.max,self.span,self.overflow,self.carry_to,self.underflow,self.key_limits,)==(other.name,other.per,other.keys,other.initial,other.min,other.max,other.span,other.overflow,other.carry_to,other.underflow,other.key_limits,)
@@ -4390,7 +4619,7 @@ def _f578():
  return __eq__
 
 
-def _f579(_type_name, _type_per, _type_ordered, _type_slots, _type_slot_capacity, _type_capacity, _type_span, _type_overflow, _type_carry_to, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _return_type):
+def _f609(_type_name, _type_per, _type_ordered, _type_slots, _type_slot_capacity, _type_capacity, _type_span, _type_overflow, _type_carry_to, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _return_type):
  def __init__(self,name:_type_name,per:_type_per,ordered:_type_ordered,slots:_type_slots,slot_capacity:_type_slot_capacity,capacity:_type_capacity,span:_type_span,overflow:_type_overflow=_dflt_overflow,carry_to:_type_carry_to=_dflt_carry_to)->_return_type:
   self.name=name
   self.per=per
@@ -4404,13 +4633,13 @@ def _f579(_type_name, _type_per, _type_ordered, _type_slots, _type_slot_capacity
  return __init__
 
 
-def _f580():
+def _f610():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, per={self.per!r}, ordered={self.ordered!r}, slots={self.slots!r}, slot_capacity={self.slot_capacity!r}, capacity={self.capacity!r}, span={self.span!r}, overflow={self.overflow!r}, carry_to={self.carry_to!r})"
  return __repr__
 
 
-def _f581():
+def _f611():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.per,self.ordered,self.slots,self.slot_capacity,self.capacity,self.span,self.overflow,self.carry_to,)==(other.name,other.per,other.ordered,other.slots,other.slot_capacity,other.capacity,other.span,other.overflow,other.carry_to,)
@@ -4418,7 +4647,7 @@ def _f581():
  return __eq__
 
 
-def _f582(_type_name, _type_spaces, _type_circular, _type_icons, _type_markers, _type_span, _type_spend, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spend, _return_type):
+def _f612(_type_name, _type_spaces, _type_circular, _type_icons, _type_markers, _type_span, _type_spend, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spend, _return_type):
  def __init__(self,name:_type_name,spaces:_type_spaces,circular:_type_circular,icons:_type_icons,markers:_type_markers,span:_type_span,spend:_type_spend=_dflt_spend)->_return_type:
   self.name=name
   self.spaces=spaces
@@ -4430,13 +4659,13 @@ def _f582(_type_name, _type_spaces, _type_circular, _type_icons, _type_markers, 
  return __init__
 
 
-def _f583():
+def _f613():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, spaces={self.spaces!r}, circular={self.circular!r}, icons={self.icons!r}, markers={self.markers!r}, span={self.span!r}, spend={self.spend!r})"
  return __repr__
 
 
-def _f584():
+def _f614():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.spaces,self.circular,self.icons,self.markers,self.span,self.spend,)==(other.name,other.spaces,other.circular,other.icons,other.markers,other.span,other.spend,)
@@ -4444,7 +4673,7 @@ def _f584():
  return __eq__
 
 
-def _f585(_type_name, _type_kind, _type_data, _type_span, _type_source, _type_compiled, _type_type, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _dflt_compiled, _dflt_type, _return_type):
+def _f615(_type_name, _type_kind, _type_data, _type_span, _type_source, _type_compiled, _type_type, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _dflt_compiled, _dflt_type, _return_type):
  def __init__(self,name:_type_name,kind:_type_kind,data:_type_data,span:_type_span,source:_type_source=_dflt_source,compiled:_type_compiled=_dflt_compiled,type:_type_type=_dflt_type)->_return_type:
   self.name=name
   self.kind=kind
@@ -4456,13 +4685,13 @@ def _f585(_type_name, _type_kind, _type_data, _type_span, _type_source, _type_co
  return __init__
 
 
-def _f586():
+def _f616():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, kind={self.kind!r}, data={self.data!r}, span={self.span!r}, source={self.source!r}, compiled={self.compiled!r}, type={self.type!r})"
  return __repr__
 
 
-def _f587():
+def _f617():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.kind,self.data,self.span,self.source,self.compiled,self.type,)==(other.name,other.kind,other.data,other.span,other.source,other.compiled,other.type,)
@@ -4470,7 +4699,7 @@ def _f587():
  return __eq__
 
 
-def _f588(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_guard_text, _type_cost, _type_body, _type_span, _type_source, _type_domains, _type_rule, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_domains, _return_type):
+def _f618(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_guard_text, _type_cost, _type_body, _type_span, _type_source, _type_domains, _type_rule, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_domains, _return_type):
  def __init__(self,name:_type_name,title:_type_title,by:_type_by,params:_type_params,guard:_type_guard,guard_text:_type_guard_text,cost:_type_cost,body:_type_body,span:_type_span,source:_type_source,domains:_type_domains=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.title=title
@@ -4487,13 +4716,13 @@ def _f588(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_gu
  return __init__
 
 
-def _f589():
+def _f619():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, title={self.title!r}, by={self.by!r}, params={self.params!r}, guard={self.guard!r}, guard_text={self.guard_text!r}, cost={self.cost!r}, body={self.body!r}, span={self.span!r}, source={self.source!r}, domains={self.domains!r})"
  return __repr__
 
 
-def _f590():
+def _f620():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.title,self.by,self.params,self.guard,self.guard_text,self.cost,self.body,self.span,self.source,self.domains,self.rule,)==(other.name,other.title,other.by,other.params,other.guard,other.guard_text,other.cost,other.body,other.span,other.source,other.domains,other.rule,)
@@ -4501,7 +4730,7 @@ def _f590():
  return __eq__
 
 
-def _f591(_type_name, _type_event, _type_guard, _type_body, _type_span, _type_guard_text, _type_source, _type_on_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_guard_text, _dflt_source, _dflt_on_span, _return_type):
+def _f621(_type_name, _type_event, _type_guard, _type_body, _type_span, _type_guard_text, _type_source, _type_on_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_guard_text, _dflt_source, _dflt_on_span, _return_type):
  def __init__(self,name:_type_name,event:_type_event,guard:_type_guard,body:_type_body,span:_type_span,guard_text:_type_guard_text=_dflt_guard_text,source:_type_source=_dflt_source,on_span:_type_on_span=_dflt_on_span)->_return_type:
   self.name=name
   self.event=event
@@ -4514,13 +4743,13 @@ def _f591(_type_name, _type_event, _type_guard, _type_body, _type_span, _type_gu
  return __init__
 
 
-def _f592():
+def _f622():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, event={self.event!r}, guard={self.guard!r}, body={self.body!r}, span={self.span!r}, guard_text={self.guard_text!r}, source={self.source!r}, on_span={self.on_span!r})"
  return __repr__
 
 
-def _f593():
+def _f623():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.event,self.guard,self.body,self.span,self.guard_text,self.source,self.on_span,)==(other.name,other.event,other.guard,other.body,other.span,other.guard_text,other.source,other.on_span,)
@@ -4528,7 +4757,7 @@ def _f593():
  return __eq__
 
 
-def _f594(_type_name, _type_counter, _type_crosses, _type_every, _type_guard, _type_body, _type_span, _type_down, _type_limit, _type_source, _type_guard_text, _type_on_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_down, _dflt_limit, _dflt_source, _dflt_guard_text, _dflt_on_spans, _return_type):
+def _f624(_type_name, _type_counter, _type_crosses, _type_every, _type_guard, _type_body, _type_span, _type_down, _type_limit, _type_source, _type_guard_text, _type_on_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_down, _dflt_limit, _dflt_source, _dflt_guard_text, _dflt_on_spans, _return_type):
  def __init__(self,name:_type_name,counter:_type_counter,crosses:_type_crosses,every:_type_every,guard:_type_guard,body:_type_body,span:_type_span,down:_type_down=_dflt_down,limit:_type_limit=_dflt_limit,source:_type_source=_dflt_source,guard_text:_type_guard_text=_dflt_guard_text,on_spans:_type_on_spans=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.counter=counter
@@ -4545,13 +4774,13 @@ def _f594(_type_name, _type_counter, _type_crosses, _type_every, _type_guard, _t
  return __init__
 
 
-def _f595():
+def _f625():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, counter={self.counter!r}, crosses={self.crosses!r}, every={self.every!r}, guard={self.guard!r}, body={self.body!r}, span={self.span!r}, down={self.down!r}, limit={self.limit!r}, source={self.source!r}, guard_text={self.guard_text!r}, on_spans={self.on_spans!r})"
  return __repr__
 
 
-def _f596():
+def _f626():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.counter,self.crosses,self.every,self.guard,self.body,self.span,self.down,self.limit,self.source,self.guard_text,self.on_spans,)==(other.name,other.counter,other.crosses,other.every,other.guard,other.body,other.span,other.down,other.limit,other.source,other.guard_text,other.on_spans,)
@@ -4559,7 +4788,7 @@ def _f596():
  return __eq__
 
 
-def _f597(_type_name, _type_params, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
+def _f627(_type_name, _type_params, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
  def __init__(self,name:_type_name,params:_type_params,body:_type_body,span:_type_span,source:_type_source=_dflt_source)->_return_type:
   self.name=name
   self.params=params
@@ -4569,13 +4798,13 @@ def _f597(_type_name, _type_params, _type_body, _type_span, _type_source, MISSIN
  return __init__
 
 
-def _f598():
+def _f628():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, params={self.params!r}, body={self.body!r}, span={self.span!r}, source={self.source!r})"
  return __repr__
 
 
-def _f599():
+def _f629():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.params,self.body,self.span,self.source,)==(other.name,other.params,other.body,other.span,other.source,)
@@ -4583,7 +4812,7 @@ def _f599():
  return __eq__
 
 
-def _f600(_type_name, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
+def _f630(_type_name, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
  def __init__(self,name:_type_name,body:_type_body,span:_type_span,source:_type_source=_dflt_source)->_return_type:
   self.name=name
   self.body=body
@@ -4592,13 +4821,13 @@ def _f600(_type_name, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAUL
  return __init__
 
 
-def _f601():
+def _f631():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, body={self.body!r}, span={self.span!r}, source={self.source!r})"
  return __repr__
 
 
-def _f602():
+def _f632():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.body,self.span,self.source,)==(other.name,other.body,other.span,other.source,)
@@ -4606,7 +4835,7 @@ def _f602():
  return __eq__
 
 
-def _f603(_type_first, _type_until, _type_until_fn, _type_per_turn, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f633(_type_first, _type_until, _type_until_fn, _type_per_turn, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,first:_type_first,until:_type_until,until_fn:_type_until_fn,per_turn:_type_per_turn,span:_type_span)->_return_type:
   self.first=first
   self.until=until
@@ -4616,13 +4845,13 @@ def _f603(_type_first, _type_until, _type_until_fn, _type_per_turn, _type_span, 
  return __init__
 
 
-def _f604():
+def _f634():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(first={self.first!r}, until={self.until!r}, until_fn={self.until_fn!r}, per_turn={self.per_turn!r}, span={self.span!r})"
  return __repr__
 
 
-def _f605():
+def _f635():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.first,self.until,self.until_fn,self.per_turn,self.span,)==(other.first,other.until,other.until_fn,other.per_turn,other.span,)
@@ -4630,7 +4859,7 @@ def _f605():
  return __eq__
 
 
-def _f606(_type_name, _type_guard, _type_turns, _type_actions, _type_before, _type_body, _type_after, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f636(_type_name, _type_guard, _type_turns, _type_actions, _type_before, _type_body, _type_after, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,name:_type_name,guard:_type_guard,turns:_type_turns,actions:_type_actions,before:_type_before,body:_type_body,after:_type_after,span:_type_span)->_return_type:
   self.name=name
   self.guard=guard
@@ -4643,13 +4872,13 @@ def _f606(_type_name, _type_guard, _type_turns, _type_actions, _type_before, _ty
  return __init__
 
 
-def _f607():
+def _f637():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, guard={self.guard!r}, turns={self.turns!r}, actions={self.actions!r}, before={self.before!r}, body={self.body!r}, after={self.after!r}, span={self.span!r})"
  return __repr__
 
 
-def _f608():
+def _f638():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.guard,self.turns,self.actions,self.before,self.body,self.after,self.span,)==(other.name,other.guard,other.turns,other.actions,other.before,other.body,other.after,other.span,)
@@ -4657,7 +4886,7 @@ def _f608():
  return __eq__
 
 
-def _f609(_type_phases, _type_first_player, _type_end_when, _type_end_text, _type_final, _type_ranking, _type_span, _type_end_after, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_end_after, _return_type):
+def _f639(_type_phases, _type_first_player, _type_end_when, _type_end_text, _type_final, _type_ranking, _type_span, _type_end_after, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_end_after, _return_type):
  def __init__(self,phases:_type_phases,first_player:_type_first_player,end_when:_type_end_when,end_text:_type_end_text,final:_type_final,ranking:_type_ranking,span:_type_span,end_after:_type_end_after=_dflt_end_after)->_return_type:
   self.phases=phases
   self.first_player=first_player
@@ -4670,13 +4899,13 @@ def _f609(_type_phases, _type_first_player, _type_end_when, _type_end_text, _typ
  return __init__
 
 
-def _f610():
+def _f640():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(phases={self.phases!r}, first_player={self.first_player!r}, end_when={self.end_when!r}, end_text={self.end_text!r}, final={self.final!r}, ranking={self.ranking!r}, span={self.span!r}, end_after={self.end_after!r})"
  return __repr__
 
 
-def _f611():
+def _f641():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.phases,self.first_player,self.end_when,self.end_text,self.final,self.ranking,self.span,self.end_after,)==(other.phases,other.first_player,other.end_when,other.end_text,other.final,other.ranking,other.span,other.end_after,)
@@ -4684,7 +4913,7 @@ def _f611():
  return __eq__
 
 
-def _f612(_type_name, _type_per, _type_check, _type_text, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f642(_type_name, _type_per, _type_check, _type_text, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,name:_type_name,per:_type_per,check:_type_check,text:_type_text,span:_type_span)->_return_type:
   self.name=name
   self.per=per
@@ -4694,13 +4923,13 @@ def _f612(_type_name, _type_per, _type_check, _type_text, _type_span, MISSING, _
  return __init__
 
 
-def _f613():
+def _f643():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, per={self.per!r}, check={self.check!r}, text={self.text!r}, span={self.span!r})"
  return __repr__
 
 
-def _f614():
+def _f644():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.per,self.check,self.text,self.span,)==(other.name,other.per,other.check,other.text,other.span,)
@@ -4708,9 +4937,14 @@ def _f614():
  return __eq__
 
 
-def _f615(_type_modules, _type_players_min, _type_players_max, _type_sets, _type_symbols, _type_values, _type_counters, _type_kinds, _type_properties, _type_prop_defaults, _type_zones, _type_tracks, _type_markers, _type_player_markers, _type_dice, _type_events, _type_costs, _type_procedures, _type_setup, _type_actions, _type_triggers, _type_watchers, _type_substitutes, _type_scoring, _type_flow, _type_options, _type_fingerprint, _type_pack, _type_unknowns, _type_invariants, _type_bot_score, _type_hidden, _type_conserved, _type_compile_body, _type_compiled, _type_compile_after, _type_runs, _type_floors, _type_cost_cells, _type_denoted, _type_totality, _type_independence, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_modules, _dflt_players_min, _dflt_players_max, _dflt_sets, _dflt_symbols, _dflt_values, _dflt_counters, _dflt_kinds, _dflt_properties, _dflt_prop_defaults, _dflt_zones, _dflt_tracks, _dflt_markers, _dflt_player_markers, _dflt_dice, _dflt_events, _dflt_costs, _dflt_procedures, _dflt_setup, _dflt_actions, _dflt_triggers, _dflt_watchers, _dflt_substitutes, _dflt_scoring, _dflt_flow, _dflt_options, _dflt_fingerprint, _dflt_pack, _dflt_unknowns, _dflt_invariants, _dflt_bot_score, _dflt_hidden, _dflt_conserved, _dflt_compile_body, _dflt_compiled, _dflt_compile_after, _dflt_runs, _dflt_floors, _dflt_cost_cells, _dflt_denoted, _dflt_totality, _dflt_independence, _return_type):
- def __init__(self,modules:_type_modules=_HAS_DEFAULT_FACTORY,players_min:_type_players_min=_dflt_players_min,players_max:_type_players_max=_dflt_players_max,sets:_type_sets=_HAS_DEFAULT_FACTORY,symbols:_type_symbols=_HAS_DEFAULT_FACTORY,values:_type_values=_HAS_DEFAULT_FACTORY,counters:_type_counters=_HAS_DEFAULT_FACTORY,kinds:_type_kinds=_HAS_DEFAULT_FACTORY,properties:_type_properties=_HAS_DEFAULT_FACTORY,prop_defaults:_type_prop_defaults=_HAS_DEFAULT_FACTORY,zones:_type_zones=_HAS_DEFAULT_FACTORY,tracks:_type_tracks=_HAS_DEFAULT_FACTORY,markers:_type_markers=_HAS_DEFAULT_FACTORY,player_markers:_type_player_markers=_HAS_DEFAULT_FACTORY,dice:_type_dice=_HAS_DEFAULT_FACTORY,events:_type_events=_HAS_DEFAULT_FACTORY,costs:_type_costs=_HAS_DEFAULT_FACTORY,procedures:_type_procedures=_HAS_DEFAULT_FACTORY,setup:_type_setup=_HAS_DEFAULT_FACTORY,actions:_type_actions=_HAS_DEFAULT_FACTORY,triggers:_type_triggers=_HAS_DEFAULT_FACTORY,watchers:_type_watchers=_HAS_DEFAULT_FACTORY,substitutes:_type_substitutes=_HAS_DEFAULT_FACTORY,scoring:_type_scoring=_HAS_DEFAULT_FACTORY,flow:_type_flow=_dflt_flow,options:_type_options=_HAS_DEFAULT_FACTORY,fingerprint:_type_fingerprint=_HAS_DEFAULT_FACTORY,pack:_type_pack=_dflt_pack,unknowns:_type_unknowns=_HAS_DEFAULT_FACTORY,invariants:_type_invariants=_HAS_DEFAULT_FACTORY,bot_score:_type_bot_score=_dflt_bot_score,hidden:_type_hidden=_HAS_DEFAULT_FACTORY,conserved:_type_conserved=_HAS_DEFAULT_FACTORY,compile_body:_type_compile_body=_dflt_compile_body,compiled:_type_compiled=_HAS_DEFAULT_FACTORY,compile_after:_type_compile_after=_dflt_compile_after,runs:_type_runs=_HAS_DEFAULT_FACTORY,floors:_type_floors=_HAS_DEFAULT_FACTORY,cost_cells:_type_cost_cells=_HAS_DEFAULT_FACTORY,denoted:_type_denoted=_HAS_DEFAULT_FACTORY,totality:_type_totality=_dflt_totality,independence:_type_independence=_dflt_independence)->_return_type:
+def _f645(_type_modules, _type_module_info, _type_additions, _type_written, _type_replacements, _type_choice_changes, _type_players_min, _type_players_max, _type_sets, _type_symbols, _type_values, _type_counters, _type_kinds, _type_properties, _type_prop_defaults, _type_zones, _type_tracks, _type_markers, _type_player_markers, _type_dice, _type_events, _type_costs, _type_procedures, _type_setup, _type_actions, _type_triggers, _type_watchers, _type_substitutes, _type_scoring, _type_flow, _type_options, _type_fingerprint, _type_pack, _type_unknowns, _type_invariants, _type_bot_score, _type_hidden, _type_conserved, _type_compile_body, _type_compiled, _type_compile_after, _type_runs, _type_floors, _type_cost_cells, _type_totality, _type_independence, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_modules, _dflt_module_info, _dflt_additions, _dflt_written, _dflt_replacements, _dflt_choice_changes, _dflt_players_min, _dflt_players_max, _dflt_sets, _dflt_symbols, _dflt_values, _dflt_counters, _dflt_kinds, _dflt_properties, _dflt_prop_defaults, _dflt_zones, _dflt_tracks, _dflt_markers, _dflt_player_markers, _dflt_dice, _dflt_events, _dflt_costs, _dflt_procedures, _dflt_setup, _dflt_actions, _dflt_triggers, _dflt_watchers, _dflt_substitutes, _dflt_scoring, _dflt_flow, _dflt_options, _dflt_fingerprint, _dflt_pack, _dflt_unknowns, _dflt_invariants, _dflt_bot_score, _dflt_hidden, _dflt_conserved, _dflt_compile_body, _dflt_compiled, _dflt_compile_after, _dflt_runs, _dflt_floors, _dflt_cost_cells, _dflt_totality, _dflt_independence, _return_type):
+ def __init__(self,modules:_type_modules=_HAS_DEFAULT_FACTORY,module_info:_type_module_info=_HAS_DEFAULT_FACTORY,additions:_type_additions=_HAS_DEFAULT_FACTORY,written:_type_written=_HAS_DEFAULT_FACTORY,replacements:_type_replacements=_HAS_DEFAULT_FACTORY,choice_changes:_type_choice_changes=_HAS_DEFAULT_FACTORY,players_min:_type_players_min=_dflt_players_min,players_max:_type_players_max=_dflt_players_max,sets:_type_sets=_HAS_DEFAULT_FACTORY,symbols:_type_symbols=_HAS_DEFAULT_FACTORY,values:_type_values=_HAS_DEFAULT_FACTORY,counters:_type_counters=_HAS_DEFAULT_FACTORY,kinds:_type_kinds=_HAS_DEFAULT_FACTORY,properties:_type_properties=_HAS_DEFAULT_FACTORY,prop_defaults:_type_prop_defaults=_HAS_DEFAULT_FACTORY,zones:_type_zones=_HAS_DEFAULT_FACTORY,tracks:_type_tracks=_HAS_DEFAULT_FACTORY,markers:_type_markers=_HAS_DEFAULT_FACTORY,player_markers:_type_player_markers=_HAS_DEFAULT_FACTORY,dice:_type_dice=_HAS_DEFAULT_FACTORY,events:_type_events=_HAS_DEFAULT_FACTORY,costs:_type_costs=_HAS_DEFAULT_FACTORY,procedures:_type_procedures=_HAS_DEFAULT_FACTORY,setup:_type_setup=_HAS_DEFAULT_FACTORY,actions:_type_actions=_HAS_DEFAULT_FACTORY,triggers:_type_triggers=_HAS_DEFAULT_FACTORY,watchers:_type_watchers=_HAS_DEFAULT_FACTORY,substitutes:_type_substitutes=_HAS_DEFAULT_FACTORY,scoring:_type_scoring=_HAS_DEFAULT_FACTORY,flow:_type_flow=_dflt_flow,options:_type_options=_HAS_DEFAULT_FACTORY,fingerprint:_type_fingerprint=_HAS_DEFAULT_FACTORY,pack:_type_pack=_dflt_pack,unknowns:_type_unknowns=_HAS_DEFAULT_FACTORY,invariants:_type_invariants=_HAS_DEFAULT_FACTORY,bot_score:_type_bot_score=_dflt_bot_score,hidden:_type_hidden=_HAS_DEFAULT_FACTORY,conserved:_type_conserved=_HAS_DEFAULT_FACTORY,compile_body:_type_compile_body=_dflt_compile_body,compiled:_type_compiled=_HAS_DEFAULT_FACTORY,compile_after:_type_compile_after=_dflt_compile_after,runs:_type_runs=_HAS_DEFAULT_FACTORY,floors:_type_floors=_HAS_DEFAULT_FACTORY,cost_cells:_type_cost_cells=_HAS_DEFAULT_FACTORY,totality:_type_totality=_dflt_totality,independence:_type_independence=_dflt_independence)->_return_type:
   self.modules=_dflt_modules() if modules is _HAS_DEFAULT_FACTORY else modules
+  self.module_info=_dflt_module_info() if module_info is _HAS_DEFAULT_FACTORY else module_info
+  self.additions=_dflt_additions() if additions is _HAS_DEFAULT_FACTORY else additions
+  self.written=_dflt_written() if written is _HAS_DEFAULT_FACTORY else written
+  self.replacements=_dflt_replacements() if replacements is _HAS_DEFAULT_FACTORY else replacements
+  self.choice_changes=_dflt_choice_changes() if choice_changes is _HAS_DEFAULT_FACTORY else choice_changes
   self.players_min=players_min
   self.players_max=players_max
   self.sets=_dflt_sets() if sets is _HAS_DEFAULT_FACTORY else sets
@@ -4749,22 +4983,21 @@ def _f615(_type_modules, _type_players_min, _type_players_max, _type_sets, _type
   self.runs=_dflt_runs() if runs is _HAS_DEFAULT_FACTORY else runs
   self.floors=_dflt_floors() if floors is _HAS_DEFAULT_FACTORY else floors
   self.cost_cells=_dflt_cost_cells() if cost_cells is _HAS_DEFAULT_FACTORY else cost_cells
-  self.denoted=_dflt_denoted() if denoted is _HAS_DEFAULT_FACTORY else denoted
   self.totality=totality
   self.independence=independence
  return __init__
 
 
-def _f616():
+def _f646():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(modules={self.modules!r}, players_min={self.players_min!r}, players_max={self.players_max!r}, sets={self.sets!r}, symbols={self.symbols!r}, values={self.values!r}, counters={self.counters!r}, kinds={self.kinds!r}, properties={self.properties!r}, prop_defaults={self.prop_defaults!r}, zones={self.zones!r}, tracks={self.tracks!r}, markers={self.markers!r}, player_markers={self.player_markers!r}, dice={self.dice!r}, events={self.events!r}, costs={self.costs!r}, procedures={self.procedures!r}, setup={self.setup!r}, actions={self.actions!r}, triggers={self.triggers!r}, watchers={self.watchers!r}, substitutes={self.substitutes!r}, scoring={self.scoring!r}, flow={self.flow!r}, options={self.options!r}, fingerprint={self.fingerprint!r}, pack={self.pack!r}, unknowns={self.unknowns!r}, invariants={self.invariants!r}, bot_score={self.bot_score!r}, hidden={self.hidden!r}, conserved={self.conserved!r})"
+  return self.__class__.__qualname__ + f"(modules={self.modules!r}, module_info={self.module_info!r}, additions={self.additions!r}, written={self.written!r}, replacements={self.replacements!r}, choice_changes={self.choice_changes!r}, players_min={self.players_min!r}, players_max={self.players_max!r}, sets={self.sets!r}, symbols={self.symbols!r}, values={self.values!r}, counters={self.counters!r}, kinds={self.kinds!r}, properties={self.properties!r}, prop_defaults={self.prop_defaults!r}, zones={self.zones!r}, tracks={self.tracks!r}, markers={self.markers!r}, player_markers={self.player_markers!r}, dice={self.dice!r}, events={self.events!r}, costs={self.costs!r}, procedures={self.procedures!r}, setup={self.setup!r}, actions={self.actions!r}, triggers={self.triggers!r}, watchers={self.watchers!r}, substitutes={self.substitutes!r}, scoring={self.scoring!r}, flow={self.flow!r}, options={self.options!r}, fingerprint={self.fingerprint!r}, pack={self.pack!r}, unknowns={self.unknowns!r}, invariants={self.invariants!r}, bot_score={self.bot_score!r}, hidden={self.hidden!r}, conserved={self.conserved!r})"
  return __repr__
 
 
-def _f617():
+def _f647():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.modules,self.players_min,self.players_max,self.sets,self.symbols,self.values,self.counters,self.kinds,self.properties,self.prop_defaults,self.zones,self.tracks,self.markers,self.player_markers,self.dice,self.events,self.costs,self.procedures,self.setup,self.actions,self.triggers,self.watchers,self.substitutes,self.scoring,self.flow,self.options,self.fingerprint,self.pack,self.unknowns,self.invariants,self.bot_score,self.hidden,self.conserved,)==(other.modules,other.players_min,other.players_max,other.sets,other.symbols,other.values,other.counters,other.kinds,other.properties,other.prop_defaults,other.zones,other.tracks,other.markers,other.player_markers,other.dice,other.events,other.costs,other.procedures,other.setup,other.actions,other.triggers,other.watchers,other.substitutes,other.scoring,other.flow,other.options,other.fingerprint,other.pack,other.unknowns,other.invariants,other.bot_score,other.hidden,other.conserved,)
+   return (self.modules,self.module_info,self.additions,self.written,self.replacements,self.choice_changes,self.players_min,self.players_max,self.sets,self.symbols,self.values,self.counters,self.kinds,self.properties,self.prop_defaults,self.zones,self.tracks,self.markers,self.player_markers,self.dice,self.events,self.costs,self.procedures,self.setup,self.actions,self.triggers,self.watchers,self.substitutes,self.scoring,self.flow,self.options,self.fingerprint,self.pack,self.unknowns,self.invariants,self.bot_score,self.hidden,self.conserved,)==(other.modules,other.module_info,other.additions,other.written,other.replacements,other.choice_changes,other.players_min,other.players_max,other.sets,other.symbols,other.values,other.counters,other.kinds,other.properties,other.prop_defaults,other.zones,other.tracks,other.markers,other.player_markers,other.dice,other.events,other.costs,other.procedures,other.setup,other.actions,other.triggers,other.watchers,other.substitutes,other.scoring,other.flow,other.options,other.fingerprint,other.pack,other.unknowns,other.invariants,other.bot_score,other.hidden,other.conserved,)
   return NotImplemented
  return __eq__
 
@@ -5112,10 +5345,10 @@ TABLE = {
     '12b1e90478ad23232abb5383564449ce88ec0d37537383bd2c29630dc970e7bf': _f339,
     '912ddc4f86b9d5bb18d1faae290bdf6631042837488536038a13afce82dedaab': _f340,
     '6b3eb531500491dba50af0346e6c91ee3335a82040af7446f3fc3a8f9015f1f1': _f341,
-    '5fdf6545d19614f31c4de8a09a83a1d0bf99ec943ba06805413a5712672b08f0': _f342,
-    '2978b4526ed133838b7af3ff5143130b04125c35eda019758f916ca261956cf5': _f343,
-    '4213338e658c9ca5c048a5c8522e3bf80336c5951276aef366d06c88e546ba8e': _f344,
-    'd3bf9a907e95d92a5f5938c86df272b2c5bdc2bed873186e1e16dec54c37dda6': _f345,
+    '055ba52de8afba5447e187244edd091bf03b77824f2741a0ef7e0b92103a416d': _f342,
+    '5679d66864aa485d3200d5e96e0d70a9216aab6031d09796d8b5c19286e6b8a1': _f343,
+    'd54ab526edde0158e8bf6385669327d8a79fca56c05f51f9deeb9d6bbbf970a6': _f344,
+    '2b8f5c26530668e6613320ed4691e459b8e1538eccc3a9fa63e7ae164bdf3d18': _f345,
     'aa4724caea8126612c366db07fb1ee3f1a7492e356a19ff47e00efd4c7bbcc2b': _f346,
     '6c6ccb32d80239506962e0f9aa6a4f9b47c3b78f5e2e805a53eb4975957b0e7f': _f347,
     '199563997fccc41dca53b374af4c681f411d47d819c7359c6c06c1ddc88a241a': _f348,
@@ -5346,46 +5579,76 @@ TABLE = {
     '7d459272e5c1e8e503c4788e75edbcc7cdc77234e4b0264edf70e8957b54e72d': _f573,
     'cc182d7c72fd7307757012a2e72abba5b2860f8899f8b5c2f612264b18b1fd09': _f574,
     'a071a3bb42a215720732bcddc7507e4159817d060f7a4d2815aaadb0e0d742d8': _f575,
-    'c163e04d891ade7917cb274c4c0d5b97abbcd3c4a69f47fcaece367b90cca6c8': _f576,
-    '6d91324b07c1a2b30b70c222ae2611fc4fa9ebe4ccc4015a298b7a9622eab90a': _f577,
-    '086baf7ad152ad239d9ece336c61a2db4d933f0e28937ead9866735c17151706': _f578,
-    '55ffccc3b13b0221cb43bc02cf01275c3d18594e8a3b698da2b9d26924fca80a': _f579,
-    'd7aa822efc680d71905dcad66c82322cb2ef643cd7a840f0b41c5e3ed3bbaf92': _f580,
-    '53981304063a6c7a6541aa4a7e012680ebb8296d866c187e34a9ab1950ed330a': _f581,
-    '25a1e1e97d6620de86ff7319f5f5a0678488f610d9af3e91a0c9ecb94ba49a18': _f582,
-    '836650d78163ef96c3c10a6687e8e79fc1f74617471ac75ee68156b94fb474ab': _f583,
-    '1514ea0e2600ba13350ae934e51431861233ac3e28efff35ce7ffa7da751bc2a': _f584,
-    '0585be6a6b4c14d9416b2ef627f848a6c16b949fc3fe8a973aa2e100486b7088': _f585,
-    'b6a4da7396b89fa970e15063f2f96bc222fdc41b174c4e75495ce0a267ef9210': _f586,
-    'ec6431762f78cc39a3960176c17ea9e9143d3f7a85b5c220fa427ae4fb8ec8ee': _f587,
-    'dfeb04c6cb9def076f3146c8a9d9f8693d1e0d4d6570bfd2d55946052e892719': _f588,
-    '8c881c60b3d54026b91efafc66cf71129f8b195b22628f9b3ed534b7d3b92fa0': _f589,
-    '580f3839f889ee508be55ecb8e2f3e288a326f70244d0aa71bdd378532ee4638': _f590,
-    '2737a8543ee02e6352787951a8bd7382ef6b94fff25faad1f5b2c5ed458f3d6e': _f591,
-    'e15c77b4416d64440a0aee2c8cce84cc247bf85f99b232e519a9bfaa16a41e99': _f592,
-    '5cdc3f13d3253ca729608e30549d4e69a2dcbbc5e2de03d46f596e780b750f1d': _f593,
-    '6599118d703a1728e7719c53fcc7f7703b0112643393df509215b6315acb066e': _f594,
-    '251b56895ce9533e786727090f09543f94663f5eb07cc5e3cf7986c74ac74381': _f595,
-    '081c152f64d8c4ffc833d93a0eaf2e8bd5b4beca60bcace580c0ec3c3d5c99c8': _f596,
-    '90bd52697f5daedac6d85eeb546b1b96549096622033d6c62c36ae720dea3aa2': _f597,
-    'e91bce6c448e3f7f6646b533d3c4c7c4e6474a2a76dc08308949b4300e40078f': _f598,
-    '3b2eb02007b16bce4354c7c9176413af136abfcac0f9b32cad896d646849e217': _f599,
-    'a36a65e5be34514b7f600452a8d75f16cd923ece2dfc04dd55bea4ab363d5205': _f600,
-    'e16d88ae0a56202a67803fa662ae7e60e932252bb417e3c91364003862f73016': _f601,
-    '239403e904c8a4543bef26f4ffa5179d8a97ffd0ac7cda808f0ad58d005aa840': _f602,
-    'fc2549a56437bc67ae1f595d78e11ca01f73574c0b9c82a307626ac0662530b3': _f603,
-    '7e0af626c2181ee61c6bf3f5398a17811318ccf330a85779d05ead743f39e05d': _f604,
-    'bbcf151ae110db7503e37b887073b9e1eb2c39b22f3b559a1ec32132aaec00ec': _f605,
-    'a1724c5f2355ba4d6b5b9dcd4b517a9dd057ea8bcb1508207be9cfc588af2a3e': _f606,
-    'c9b0d796d8c5fd4236d6529c34b6e938a5f6cd27fa605560c8faf83c8cb443b9': _f607,
-    '54aba30fbfbde2c9151ee4322829a24f3be97b8fe1930042af6d44bf10a007b5': _f608,
-    '80b9493c4df313e5bfa790cd6cce2e9c6f17b6bd1af9656e5a880d17f6f5d44e': _f609,
-    '3c6c4fc233760c5d3f28e38d6b172d82394670aef593566fe38e4cd22a87804e': _f610,
-    '3f98755f9ea76a3cea8c73c2ca8750f3f43c55004da3ec1a037393ae7fb71737': _f611,
-    'f1c074e2e5d12fa5d4c69e3bf4dda20cb04986cca3972f4bac42e81194b28591': _f612,
-    'd76e5939646bf4c4d798d6f71b2ae2c612f35a9a6fcfd94239dac4cc843cffcf': _f613,
-    'ef23792a41aaf39d86f55c22c6cdb756f4393d060ec6e543c5d22815915d97e0': _f614,
-    'a2f9e45bdfe1d1d91b4d795a85d9faeac1384c9386e88e64c73db9ae6b719a03': _f615,
-    '8e42aa0f2274e9e563ec60366e5ed9b04a510edcaceb019aef3d79982fa3c843': _f616,
-    '51f476f0cc4b2036cbce20a47f2200a8b32cebdeff7be746d0edce84c64069eb': _f617,
+    '943d44d72de61671f385662547fbfc1f1f04840e936e3cc229b598b89bbfabf6': _f576,
+    '0167ca83881a89d98ce6a11f661020598746f11a8c7112d7f1725402b39feaa5': _f577,
+    'befcc8d5dc2515f59d868ce1417c894e725fc7bdf60fae89fa10b3af4f347ffb': _f578,
+    '2201c20298a51e869cbf7a540e14ee964172bb15f4d00e44021cd09de9218a98': _f579,
+    '7e7605308bda9b39d5244ae82521c40cbc99310da8167fc6fc0bc64e3a7eb828': _f580,
+    'a5787a1727949c23dca2a8d35af43151924e9fba2aed710b694f199592119e9b': _f581,
+    'd6021e013173ffc81d03271d2930ed47a5df85fc317e3dce63a44e121c72591b': _f582,
+    'c179fef1926c4ea4afd19c73b12e35f3a6f3cc7521c756c40ce9de32d2a68dfa': _f583,
+    'e46df84194f63043cabfedfdab6691ce716e6eb4869750624c7c82bcd4d3cd97': _f584,
+    '83d71a68c8cfa5125e4ee0376eecad132fd6fe6aa2a0eb903e0166c8915076bf': _f585,
+    '5a7c6fde2762d186d3822a6b8ce0d93445438fc10496d3b162e140498f4a7ffd': _f586,
+    '889a159dd1a15d417cbdaaa707ac55036b9e085f5c4ae4f63979bb0686ea7b6a': _f587,
+    '8af48037c46a5a730f0c1085942403cfdc1413b90892e3959f707cc82d856bcc': _f588,
+    '0a7a2df921db183919439887f8c8ea97f6d05a45474787a68112ba74332817d2': _f589,
+    'cf7467063ec9c28f335c0a39e1bd51365e99087c18bd40fc35c05c7b64c8bb3d': _f590,
+    'dbda0031580e2345235a7da32721cc5ba9319b8cdce9820a9fb51bb5d48aaaa2': _f591,
+    'dc37a80692217dc7f025fa4365e3431490b9e1e54a4f3bb913253fdd57c2f711': _f592,
+    'be4a765c6b2f0d61390acf82564aa60d199ff6cc47a9a0df6efe477fd8c9155d': _f593,
+    'a60cf9ceb5daafa4f5626c91683406553bc75b61117219089fe0868a27422862': _f594,
+    '4ec84334dc0a85f4b40ce9eb554654157beae0d1ebcd1ce2c51d21fa5c298193': _f595,
+    '511365335e3cd4ed337dfdc2f7af13c068207127f8b24c57f5d5c660629e533a': _f596,
+    '66e2d3307ef7578dfb176a1680db755ecdc831f5a266c464a6895bb9386d1131': _f597,
+    'e7b2580fca829baafb368d369d3d7d47a696eb2d5b03c595df487a463e7fe36c': _f598,
+    '89e115381a01ddc76d86294aa267204faaecddc5e7121af3f85f279bbac1c225': _f599,
+    '195def5002413c27f0d114214eac1bae6476a44ccecd58b68edb5a38cf81825c': _f600,
+    'e2e6a84542f2accdbc52718b7ec54f81f00776165beadd1351e5cb6bcc416641': _f601,
+    '0f470ea35a3f3227013c7d662105ccaf1809de6b6bfc859907e14a34f61eac47': _f602,
+    '02aef91fc55e44e41e4abd5e91ecf572f5ed661c1cfb84d8f079cb2797eec2f8': _f603,
+    '2fda2b642bcbf0f4c802c30b22ee5c4749f9ec9d362a51fa06d885fed91d79df': _f604,
+    '38e11fd514a0df1542d174d70cabefbf8fa4cc32e38a0c824c82296aca0acb26': _f605,
+    'c163e04d891ade7917cb274c4c0d5b97abbcd3c4a69f47fcaece367b90cca6c8': _f606,
+    '6d91324b07c1a2b30b70c222ae2611fc4fa9ebe4ccc4015a298b7a9622eab90a': _f607,
+    '086baf7ad152ad239d9ece336c61a2db4d933f0e28937ead9866735c17151706': _f608,
+    '55ffccc3b13b0221cb43bc02cf01275c3d18594e8a3b698da2b9d26924fca80a': _f609,
+    'd7aa822efc680d71905dcad66c82322cb2ef643cd7a840f0b41c5e3ed3bbaf92': _f610,
+    '53981304063a6c7a6541aa4a7e012680ebb8296d866c187e34a9ab1950ed330a': _f611,
+    '25a1e1e97d6620de86ff7319f5f5a0678488f610d9af3e91a0c9ecb94ba49a18': _f612,
+    '836650d78163ef96c3c10a6687e8e79fc1f74617471ac75ee68156b94fb474ab': _f613,
+    '1514ea0e2600ba13350ae934e51431861233ac3e28efff35ce7ffa7da751bc2a': _f614,
+    '0585be6a6b4c14d9416b2ef627f848a6c16b949fc3fe8a973aa2e100486b7088': _f615,
+    'b6a4da7396b89fa970e15063f2f96bc222fdc41b174c4e75495ce0a267ef9210': _f616,
+    'ec6431762f78cc39a3960176c17ea9e9143d3f7a85b5c220fa427ae4fb8ec8ee': _f617,
+    'dfeb04c6cb9def076f3146c8a9d9f8693d1e0d4d6570bfd2d55946052e892719': _f618,
+    '8c881c60b3d54026b91efafc66cf71129f8b195b22628f9b3ed534b7d3b92fa0': _f619,
+    '580f3839f889ee508be55ecb8e2f3e288a326f70244d0aa71bdd378532ee4638': _f620,
+    '2737a8543ee02e6352787951a8bd7382ef6b94fff25faad1f5b2c5ed458f3d6e': _f621,
+    'e15c77b4416d64440a0aee2c8cce84cc247bf85f99b232e519a9bfaa16a41e99': _f622,
+    '5cdc3f13d3253ca729608e30549d4e69a2dcbbc5e2de03d46f596e780b750f1d': _f623,
+    '6599118d703a1728e7719c53fcc7f7703b0112643393df509215b6315acb066e': _f624,
+    '251b56895ce9533e786727090f09543f94663f5eb07cc5e3cf7986c74ac74381': _f625,
+    '081c152f64d8c4ffc833d93a0eaf2e8bd5b4beca60bcace580c0ec3c3d5c99c8': _f626,
+    '90bd52697f5daedac6d85eeb546b1b96549096622033d6c62c36ae720dea3aa2': _f627,
+    'e91bce6c448e3f7f6646b533d3c4c7c4e6474a2a76dc08308949b4300e40078f': _f628,
+    '3b2eb02007b16bce4354c7c9176413af136abfcac0f9b32cad896d646849e217': _f629,
+    'a36a65e5be34514b7f600452a8d75f16cd923ece2dfc04dd55bea4ab363d5205': _f630,
+    'e16d88ae0a56202a67803fa662ae7e60e932252bb417e3c91364003862f73016': _f631,
+    '239403e904c8a4543bef26f4ffa5179d8a97ffd0ac7cda808f0ad58d005aa840': _f632,
+    'fc2549a56437bc67ae1f595d78e11ca01f73574c0b9c82a307626ac0662530b3': _f633,
+    '7e0af626c2181ee61c6bf3f5398a17811318ccf330a85779d05ead743f39e05d': _f634,
+    'bbcf151ae110db7503e37b887073b9e1eb2c39b22f3b559a1ec32132aaec00ec': _f635,
+    'a1724c5f2355ba4d6b5b9dcd4b517a9dd057ea8bcb1508207be9cfc588af2a3e': _f636,
+    'c9b0d796d8c5fd4236d6529c34b6e938a5f6cd27fa605560c8faf83c8cb443b9': _f637,
+    '54aba30fbfbde2c9151ee4322829a24f3be97b8fe1930042af6d44bf10a007b5': _f638,
+    '80b9493c4df313e5bfa790cd6cce2e9c6f17b6bd1af9656e5a880d17f6f5d44e': _f639,
+    '3c6c4fc233760c5d3f28e38d6b172d82394670aef593566fe38e4cd22a87804e': _f640,
+    '3f98755f9ea76a3cea8c73c2ca8750f3f43c55004da3ec1a037393ae7fb71737': _f641,
+    'f1c074e2e5d12fa5d4c69e3bf4dda20cb04986cca3972f4bac42e81194b28591': _f642,
+    'd76e5939646bf4c4d798d6f71b2ae2c612f35a9a6fcfd94239dac4cc843cffcf': _f643,
+    'ef23792a41aaf39d86f55c22c6cdb756f4393d060ec6e543c5d22815915d97e0': _f644,
+    '7e2d232f10dfbfad4bb5a0c1b91e64dcc1375adbdf7cb57e4247e93eb53ec99e': _f645,
+    'a0513d4e4494122de0e682dab3032bebfc4ecd04df078257b5b8ea65f39a6463': _f646,
+    'f5672938b3087fbf88155c041429043f01b60af97bb9504eebc119d6a9a78fc3': _f647,
 }

@@ -11,12 +11,17 @@ import pytest
 from conftest import build_rules, write_modules
 
 from boardrules.analysis import check_pack
+from boardrules.analysis.scenarios import ScenarioChecker, option_labels
+from boardrules.analysis.tree import every_effect
 from boardrules.analysis.uses import Index
 from boardrules.diagnostics import Diagnostics
+from boardrules.engine.effects import OneOfE
+from boardrules.engine.rules import Rules
 from boardrules.language import checked as c
-from boardrules.language.pack import Pack
+from boardrules.language.pack import Pack, load_modules
 
-ANALYSIS = Path(__file__).resolve().parents[1] / "interpreter" / "analysis"
+PACKAGE = Path(__file__).resolve().parents[1] / "interpreter"
+ANALYSIS = PACKAGE / "analysis"
 # What reading rule text again takes: the parser, the syntax nodes, the YAML strings' Text, the editor's YAML walk.
 FORBIDDEN = {"language.parser", "language.syntax", "language.effect_builder", "analysis.walk",
              "analysis.refs", "walk", "refs"}
@@ -48,6 +53,45 @@ def test_no_analysis_walks_the_yaml_or_parses_rule_text() -> None:
         calls = {n.func.id for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                  if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
         assert "parse" not in calls, path.name
+
+
+def _attributes(path: Path) -> set[str]:
+    return {n.attr for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Attribute)}
+
+
+def test_totality_judges_names_by_the_checked_tree() -> None:
+    """The search's analyses (what always finishes, the unknowns it must not meet, which answers are independent)
+    read what each name denotes off the checked nodes: no syntax node, no side table of what the linker
+    resolved."""
+    # known.py: whether a rule can still read a value left unknown; independence.py: what a statement may read
+    for name in ("totality.py", "known.py", "independence.py"):
+        path = PACKAGE / "engine" / name
+        assert not {name.lstrip(".") for name in _imports(path)} & FORBIDDEN, path
+        assert not _attributes(path) & {"syntax", "denotes", "denote", "denoted"}, path
+
+
+# What reads modules' YAML documents after loading, outside the loader and the linker: analysis/modules.py checks
+# modules before they link together (two modules giving one fact, the "declared in X: add X to requires" hint);
+# diff compares two versions of a pack's sources; mutate writes mutants of them. (report.py's `doc` is the explain
+# Document.) Everything else reads the linked rules, where the linker keeps what the checks of a pack's own words
+# and explain need (Rules.module_info, .written, .additions, .replacements, .choice_changes).
+DOC_READERS = {"analysis/modules.py", "tools/diff.py", "tools/mutate.py", "tools/report.py"}
+
+
+def test_no_later_phase_reads_a_module_document_but_those_listed() -> None:
+    readers = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")
+               if not path.relative_to(PACKAGE).as_posix().startswith(("language/", "lsp/"))
+               and "doc" in _attributes(path)}
+    assert readers <= DOC_READERS, readers - DOC_READERS
+
+
+def test_the_rules_keep_no_side_table_of_what_names_denote() -> None:
+    """What a name denotes lives on its checked node (Name.ref.kind, Attr.kind); the editor reads it there too
+    (lsp/resolved.py)."""
+    assert not {"denote", "denotes", "denoted"} & ({f.name for f in dataclasses.fields(Rules)} | set(dir(Rules)))
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "dataclass_table.py":
+            assert not _attributes(path) & {"denote", "denotes", "denoted"}, path
 
 
 def test_every_node_field_of_a_checked_kind_is_walked() -> None:
@@ -154,3 +198,99 @@ triggers:
     check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), sorted(scenarios.glob("*.yaml"))), diags)
     assert [d.code for d in diags.items if d.code == "W863"] == (["W863"] if fires else []), \
         [d.message for d in diags.items]
+
+
+def test_the_linked_rules_say_what_each_module_gives_of_itself(tmp_path: Path) -> None:
+    """Title and player counts as each module writes them, in requires order: what explain and the range analysis
+    read instead of the module's YAML (the last module's counts are the game's)."""
+    rules = build_rules(tmp_path, "module: a\ntitle: Base\nplayers: {min: 2, max: 4}\n",
+                        "module: b\ntitle: More\nrequires: [a]\nplayers: {max: 5}\n",
+                        "module: c\ntitle: Quiet\nrequires: [b]\n")
+    info = rules.module_info
+    assert [(m.id, m.title, m.players) for m in info.values()] == [
+        ("a", "Base", (("min", 2), ("max", 4))), ("b", "More", (("max", 5),)), ("c", "Quiet", None)]
+    assert (info["b"].given("min", "?"), info["b"].given("max"), rules.players_min, rules.players_max) == ("?", 5, 2, 5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info["a"].title = "x"  # type: ignore[misc]
+
+
+def test_the_options_a_scenario_may_answer_are_read_off_the_linked_modules() -> None:
+    """limits.more adds `star` and drops `coins`, limits.last drops `star` and `grain` and adds a `grain` of its own:
+    every label some module writes stays answerable (a scenario may test that answering one its modules do not
+    offer is refused when it runs), though the rules of all modules together offer only three."""
+    pack = Path(__file__).resolve().parent / "packs" / "limits"
+    modules = load_modules(sorted(pack.glob("*.yaml")), Diagnostics())
+    checker = ScenarioChecker(modules, Diagnostics())
+    assert checker.labels("s.yaml") == {"grain", "coins", "gems", "star", "rest"}
+    whole = checker._link({"modules": list(modules)}, "s.yaml")
+    assert whole is not None and option_labels(whole) == {"grain", "coins", "gems", "star", "rest"}
+    [harvest] = [x for x in every_effect(whole.actions["harvest"].body) if isinstance(x, OneOfE)]
+    assert {label for label, _, _ in harvest.options} == {"gems", "rest", "grain"}
+
+
+# Outside the linker, only these read the syntax a checked node was checked from: the editor, to lead its own
+# syntax index to what the linker resolved; and a checked negation made from a checked node (it keeps its source).
+SYNTAX_READERS = {"lsp/resolved.py", "analysis/points.py"}
+
+
+def test_no_phase_after_linking_reads_the_syntax_a_node_was_checked_from() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        where = path.relative_to(PACKAGE).as_posix()
+        if where.startswith("language/") or where in SYNTAX_READERS or path.name == "dataclass_table.py":
+            continue
+        assert "syntax" not in _attributes(path), where
+
+
+def test_the_linked_rules_keep_each_declaration_as_its_module_writes_it(tmp_path: Path) -> None:
+    """Before `extend:` changes it (a range check reads the counter as declared), with the place of each value;
+    a property an extension adds to a kind is declared by that extension."""
+    rules = build_rules(tmp_path, """
+        module: a
+        title: A
+        counters:
+          gold: {per: player, initial: 2, output: true}
+        pieces:
+          coin: {properties: {worth: {type: int, default: 1}}}
+        """, """
+        module: b
+        title: B
+        requires: [a]
+        extend:
+          counters.gold: {max: 9}
+          pieces.coin: {properties: {shiny: {type: bool, default: false}}}
+        """)
+    a, b = rules.written["a"], rules.written["b"]
+    gold = next(w for w in a if w.name == "gold")
+    assert (gold.section, gold.module, gold.get("initial"), gold.get("output"), gold.has("max")) == (
+        "counters", "a", 2, True, False)
+    assert rules.counters["gold"].max == 9  # what the linked declaration says
+    assert (gold.at("initial", gold.span).line, gold.at("max", gold.span)) == (5, gold.span)
+    assert [(w.section, w.name, w.get("default")) for w in a if w.section == "properties"] == [
+        ("properties", "worth", 1)]
+    assert [(w.section, w.name, w.module, w.get("default")) for w in b] == [("properties", "shiny", "b", False)]
+
+
+def test_the_linked_rules_say_what_replace_and_extend_changed(tmp_path: Path) -> None:
+    """What explain says beside a rule another module changed, kept by the linker (not read again from YAML)."""
+    rules = build_rules(tmp_path, """
+        module: a
+        title: A
+        counters:
+          gold: {per: player, output: true}
+        actions:
+          dig: {do: [{one_of: {options: {deep: ["me.gold += 2"], wide: ["me.gold += 1"]}}}]}
+          rest: {do: ["me.gold += 1"]}
+        """, """
+        module: b
+        title: B
+        requires: [a]
+        replace:
+          actions.rest: {do: ["me.gold += 3"]}
+        extend:
+          actions.dig: {one_of: {options: {far: ["me.gold += 4"]}, drop: [wide]}}
+        """)
+    [rest] = rules.replacements.values()
+    assert (rest.target, rest.module, rest.declared_in) == ("actions.rest", "b", "a")
+    [dig] = rules.choice_changes
+    assert (dig.module, dig.target, dig.added, dig.dropped) == ("b", "actions.dig", ("far",), ("wide",))
+    assert dig.span is not None and (dig.span.line, dig.span.col) == (8, 3)  # `actions.dig:` under extend

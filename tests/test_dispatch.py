@@ -20,9 +20,9 @@ from boardrules.language import syntax as s
 from boardrules.language.checker import ATTRS_OF
 from boardrules.language.effect_builder import ASSIGN_TO, BLOCKS
 from boardrules.language.emitter import ATTR_SRC, NAME_SRC
-from boardrules.language.linker import BUILT, DECLARE, DECLARED, DECLARING
+from boardrules.language.linker import BUILT, DECLARE, DECLARED
 from boardrules.language.pack import discover, load_modules
-from boardrules.language.sections import BLOCK_KEYS
+from boardrules.language.sections import BLOCK_KEYS, DECLARING
 from boardrules.language.types import MARKER, PIECE, PLAYER, ZONE
 from boardrules.tools import prose, prose_effects
 from boardrules.tools.coverage import BRANCHES

@@ -441,21 +441,21 @@ def test_each_string_is_indexed_as_the_formula_it_parses_as(tmp_path: Path) -> N
 
 
 def test_a_name_the_linker_resolved_leads_to_what_it_resolved_to(tmp_path: Path) -> None:
-    # `c.reward` reads a card's property, `me.reward` the player's counter of the same name: the syntax cannot
-    # tell them apart, the linked module can.
+    # `c.reward` reads (and `c.reward = 0` writes) a card's property, `me.reward` the player's counter of the same
+    # name: the syntax cannot tell them apart, the linked module's checked tree can (lsp/resolved.py).
     path = tmp_path / "m.yaml"
     path.write_text(
         "module: m\ntitle: M\ncounters:\n  reward: {per: player}\npieces:\n  card:\n    properties:\n"
         "      reward: {type: int, default: 0}\nzones:\n  hand: {per: player}\nactions:\n  cash:\n    title: Cash\n"
-        "    do:\n      - for: c in me.hand\n        do: [me.reward += c.reward]\n", encoding="utf-8")
+        "    do:\n      - for: c in me.hand\n        do: [me.reward += c.reward, c.reward = 0]\n", encoding="utf-8")
     ws = Workspace()
     ws.open(str(path), path.read_text(encoding="utf-8"))
     assert [d for d in ws.quick(str(path))[os.path.realpath(path)] if d.severity == "error"] == []
     index = ws.reindex(ws.state(str(path)))
-    line = path.read_text(encoding="utf-8").split("\n").index("        do: [me.reward += c.reward]") + 1
+    line = path.read_text(encoding="utf-8").split("\n").index("        do: [me.reward += c.reward, c.reward = 0]") + 1
     found = {}
     for use in index.uses:
         if use.name == "reward" and use.place.line == line:
             [target] = index.definitions(use)
             found[use.place.col] = (use.kind, target.section)
-    assert sorted(found.values()) == [("read", "properties"), ("write", "counters")]
+    assert sorted(found.values()) == [("read", "properties"), ("write", "counters"), ("write", "properties")]

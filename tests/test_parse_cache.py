@@ -19,27 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """A fresh process's state of both caches; the texts the lark parser really parsed."""
+    """A fresh process's state of both caches; the texts the parser really parsed."""
     monkeypatch.setattr(parse_cache, "_disk", cache_bundle.Bundle(parse_cache.CACHE, parse_cache._any))
     monkeypatch.setattr(cache_bundle.atexit, "register", lambda fn: None)  # tests save explicitly
     parser.parse.cache_clear()
     done: list[str] = []
-    real = parser._parser
+    real = parser._parse_afresh
 
-    def counting() -> Any:
-        lark = real()
+    def counting(text: str, start: str) -> Any:
+        done.append(text)
+        return real(text, start)
 
-        class Counting:
-            def parse(self, text: str, start: str) -> Any:
-                done.append(text)
-                return lark.parse(text, start=start)
-
-            def __getattr__(self, name: str) -> Any:
-                return getattr(lark, name)
-
-        return Counting()
-
-    monkeypatch.setattr(parser, "_parser", counting)
+    monkeypatch.setattr(parser, "_parse_afresh", counting)
     yield done
     parser.parse.cache_clear()
 
@@ -158,3 +149,11 @@ def test_an_unusable_cache_directory_only_costs_the_cache(tmp_path: Path, parsed
     new_process(monkeypatch)
     assert parser.parse("x", "expr") == s.Name((1, 1), "x")
     assert parsed == ["x", "x"]
+
+
+def test_with_caching_off_no_tree_is_encoded(parsed: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BOARDRULES_NO_CACHE", "1")
+    encoded: list[object] = []
+    monkeypatch.setattr(parse_cache, "_encode", lambda node, depth=0: encoded.append(node))
+    assert parser.parse("count(me.farm) + 2", "expr") == parser._parse_afresh("count(me.farm) + 2", "expr")
+    assert parsed == ["count(me.farm) + 2", "count(me.farm) + 2"] and encoded == []

@@ -8,7 +8,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from boardrules.language import parser, parser_tables, tables
+from lark import Lark
+
+from boardrules.language import lalr, parser, parser_tables, tables
 
 LINES = [
     ("expr", "count(me.farm where it.age >= 2) + 1"), ("expr", "[x * 2 for x in 1..3 if x != 2]"),
@@ -29,8 +31,8 @@ def outcome(p: object, text: str, start: str) -> str:
 def test_the_shipped_tables_match_the_grammar() -> None:
     text = tables.grammar_text()
     assert tables.fingerprint(text) == parser_tables.FINGERPRINT, "run: python -m boardrules.language.tables"
-    shipped = tables.load(text, parser._ToSyntax())
-    built = tables.Lark(text, transformer=parser._ToSyntax(), **tables.OPTIONS)
+    shipped = tables.load(text, parser.lark_transformer())
+    built = Lark(text, transformer=parser.lark_transformer(), **tables.OPTIONS)
     for start, line in LINES:
         assert outcome(shipped, line, start) == outcome(built, line, start), line
 
@@ -55,5 +57,5 @@ def test_check_neither_reads_nor_writes_a_pickle_in_the_temporary_directory(tmp_
     assert list(tmp_path.iterdir()) == []
     after = {p.name for p in planted.glob("*.lark*")} | {p.name for p in planted.glob("*lark_cache*")}
     assert after <= before
-    source = Path(parser.__file__).read_text(encoding="utf-8") + Path(tables.__file__).read_text(encoding="utf-8")
+    source = "".join(Path(m.__file__).read_text(encoding="utf-8") for m in (parser, tables, lalr))
     assert "cache=True" not in source and "import pickle" not in source

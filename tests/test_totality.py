@@ -274,3 +274,18 @@ def test_the_fast_verdict_is_the_full_search_in_free_play(name: str) -> None:
                 fast, slow = _verdicts(game, activities)
                 assert fast == slow
                 pending = game.answer(pending.sample(rng))
+
+
+@pytest.mark.parametrize("change, action, total", [
+    # `me.stock[red]` is the keyed counter's cell (floor 0), though a piece has a property named `stock` too
+    (("      worth: {type: int, default: 0}", "      worth: {type: int, default: 0}\n      stock: {type: int}"),
+     'by_stock: {title: by stock, do: ["me.coins += me.stock[red]"]}', True),
+    # a name bound by the rule is not the counter it is named like: `coins` here may be below zero
+    ((), 'by_local: {title: by local, do: [{for: "coins in [0 - 5]", do: ["me.coins += coins"]}]}', False),
+])
+def test_a_name_is_judged_by_what_the_checked_tree_says_it_denotes(build: Any, change: tuple[str, ...], action: str,
+                                                                 total: bool) -> None:
+    text = MODULE.replace(*change) if change else MODULE
+    rules = build(text.replace('  gain: {title: gain, do: ["me.coins += 2"]}',
+                               f'  gain: {{title: gain, do: ["me.coins += 2"]}}\n  {action}'))
+    assert Totality(rules).action(action.split(":")[0]) is total

@@ -1,5 +1,6 @@
-"""The loader builds plain scalars inline (loader._Builder._drive): whatever the text, that gives exactly what
-feeding every event to `_event` one by one gives: the same values, types, places, styles and diagnostics."""
+"""The loader builds plain scalars and collections inline (loader._Builder._drive): whatever the text, that
+gives exactly what feeding every event to `_event` one by one gives: the same values, types, places, styles and
+diagnostics."""
 
 from __future__ import annotations
 

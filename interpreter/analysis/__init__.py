@@ -7,6 +7,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine.rules import Rules
+from ..language.deferred import deferring
 from ..language.linker import Module
 from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
 from . import (
@@ -34,6 +35,12 @@ ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_s
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
                ) -> dict[str, Module]:
+    with deferring():  # nothing here runs the links' expressions
+        return _check_pack(pack, diags, options)
+
+
+def _check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None
+                ) -> dict[str, Module]:
     modules = load_modules(pack.module_files, diags)
     declared = combos.declarations(modules)
     found = Diagnostics()
@@ -112,7 +119,7 @@ def analyse(modules: dict[str, Module], rules: Rules, diags: Diagnostics,
 
 def _game(modules: dict[str, Module], linked: dict[tuple[str, ...], Rules], pack: Pack) -> tuple[str, Rules] | None:
     """The pack's game module (the one a whole game plays) with its link, when it has one and it was linked."""
-    games = [mid for mid in game_modules(modules, Diagnostics(), pack.root) if modules[mid].doc.get("flow")]
+    games = game_modules(modules, Diagnostics(), pack.root)  # a module that gives no flow links none (below)
     if len(games) != 1:
         return None
     rules = linked.get((games[0],))

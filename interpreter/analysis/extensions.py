@@ -6,9 +6,7 @@ key held in a name). Properties an extension adds to a piece kind are declaratio
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics
 from ..engine import effects as e
 from ..language import checked as c
 from .facts import Facts
@@ -63,28 +61,8 @@ def _keyed_freely(facts: Facts, counter: str, keys: set[str]) -> bool:
         isinstance(n, c.Keys) or (isinstance(n, c.Call) and n.fn == "keys") for _, n in facts.index.nodes())
 
 
-def _added(facts: Facts) -> list[tuple[str, str, str, Span]]:
-    """(section, name, added word, place) for each symbol or key an extension adds."""
-    out: list[tuple[str, str, str, Span]] = []
-    for m in facts.modules.values():
-        table = m.doc.get("extend")
-        if not isinstance(table, dict):
-            continue
-        for target, spec in table.items():
-            section, _, name = str(target).partition(".")
-            items: Any = spec if section == "sets" else spec.get("keys") if section == "counters" and isinstance(
-                spec, dict) else None
-            if not isinstance(items, list):
-                continue
-            spans = getattr(items, "item_spans", None) or []
-            fallback = getattr(table, "key_spans", {}).get(target, m.span)
-            for i, word in enumerate(items):
-                out.append((section, name, str(word), spans[i] if i < len(spans) else fallback))
-    return out
-
-
 def check(facts: Facts, diags: Diagnostics) -> None:
-    added = _added(facts)
+    added = [(a.section, a.name, a.word, a.span) for a in facts.rules.additions]
     if not added:
         return
     words = _mentioned(facts)

@@ -7,10 +7,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from ..diagnostics import Span
-from ..engine.rules import Rules
+from ..engine.rules import Rules, Written
 from ..language.linker import Module
 from . import linked
 from .tree import Linked
@@ -27,7 +26,7 @@ class Decl:
     name: str
     module: str
     span: Span
-    node: Any
+    written: Written  # the declaration as its module writes it
 
 
 @dataclass
@@ -76,14 +75,6 @@ class Facts:
             self.refs[ref.name][ref.kind].append(ref)
 
 
-def _role(node: Any, facts: Facts, name: str) -> None:
-    if isinstance(node, dict):
-        if node.get("input") is True:
-            facts.inputs.add(name)
-        if node.get("output") is True:
-            facts.outputs.add(name)
-
-
 def used_names(links: Iterable[Rules]) -> set[str]:
     """Every name the linked rules use."""
     return {ref.name for rules in _distinct(links) for ref in Index(rules).refs}
@@ -103,36 +94,12 @@ def gather(modules: dict[str, Module], rules: Rules, alone: Iterable[Rules] = ()
                       for t in ts]
     for ref in linked.declaration_refs(rules):
         facts.refs[ref.name][ref.kind].append(ref)
-    for m in modules.values():
-        for section in ("counters", "zones", "values", "events", "procedures", "costs", "pieces"):
-            table = m.doc.get(section)
-            if not isinstance(table, dict):
-                continue
-            spans = getattr(table, "key_spans", {})
-            for name, node in table.items():
-                name = str(name)
-                span = spans.get(name, m.span)
-                if section == "pieces":
-                    props = node.get("properties") if isinstance(node, dict) else None
-                    pspans = getattr(props, "key_spans", {})
-                    for prop, spec in (props.items() if isinstance(props, dict) else []):
-                        facts.decls["properties"].setdefault(str(prop), Decl("properties", str(prop), m.id,
-                                                                              pspans.get(prop, span), spec))
-                        _role(spec, facts, str(prop))
-                    continue
-                facts.decls[section].setdefault(name, Decl(section, name, m.id, span, node))
-                _role(node, facts, name)
-        _extended_properties(m, facts)
+    for mid in modules:  # the first module (in the pack's order) to declare a name is where it is reported
+        for w in rules.written.get(mid, ()):
+            if w.section in KINDS:
+                facts.decls[w.section].setdefault(w.name, Decl(w.section, w.name, w.module, w.span, w))
+                if w.get("input") is True:
+                    facts.inputs.add(w.name)
+                if w.get("output") is True:
+                    facts.outputs.add(w.name)
     return facts
-
-
-def _extended_properties(m: Module, facts: Facts) -> None:
-    """Properties an `extend:` adds to a piece kind are declared there."""
-    table = m.doc.get("extend")
-    for target, spec in (table.items() if isinstance(table, dict) else []):
-        props = spec.get("properties") if str(target).startswith("pieces.") and isinstance(spec, dict) else None
-        spans = getattr(props, "key_spans", {})
-        for prop, pspec in (props.items() if isinstance(props, dict) else []):
-            facts.decls["properties"].setdefault(str(prop), Decl("properties", str(prop), m.id,
-                                                                  spans.get(prop, m.span), pspec))
-            _role(pspec, facts, str(prop))

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
-from ..language.linker import DECLARING, Module
+from ..language.linker import Module
+from ..language.sections import DECLARING
 
 # Top-level keys that are not settings: metadata, names declared, rule changes, the flow (the linker checks it),
 # and sections every module adds to (hooks, additions, invariants, hidden information): the linker checks their

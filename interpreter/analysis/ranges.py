@@ -29,10 +29,9 @@ class Ranges:
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
         self.rules: Rules = facts.rules
-        mins = [_int(m.doc.get("players", {}).get("min")) for m in facts.modules.values()
-                if isinstance(m.doc.get("players"), dict)]
-        maxs = [_int(m.doc.get("players", {}).get("max")) for m in facts.modules.values()
-                if isinstance(m.doc.get("players"), dict)]
+        given = [m for m in self.rules.module_info.values() if m.players is not None]
+        mins = [_int(m.given("min")) for m in given]
+        maxs = [_int(m.given("max")) for m in given]
         self.pmin = min([m for m in mins if m is not None], default=self.rules.players_min)
         self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
         self.counts = range(self.pmin, self.pmax + 1)
@@ -296,11 +295,10 @@ def _create(ranges: Ranges, eff: e.CreateE, diags: Diagnostics) -> None:
 
 def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
     for name, decl in facts.decls["counters"].items():
-        node = decl.node if isinstance(decl.node, dict) else {}
-        vspans = getattr(node, "value_spans", {})
+        node = decl.written
         low = _int(node.get("min", 0))
         highs = ranges.resolve(node.get("max")) if node.get("max") is not None else None
-        where: Span = vspans.get("max", decl.span)
+        where = node.at("max", decl.span)
         if low is not None and highs and any(h < low for h in highs.values()):
             diags.error("E825", f"counter '{name}' has min {low} above its max {min(highs.values())}", where,
                         "swap them, or lower min")
@@ -310,5 +308,5 @@ def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
             continue
         outside = [v for p, v in initial.items() if v < low or (highs and p in highs and v > highs[p])]
         if outside:
-            diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range", vspans.get("initial",
-                        decl.span), "change the starting value, min or max")
+            diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range",
+                        node.at("initial", decl.span), "change the starting value, min or max")

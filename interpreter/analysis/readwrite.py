@@ -18,10 +18,7 @@ _ANY_USE = ("read", "write", "increase", "fill", "pay", "emit", "defer", "until"
 
 def _starts_provided(decl: Decl) -> bool:
     """Whether a counter starts above zero (or at a value, a table or an unknown), or a property has a default."""
-    node = decl.node
-    if not isinstance(node, dict):
-        return False
-    raw = node.get("initial") if decl.section == "counters" else node.get("default")
+    raw = decl.written.get("initial" if decl.section == "counters" else "default")
     if raw is None or raw is False:
         return False
     return not (isinstance(raw, int) and raw <= 0)
@@ -57,7 +54,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
 
 def _start(decl: Decl) -> str:
     """How a declaration starts, in words: a property with a default of 0 or false has one."""
-    default = decl.node.get("default") if isinstance(decl.node, dict) else None
+    default = decl.written.get("default")
     if decl.section == "properties" and default is not None:
         return f"is always its default ({str(default).lower() if isinstance(default, bool) else default})"
     return _START[decl.section]

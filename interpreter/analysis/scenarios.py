@@ -20,7 +20,7 @@ from ..language import checked as c
 from ..language import syntax as s
 from ..language.compile_error import CompileError
 from ..language.compiler import Scope
-from ..language.effect_builder import Builder, Text
+from ..language.effect_builder import Builder
 from ..language.linker import Module
 from ..language.loader import load_yaml_bytes, read_file
 from ..language.options import set_options
@@ -28,7 +28,7 @@ from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
-from .tree import Linked
+from .tree import Linked, every_effect, rule_bodies
 
 _PLAYER = re.compile(r"^p([1-9])$")
 _WORDS = {"yes", "no", "true", "false", "none"}
@@ -55,10 +55,23 @@ class ScenarioChecker:
         self.modules = modules
         self.diags = diags
         self.linker = linker  # the scenario runner passes its own, which keeps the rules it links
-        self.labels = _option_labels(modules)
+        self._labels: set[str] | None = None
         # Links the module checks already made (roots -> rules), so each set of modules is linked once.
         self._rules: dict[tuple, Rules | None] = {(roots, ()): rules for roots, rules in (linked or {}).items()}
         self._trees: dict[int, tuple[Rules, Linked]] = {}
+        self._builders: dict[int, tuple[Rules, Builder]] = {}
+        # Per builder, what each expression text resolves to: None, or the error (message, hint) it reports.
+        self._resolved: dict[int, dict[str, tuple[str, str | None] | None]] = {}
+        self._dirs: dict[str, str] = {}  # real paths of the scenario files' directories, for display()
+
+    def _builder(self, rules: Rules) -> Builder:
+        """A builder over a link, made once for all the scenarios that use it: the checks use only its
+        expression compiler, which gives each expression and scope the same answer every time."""
+        hit = self._builders.get(id(rules))
+        if hit is None or hit[0] is not rules:
+            hit = self._builders[id(rules)] = (rules, Builder(rules, Diagnostics()))
+            self._resolved[id(hit[1])] = {}
+        return hit[1]
 
     def _tree(self, rules: Rules) -> Linked:
         """The effect-tree view of a link, made once for all the scenarios that use it."""
@@ -67,11 +80,23 @@ class ScenarioChecker:
             hit = self._trees[id(rules)] = (rules, Linked(rules))
         return hit[1]
 
+    def labels(self, file: str) -> set[str]:
+        """Every `one_of` option label of the pack's modules, from the linked rules of all of them together
+        (check has made that link already; a scenario runner makes it once), so an option only a module the
+        scenario does not load offers is known too (answering it is refused when the scenario runs, which a
+        scenario may test). When the modules do not link together (alternative expansions), each is read
+        linked with what it requires."""
+        if self._labels is None:
+            whole = self._link({"modules": list(self.modules)}, file)
+            links = [whole] if whole is not None else [self._link({"modules": [mid]}, file) for mid in self.modules]
+            self._labels = set().union(*(option_labels(rules) for rules in links if rules is not None))
+        return self._labels
+
     def error(self, message: str, span: Span, hint: str | None = None) -> None:
         self.diags.error("E841", message, span, hint or "a scenario names what the modules it loads declare")
 
     def check_file(self, path: Path) -> None:
-        name = display(path)
+        name = display(path, self._dirs)
         found = Diagnostics()
         data = read_file(path, found, name)
         doc = None if data is None else load_yaml_bytes(data, name, found)
@@ -106,7 +131,7 @@ class ScenarioChecker:
                        _vspan(doc, "players", top))
             return
         count = players if isinstance(players, int) else 2
-        builder = Builder(rules, Diagnostics())
+        builder = self._builder(rules)
         state = doc.get("state")
         if isinstance(state, dict):
             self._state(rules, builder, state, count, _vspan(doc, "state", top))
@@ -145,14 +170,14 @@ class ScenarioChecker:
         return self._rules[key]
 
     def _compiles(self, builder: Builder, text: str, span: Span) -> None:
-        """Resolve an expression's names and types (E841 for each problem), without generating its code."""
-        t = Text(text, span)
-        try:
-            builder.exprs.resolve(parse(t.text, "expr"), Scope({}, False))
-        except ParseError as err:
-            self.error(err.message, span, err.hint)
-        except CompileError as err:
-            self.error(err.message, span, err.hint)
+        """Resolve an expression's names and types (E841 for each problem), without generating its code. The
+        same text against the same link resolves the same way: many scenarios expect the same counters."""
+        known = self._resolved[id(builder)]
+        if text not in known:
+            known[text] = _resolution(builder, text)
+        failed = known[text]
+        if failed is not None:
+            self.error(failed[0], span, failed[1])
 
     def _player(self, raw: Any, count: int, span: Span) -> bool:
         m = _PLAYER.match(str(raw))
@@ -278,7 +303,7 @@ class ScenarioChecker:
         if not isinstance(answer, str) or isinstance(answer, bool):
             return
         text = str(answer)
-        if text.lower() in _WORDS or text.startswith("$") or " " in text or text in self.labels:
+        if text.lower() in _WORDS or text.startswith("$") or " " in text or text in self.labels(span.file):
             return
         if _PLAYER.match(text):
             self._player(text, count, span)
@@ -286,26 +311,26 @@ class ScenarioChecker:
         known = rules.symbols | set(rules.kinds) | set(rules.actions)
         if text not in known:
             self.error(f"the answer '{text}' is no option, symbol or player the modules know", span,
-                       did_you_mean(text, known | self.labels))
+                       did_you_mean(text, known | self.labels(span.file)))
 
 
-def _option_labels(modules: dict[str, Module]) -> set[str]:
-    """Every `one_of` option name written in the modules."""
-    labels: set[str] = set()
+def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
+    """None when `text` is an expression whose names and types resolve; else its error's message and hint."""
+    try:
+        builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
+    except (ParseError, CompileError) as err:
+        return err.message, err.hint
+    return None
 
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            spec = node.get("one_of")
-            if isinstance(spec, dict) and isinstance(spec.get("options"), dict):
-                labels.update(str(k) for k in spec["options"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
 
-    for m in modules.values():
-        walk(m.doc)
+def option_labels(rules: Rules) -> set[str]:
+    """The label of every `one_of` option written in the linked modules: those their rules hold (one an `instead`
+    hook stands in for too), and those an extension adds or drops (a later one may drop what another added)."""
+    labels = {label for body in rule_bodies(rules).values() for eff in every_effect(body)
+              if isinstance(eff, e.OneOfE) for label, _, _ in eff.options}
+    for change in rules.choice_changes:
+        labels.update(change.added or ())
+        labels.update(change.dropped or ())
     return labels
 
 

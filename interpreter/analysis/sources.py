@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
+from ..engine.rules import Written
 from ..language import checked as c
 from .facts import Facts
 
@@ -44,7 +45,7 @@ def quoted_numbers(source: Any) -> set[int]:
     return found
 
 
-def _declared(node: dict, key: str) -> set[int]:
+def _declared(node: Written, key: str) -> set[int]:
     raw = node.get(key)
     if isinstance(raw, dict):
         return {v for v in raw.values() if isinstance(v, int) and not isinstance(v, bool)}
@@ -52,37 +53,34 @@ def _declared(node: dict, key: str) -> set[int]:
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:
-    for m in facts.modules.values():
+    written = facts.rules.written
+    for mid in facts.modules:
+        fallback = facts.modules[mid].span
         for section, keys in _NUMBERS.items():
-            table = m.doc.get(section)
-            for name, node in (table.items() if isinstance(table, dict) else []):
-                if not isinstance(node, dict):
-                    continue
+            for node in (w for w in written.get(mid, ()) if w.section == section):
                 quote = quoted_numbers(node.get("source"))
                 if not quote:
                     continue
-                vspans = getattr(node, "value_spans", {})
                 for key in keys:
                     numbers = _declared(node, key)
                     if numbers and not numbers & quote:
-                        where: Span = vspans.get(key, m.span)
-                        diags.warning("W851", f"{section}.{name} says {_list(numbers)}, but its source quotes "
-                                      f"{_list(quote)}", where, "read the source again: is the number right?")
+                        diags.warning("W851", f"{section}.{node.name} says {_list(numbers)}, but its source quotes "
+                                      f"{_list(quote)}", node.at(key, fallback),
+                                      "read the source again: is the number right?")
     _dice_names(facts, diags)
     _rules(facts, diags)
 
 
 def _dice_names(facts: Facts, diags: Diagnostics) -> None:
     """A die named for its sides (d4, d6) says its number too (when no quote says it already)."""
-    for m in facts.modules.values():
-        table = m.doc.get("dice")
-        for name, node in (table.items() if isinstance(table, dict) else []):
-            match = _DIE_NAME.fullmatch(str(name))
-            sides = node.get("sides") if isinstance(node, dict) else None
-            quoted = quoted_numbers(node.get("source")) if isinstance(node, dict) else set()
-            if match and isinstance(sides, int) and sides != int(match.group(1)) and not quoted:
-                where = getattr(node, "value_spans", {}).get("sides", m.span)
-                diags.warning("W851", f"dice.{name} has {sides} sides, but its name says {match.group(1)}", where,
+    for mid in facts.modules:
+        for node in (w for w in facts.rules.written.get(mid, ()) if w.section == "dice"):
+            match = _DIE_NAME.fullmatch(node.name)
+            sides = node.get("sides")
+            if match and isinstance(sides, int) and sides != int(match.group(1)) and not quoted_numbers(
+                    node.get("source")):
+                diags.warning("W851", f"dice.{node.name} has {sides} sides, but its name says {match.group(1)}",
+                              node.at("sides", facts.modules[mid].span),
                               "read the source again: is the number right?")
 
 
@@ -94,7 +92,7 @@ def _sources(facts: Facts) -> dict[str, Any]:
     out |= {f"triggers.{w.name}": w.source for ws in r.watchers.values() for w in ws}
     out |= {f"procedures.{n}": p.source for n, p in r.procedures.items()}
     out |= {f"setup.{x.name}": x.source for x in r.setup} | {f"scoring.{x.name}": x.source for x in r.scoring}
-    out |= {f"costs.{n}": d.node.get("source") for n, d in facts.decls["costs"].items() if isinstance(d.node, dict)}
+    out |= {f"costs.{n}": d.written.get("source") for n, d in facts.decls["costs"].items()}
     return {rule: source for rule, source in out.items() if source}
 
 

@@ -39,6 +39,31 @@ def _replaces(wrap: e.WrapE) -> bool:
 ZONE_CHANGES = (e.MoveE, e.CreateE, e.RemoveE, e.DrawE, e.RefillE, e.ShuffleE)
 
 
+def rule_bodies(rules: Rules) -> dict[str, e.Body]:
+    """Every body of the linked rules, by rule (section.name; a phase's parts and the end of the game too)."""
+    bodies: dict[str, e.Body] = {f"setup.{x.name}": x.body for x in rules.setup}
+    bodies |= {f"actions.{n}": a.body for n, a in rules.actions.items()}
+    bodies |= {f"triggers.{t.name}": t.body for ts in rules.triggers.values() for t in ts}
+    bodies |= {f"triggers.{w.name}": w.body for ws in rules.watchers.values() for w in ws}
+    bodies |= {f"procedures.{n}": p.body for n, p in rules.procedures.items()}
+    bodies |= {f"scoring.{x.name}": x.body for x in rules.scoring}
+    if rules.flow is not None:
+        for phase in rules.flow.phases:
+            for part, body in (("before", phase.before), ("do", phase.body), ("after", phase.after)):
+                bodies[f"flow.phases.{phase.name}.{part}"] = body
+        bodies["flow.end.do"] = rules.flow.final
+    return bodies
+
+
+def every_effect(body: e.Body) -> Iterator[e.Effect]:
+    """Every effect written in a body, nested blocks included, and what an `instead` hook stands in for too
+    (walk leaves that out: it never runs)."""
+    for eff in walk(body):
+        yield eff
+        if isinstance(eff, e.WrapE) and _replaces(eff):
+            yield from every_effect(eff.inner)
+
+
 def walk(body: e.Body) -> Iterator[e.Effect]:
     """Every effect of a body, nested blocks included, in order."""
     stack = list(reversed(body))
@@ -130,17 +155,7 @@ class Linked:
     def __init__(self, rules: Rules, inputs: set[str] | frozenset[str] = frozenset()) -> None:
         self.rules = rules
         self.inputs = inputs  # names a program or a scenario sets from outside the rules
-        self.bodies: dict[str, e.Body] = {f"setup.{x.name}": x.body for x in rules.setup}
-        self.bodies |= {f"actions.{n}": a.body for n, a in rules.actions.items()}
-        self.bodies |= {f"triggers.{t.name}": t.body for ts in rules.triggers.values() for t in ts}
-        self.bodies |= {f"triggers.{w.name}": w.body for ws in rules.watchers.values() for w in ws}
-        self.bodies |= {f"procedures.{n}": p.body for n, p in rules.procedures.items()}
-        self.bodies |= {f"scoring.{x.name}": x.body for x in rules.scoring}
-        if rules.flow is not None:
-            for phase in rules.flow.phases:
-                for part, body in (("before", phase.before), ("do", phase.body), ("after", phase.after)):
-                    self.bodies[f"flow.phases.{phase.name}.{part}"] = body
-            self.bodies["flow.end.do"] = rules.flow.final
+        self.bodies = rule_bodies(rules)
         self._changes: dict[int, tuple[e.Body, Changes]] = {}
         self.consts = {n: v.data for n, v in rules.values.items() if v.kind == "const" and type(v.data) is int}
         self._param_consts = self._parameter_signs()

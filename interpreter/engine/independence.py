@@ -33,11 +33,12 @@ through its name or a value holding it (`position(...)`, `passed(...)`, `adjacen
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Span
-from ..language import syntax as s
+from ..language import checked as c
 from ..language.checked import Expr
 from . import effects as e
 
@@ -167,9 +168,13 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
             continue
         seen.add(id(x))
         if isinstance(x, Expr):
-            stack.append(x.tree.syntax if x.tree is not None else None)
             if x.tree is None:
                 other = True  # a function without a checked expression: what it reads is not known
+            else:
+                for n in c.nodes(x.tree):
+                    stack.extend(_WORDS.get(type(n), _no_words)(n))
+                    if isinstance(n, c.CanTake) and n.action in rules.actions:
+                        stack.append(rules.actions[n.action])  # a dry run of the action reads what it reads
         elif isinstance(x, dict):
             stack.extend(x.keys())
             stack.extend(x.values())
@@ -185,11 +190,11 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
                 if cost is not None:
                     found = _counters(cost)
                     other = other or None in found
-                    for c in found - {None}:
-                        counters.update(_carried(rules, str(c)))
+                    for paid in found - {None}:
+                        counters.update(_carried(rules, str(paid)))
                     for sub in rules.substitutes:
-                        for c in _counters(sub) - {None}:
-                            counters.update(_carried(rules, str(c)))
+                        for paid in _counters(sub) - {None}:
+                            counters.update(_carried(rules, str(paid)))
             elif isinstance(x, e.SetPropE):
                 props.add(x.prop)
             elif isinstance(x, PIECES):
@@ -211,10 +216,6 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
                     if type(value) is str:
                         bound.add(value)
             stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "span")
-        elif isinstance(x, s.Node):
-            if type(x) is s.CanTake and x.action in rules.actions:
-                stack.append(rules.actions[x.action])  # a dry run of the action reads what it reads
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "pos")
         elif dataclasses.is_dataclass(x) and not isinstance(x, type):  # a cost, an action, a trigger
             stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "span")
         else:
@@ -229,16 +230,7 @@ def _marker_names(rules: Rules, marker: Expr) -> set[str]:
     names anything but markers and the players that own them (a local, a parameter, a value that picks one)."""
     if marker.tree is None:
         return set()
-    found: set[str] = set()
-    stack: list[Any] = [marker.tree.syntax]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            found.add(x)
-        elif isinstance(x, list | tuple):
-            stack.extend(x)
-        elif isinstance(x, s.Node):
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "pos")
+    found = {x for n in c.nodes(marker.tree) for x in _WORDS.get(type(n), _no_words)(n) if isinstance(x, str)}
     named = found & set(rules.markers)
     return named if named and found - named <= {"me"} else set()
 
@@ -251,19 +243,40 @@ def _through_values(rules: Rules, names: set[str]) -> set[str]:
         v = rules.values[todo.pop()]
         if v.kind != "expr" or v.compiled is None or v.compiled.tree is None:
             continue
-        stack: list[Any] = [v.compiled.tree.syntax]
-        while stack:
-            x = stack.pop()
-            if isinstance(x, str):
-                if x not in out and x not in names:
+        for n in c.nodes(v.compiled.tree):
+            for x in _WORDS.get(type(n), _no_words)(n):
+                if isinstance(x, str) and x not in out and x not in names:
                     out.add(x)
                     if x in rules.values:
                         todo.append(x)
-            elif isinstance(x, list | tuple):
-                stack.extend(x)
-            elif isinstance(x, s.Node):
-                stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "pos")
     return out
+
+
+def _no_words(_node: Any) -> tuple[Any, ...]:
+    return ()
+
+
+# What a checked node says by name, by its kind: the names it reads (as the linker resolved them: a counter's cell,
+# a table, a property), the functions and operators it applies, the symbols it writes, the variables it binds, and
+# the cost a `can_pay` asks about (walked as costs are). Every word counts: what may be read is a superset.
+_WORDS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    c.Literal: lambda n: (n.value,) if isinstance(n.value, str) else (),
+    c.Name: lambda n: (n.ref.name,),
+    c.PieceLit: lambda n: (n.id,),
+    c.Attr: lambda n: (n.name,),
+    c.Cell: lambda n: (n.counter.name,),
+    c.CounterKey: lambda n: (n.counter.name,),
+    c.Keys: lambda n: ("keys", getattr(n.counter, "name", None)),
+    c.TableRead: lambda n: (n.name,),
+    c.Call: lambda n: (n.fn,),
+    c.RankBy: lambda n: ("rank_by",),
+    c.Comprehension: lambda n: (n.var,),
+    c.BinOp: lambda n: (n.op,),
+    c.Compare: lambda n: (n.op,),
+    c.BoolOp: lambda n: (n.op,),
+    c.CanPay: lambda n: (n.cost,),
+    c.CanTake: lambda n: (n.action,),
+}
 
 
 def _runs(rules: Rules, x: e.Effect) -> list[Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ..language import syntax as s
+from ..language import checked as c
 from ..language.checked import Expr
 from . import effects as e
 from .state import UNKNOWN_SIZE
@@ -48,8 +48,7 @@ def reads_unknown(rules: Rules, players: int) -> bool:
     defaults = unknown_defaults(rules)
     for found in _parts(rules):
         if isinstance(found, Expr):
-            if through and found.tree is not None and any(
-                    isinstance(n, s.Name) and n.id in through for n in _syntax_nodes(found.tree.syntax)):
+            if through and found.tree is not None and not through.isdisjoint(_names(found.tree)):
                 return True
         elif type(found) is e.CreateE:
             given = {p for p, _ in found.props}
@@ -128,22 +127,35 @@ def _through_values(rules: Rules, unknown: set[str]) -> set[str]:
         for name, v in rules.values.items():
             if name in out or v.kind != "expr" or v.compiled is None or v.compiled.tree is None:
                 continue
-            if any(isinstance(n, s.Name) and n.id in out for n in _syntax_nodes(v.compiled.tree.syntax)):
+            if not out.isdisjoint(_names(v.compiled.tree)):
                 out.add(name)
                 changed = True
     return out
 
 
-def _syntax_nodes(node: Any) -> list[s.Node]:
-    out: list[s.Node] = []
-    stack = [node]
+# The declared name a checked node reads by name (a value, a table, a keyed counter), by the node's kind. A name
+# the rule binds counts too when it is spelled like a value: the analysis may only err towards "reads it".
+_NAMED: dict[type, Any] = {
+    c.Name: lambda n: n.ref.name,
+    c.TableRead: lambda n: n.name,
+    c.Keys: lambda n: getattr(n.counter, "name", None),
+    c.Cell: lambda n: n.counter.name,
+}
+
+
+def _names(tree: c.Node) -> set[str]:
+    """Every name a checked expression reads, the amounts of a cost it asks about (`can_pay`) included."""
+    out: set[str] = set()
+    stack = [tree]
     while stack:
-        x = stack.pop()
-        if isinstance(x, s.Node):
-            out.append(x)
-            stack.extend(getattr(x, f.name) for f in dataclasses.fields(x) if f.name != "pos")
-        elif isinstance(x, list | tuple):
-            stack.extend(x)
+        for n in c.nodes(stack.pop()):
+            named = _NAMED.get(type(n))
+            name = named(n) if named is not None else None
+            if name is not None:
+                out.add(name)
+            elif isinstance(n, c.CanPay):
+                stack += [t.tree for alt in n.cost.alternatives for term in alt for x in (term, term.lacking)
+                          if x is not None for t in (x.amount, x.key_fn) if t is not None and t.tree is not None]
     return out
 
 

@@ -15,6 +15,79 @@ if TYPE_CHECKING:
     from ..language.checked import Expr
 
 
+@dataclass(frozen=True, slots=True)
+class ModuleInfo:
+    """What a linked module says of itself: its title and the player counts it gives, as written (`min`, `max`;
+    None when it gives no `players:`). Several modules may each give counts: the last in requires order wins
+    (Rules.players_min/max), and explain and the range analysis say or use what each gave."""
+
+    id: str
+    title: str
+    players: tuple[tuple[str, Any], ...] | None
+    span: Span
+
+    def given(self, key: str, default: Any = None) -> Any:
+        """The player count the module gives under `key` (min or max), as written; `default` when it gives none."""
+        return dict(self.players or ()).get(key, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Addition:
+    """A symbol or a key one module's `extend:` adds to a set or a keyed counter another module declares, where
+    it is written (each as written, also one already there)."""
+
+    module: str
+    section: str  # sets or counters
+    name: str
+    word: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """One declaration as its module writes it, before `replace:` or `extend:` change it, with the place of each
+    key it gives: what the checks of a pack's own words read (the input and output roles, a starting value, the
+    numbers a source quotes). A piece's property is one (section `properties`), from its kind or an extension."""
+
+    section: str
+    name: str
+    module: str
+    span: Span  # of the name
+    given: tuple[tuple[str, Any, Span | None], ...]  # (key, value as written, the value's place); () if no mapping
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return next((value for k, value, _ in self.given if k == key), default)
+
+    def has(self, key: str) -> bool:
+        return any(k == key for k, _, _ in self.given)
+
+    def at(self, key: str, fallback: Span) -> Span:
+        """Where the value of `key` is written; `fallback` when it is not."""
+        return next((span for k, _, span in self.given if k == key and span is not None), fallback)
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    """A declaration one module's `replace:` stands in for: what explain shows as changed (and as it was)."""
+
+    target: str  # section.name
+    module: str  # the replacing module (the last, when several do in requires order)
+    declared_in: str  # the module that declares it
+    span: Span  # of the target in `replace:`
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceChange:
+    """What one module's `extend:` of a rule's `one_of` says it adds and drops (labels as written; None where it
+    says nothing of the kind): explain says it beside the rule, whose body already holds the result."""
+
+    module: str
+    target: str  # section.rule or section.rule.step
+    added: tuple[str, ...] | None
+    dropped: tuple[str, ...] | None
+    span: Span | None  # of the target in `extend:`
+
+
 @dataclass
 class CounterDecl:
     name: str
@@ -193,6 +266,11 @@ class InvariantDef:
 @dataclass
 class Rules:
     modules: list[str] = field(default_factory=list)
+    module_info: dict[str, ModuleInfo] = field(default_factory=dict)  # by module id, in requires order
+    additions: list[Addition] = field(default_factory=list)  # what extensions add to sets and keyed counters
+    written: dict[str, tuple[Written, ...]] = field(default_factory=dict)  # by module: its declarations as written
+    replacements: dict[str, Replacement] = field(default_factory=dict)  # by target (section.name)
+    choice_changes: list[ChoiceChange] = field(default_factory=list)  # in requires order
     players_min: int = 1
     players_max: int = 9
     sets: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -237,22 +315,10 @@ class Rules:
     cost_cells: dict[tuple[str, str], tuple[tuple[str, str, int], ...]] = field(
         default_factory=dict, repr=False, compare=False)
 
-    # What the linker resolved an ambiguous name to, by syntax node: `x.name` is a player's counter or a piece's
-    # property depending on x's type. The analyses read it so that a property named like a counter is not taken
-    # for a use of the counter. The node is kept beside its kind, so its id stays its own.
-    denoted: dict[int, tuple[Any, str]] = field(default_factory=dict, repr=False, compare=False)
     # Which bodies always finish (engine.totality), worked out on first use by a game of these rules.
     totality: Any = field(default=None, repr=False, compare=False)
     # What each action's body statements read and change (engine.independence), by action, worked out on first use.
     independence: Any = field(default=None, repr=False, compare=False)
-
-    def denote(self, node: Any, section: str) -> None:
-        self.denoted[id(node)] = (node, section)
-
-    def denotes(self, node: Any) -> str | None:
-        """The declaration section ("counters", "properties") the linker resolved `node` to, if it recorded one."""
-        hit = self.denoted.get(id(node))
-        return hit[1] if hit is not None and hit[0] is node else None
 
     def rule_names(self) -> list[str]:
         """Every runnable rule as section.name: what coverage is measured against."""

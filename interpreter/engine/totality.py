@@ -45,58 +45,62 @@ def _nonneg_entries(entries: dict[Any, Any]) -> bool:
     return all(_nonneg_entries(v) if isinstance(v, dict) else type(v) is int and v >= 0 for v in entries.values())
 
 
-def _syntax(fn: Any) -> Any:
-    """The syntax an expression was checked from (its checked tree keeps it), or None."""
-    tree = fn.tree if isinstance(fn, c.Expr) else None
-    return tree.syntax if tree is not None else None
+def _tree(fn: Any) -> c.Node | None:
+    """The checked tree of an expression, or None for a function made without one."""
+    return fn.tree if isinstance(fn, c.Expr) else None
 
 
 def _one_piece(fn: Any, held: frozenset[str]) -> bool:
-    node = _syntax(fn)
-    return type(node).__name__ == "Name" and node.id in held
+    node = _tree(fn)
+    return isinstance(node, c.Name) and node.ref.name in held
 
 
 def _checked(cond: Any) -> frozenset[str]:
     """The name an `if:` condition `x != none` proves to hold something, inside its `then`."""
-    node = _syntax(cond)
-    if type(node).__name__ != "Compare" or node.op != "!=":
+    node = _tree(cond)
+    if not isinstance(node, c.Compare) or node.op != "!=":
         return frozenset()
     for a, b in ((node.left, node.right), (node.right, node.left)):
-        if type(a).__name__ == "Name" and type(b).__name__ == "Literal" and b.value is None:
-            return frozenset({a.id})
+        if isinstance(a, c.Name) and isinstance(b, c.Literal) and b.value is None:
+            return frozenset({a.ref.name})
     return frozenset()
 
 
+# Where a checked node stands and what it was checked from: not what it means.
+_PLACE = frozenset({"pos", "end", "syntax"})
+
+
 def _same(a: Any, b: Any) -> bool:
-    """Whether two expressions are written the same, wherever they stand (positions aside)."""
+    """Whether two checked expressions mean the same, wherever they stand."""
     if type(a) is not type(b):
         return False
-    if not dataclasses.is_dataclass(a):
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if not isinstance(a, c.Node):
         return bool(a == b)
-    return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a) if f.name != "pos")
+    return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a) if f.name not in _PLACE)
 
 
-def _lower_bounds(node: Any) -> list[tuple[Any, int]]:
+def _lower_bounds(node: c.Node | None) -> list[tuple[c.Node, int]]:
     """(expression, the least it can be) for each `x > n`, `x >= n` (or `n < x`, `n <= x`) the condition
     requires, through `and`."""
-    kind = type(node).__name__
-    if kind == "BoolOp":
+    if isinstance(node, c.BoolOp):
         return _lower_bounds(node.left) + _lower_bounds(node.right) if node.op == "and" else []
-    if kind != "Compare":
+    if not isinstance(node, c.Compare):
         return []
     flipped = {"<": ">", "<=": ">="}
     target, op, bound = node.left, node.op, node.right
     if node.op in flipped:
         target, op, bound = node.right, flipped[node.op], node.left
-    if op not in (">", ">=") or type(bound).__name__ != "Literal" or type(bound.value) is not int:
+    if op not in (">", ">=") or not isinstance(bound, c.Literal) or type(bound.value) is not int:
         return []
     return [(target, bound.value + (op == ">"))]
 
 
 def _literal(fn: Any) -> object:
     """The value of an expression written as a literal, else None."""
-    node = _syntax(fn)
-    return getattr(node, "value", None) if type(node).__name__ == "Literal" else None
+    node = _tree(fn)
+    return node.value if isinstance(node, c.Literal) else None
 
 
 def _zone_name(fn: Any) -> str | None:
@@ -107,6 +111,19 @@ def _zone_name(fn: Any) -> str | None:
     if isinstance(tree, c.Attr):
         return tree.name
     return None
+
+
+def _no_counter(_node: Any) -> Any:
+    return None
+
+
+# The counter's declaration a checked node reads, by the node's kind: a game counter by name, a player's counter
+# (`p.gold`, or `p.stock` indexed), a keyed counter's cell known at link time.
+_COUNTER_OF: dict[type, Callable[[Any], Any]] = {
+    c.Name: lambda n: n.ref.decl if n.ref.kind in ("counter", "family") else None,
+    c.Attr: lambda n: n.decl if n.kind in ("counter", "family") else None,
+    c.Cell: lambda n: n.counter,
+}
 
 
 class Totality:
@@ -205,25 +222,24 @@ class Totality:
     def _guarded_losses(self, a: ActionDef) -> int:
         """How many of the body's first statements are losses of a counter cell that the action's guard proves
         it holds enough for (`allowed_if: me.stock[g] > 0` then `me.stock[g] -= 1`)."""
-        bounds = _lower_bounds(_syntax(a.guard)) if a.guard is not None else []
+        bounds = _lower_bounds(_tree(a.guard))
         first = 0
         for node in a.body:
             if type(node) is not e.SetCounterE or node.op != "-=" or any(  # a trigger could change the cell
                     k in self.rules.watchers for k in (node.counter, f"overflow {node.counter}",
                                                        f"underflow {node.counter}")):
                 break
-            tree = node.key.tree
+            cell = _tree(node.key)
             amount = _literal(node.value)
-            cell = (tree.syntax, tree.key.syntax) if isinstance(tree, c.Cell) else None
             decl = self.rules.counters[node.counter]
             floor = max([low for low in [decl.min, *(lo for lo, _ in decl.key_limits.values())] if low is not None],
                         default=None)
-            if type(amount) is not int or cell is None or floor is None or amount < 0 or not any(
-                    _same(target.obj, cell[0]) and _same(target.key, cell[1]) and at_least - amount >= floor
-                    for target, at_least in bounds if type(target).__name__ == "Index"):
+            if type(amount) is not int or not isinstance(cell, c.Cell) or floor is None or amount < 0 or not any(
+                    _same(target.cell, cell) and at_least - amount >= floor
+                    for target, at_least in bounds if isinstance(target, c.Index)):
                 break
             # a second loss of the same cell would need the guard to cover both: only distinct cells are proven
-            bounds = [(t, b) for t, b in bounds if not (_same(t.obj, cell[0]) and _same(t.key, cell[1]))]
+            bounds = [(t, b) for t, b in bounds if not (isinstance(t, c.Index) and _same(t.cell, cell))]
             first += 1
         return first
 
@@ -275,11 +291,10 @@ class Totality:
 
     def _pieces(self, fn: Any, held: frozenset[str]) -> bool:
         """Whether an expression always gives live pieces: a name known to hold one, a zone, or a filter."""
-        node = _syntax(fn)
-        kind = type(node).__name__
-        if kind == "Name" and node.id in held:
+        if _one_piece(fn, held):
             return True
-        if kind == "Where" or (kind == "Call" and node.fn == "pieces"):
+        node = _tree(fn)
+        if isinstance(node, c.Where) or (isinstance(node, c.Call) and node.fn == "pieces"):
             return True
         return _zone_name(fn) in self.rules.zones
 
@@ -297,7 +312,7 @@ class Totality:
             return (type(value) is int and self._within(n.counter, value)) or self._free(n.counter)
         if type(value) is int:
             up = (value >= 0) == (n.op == "+=")
-        elif self._nonneg(_syntax(n.value)):
+        elif self._nonneg(_tree(n.value)):
             up = n.op == "+="
         else:
             return self._free(n.counter)
@@ -311,37 +326,30 @@ class Totality:
                 return False
         return True
 
-    def _nonneg(self, node: Any) -> bool:
-        """Whether an expression is never below zero: numbers, counters with a floor of 0 or more, counts, and
-        sums and products of those."""
-        kind = type(node).__name__
-        if kind == "Literal":
+    def _nonneg(self, node: c.Node | None) -> bool:
+        """Whether an expression is never below zero: numbers, counters with a floor of 0 or more, counts, entries
+        of constant tables, and sums and products of those."""
+        if isinstance(node, c.Literal):
             return type(node.value) is int and node.value >= 0
-        if kind == "BinOp":
+        if isinstance(node, c.BinOp):
             return node.op in ("+", "*") and self._nonneg(node.left) and self._nonneg(node.right)
-        if kind == "Call":
+        if isinstance(node, c.Call):
             return node.fn in ("count", "len") or (
                 node.fn in ("sum", "max", "min") and len(node.args) == 1 and self._nonneg_items(node.args[0]))
-        if kind == "Attr" and self.rules.denotes(node) == "properties":
+        if isinstance(node, c.Attr) and node.kind == "property":
             return self._nonneg_prop(node.name)
-        if kind == "Index":
-            root = node.obj
-            while type(root).__name__ == "Index":
-                root = root.obj
-            value = self.rules.values.get(root.id) if type(root).__name__ == "Name" else None
-            if value is not None and value.kind == "table":  # a constant table: every entry it can give
-                table = value.data
-                default = table.default
-                return (default is MISSING or (type(default) is int and default >= 0)) and _nonneg_entries(
-                    table.entries)
-            return self._nonneg_counter(node.obj)
+        if isinstance(node, c.TableRead):  # a constant table: every entry it can give
+            table = node.table
+            return table is not None and (table.default is MISSING or (
+                type(table.default) is int and table.default >= 0)) and _nonneg_entries(table.entries)
+        if isinstance(node, c.Index):
+            return self._nonneg_counter(node.cell if node.cell is not None else node.obj)
         return self._nonneg_counter(node)
 
-    def _nonneg_items(self, node: Any) -> bool:
-        kind = type(node).__name__
-        if kind == "Comprehension":
+    def _nonneg_items(self, node: c.Node) -> bool:
+        if isinstance(node, c.Comprehension):
             return self._nonneg(node.element)
-        return kind == "ListLit" and all(self._nonneg(item) for item in node.items)
+        return isinstance(node, c.ListLit) and all(self._nonneg(item) for item in node.items)
 
     def _nonneg_prop(self, prop: str) -> bool:
         """Whether a number property is never below zero: its defaults, and every value a rule gives it."""
@@ -350,7 +358,7 @@ class Totality:
             self._props[prop] = False  # while looking: a value computed from the property itself is not proof
             defaults = [v for (_, name), v in self.rules.prop_defaults.items() if name == prop]
             hit = all(v is None or (type(v) is int and v >= 0) for v in defaults) and all(
-                self._nonneg(_syntax(fn)) and op in ("=", "+=")
+                self._nonneg(_tree(fn)) and op in ("=", "+=")
                 for op, fn in self._prop_writes().get(prop, ()))
             self._props[prop] = hit
         return hit
@@ -377,22 +385,15 @@ class Totality:
             roots += [r.flow.final] + [b for p in r.flow.phases for b in (p.before, p.body, p.after)]
         return roots
 
-    def _nonneg_counter(self, node: Any) -> bool:
-        kind = type(node).__name__
-        if kind == "Attr":
-            name = node.name
-            if self.rules.denotes(node) != "counters" and name in self.rules.properties:
-                return False
-        elif kind == "Name":
-            name = node.id
-            v = self.rules.values.get(name)
-            if v is not None:
-                data = v.data.values() if v.kind == "by_players" else [v.data] if v.kind == "const" else [None]
-                return all(type(x) is int and x >= 0 for x in data)
-        else:
-            return False
-        c = self.rules.counters.get(name)
-        return c is not None and all(low is not None and low >= 0 for low, _ in [(c.min, None), *c.key_limits.values()])
+    def _nonneg_counter(self, node: c.Node | None) -> bool:
+        """Whether a counter (or a keyed counter's cell), or a number value, is never below zero."""
+        if isinstance(node, c.Name) and node.ref.kind in ("const", "value"):
+            v = node.ref.decl
+            data = v.data.values() if v.kind == "by_players" else [v.data] if v.kind == "const" else [None]
+            return all(type(x) is int and x >= 0 for x in data)
+        counter = _COUNTER_OF.get(type(node), _no_counter)(node)
+        return counter is not None and all(low is not None and low >= 0
+                                           for low, _ in [(counter.min, None), *counter.key_limits.values()])
 
     def _free(self, counter: str) -> bool:
         c = self.rules.counters[counter]

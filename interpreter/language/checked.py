@@ -237,6 +237,7 @@ class TableRead(Node):
     table: Any  # value_tables.Table; None where its declaration was reported
     keys: tuple[Node, ...]
     constant: tuple[bool, Any]  # (True, the entry) when every key is a constant
+    name: str  # the table's name as written
 
 
 @dataclass(frozen=True, slots=True, eq=False)

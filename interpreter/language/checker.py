@@ -247,7 +247,6 @@ class Checker:
         obj = self.check(node.obj, scope)
         if isinstance(obj, c.Name) and obj.live:
             if name in r.properties and name not in PIECE_BUILTINS:
-                r.denote(node, "properties")
                 return _attr_of(node, obj, "property", declared(r.properties[name]), r.properties[name])
             if name in ("kind", "linked"):
                 return _attr_of(node, obj, "builtin", PIECE_BUILTINS[name])
@@ -262,7 +261,6 @@ class Checker:
         name, r = node.name, self.rules
         counter = r.counters.get(name)
         if counter is not None and counter.per == "player":
-            r.denote(node, "counters")
             if counter.keys is not None:
                 return _attr_of(node, obj, "family", FAMILY, counter)
             return _attr_of(node, obj, "counter", INT, counter)
@@ -281,7 +279,6 @@ class Checker:
         if name in PIECE_BUILTINS:
             return _attr_of(node, obj, "builtin", PIECE_BUILTINS[name])
         if name in r.properties:
-            r.denote(node, "properties")
             return _attr_of(node, obj, "property", declared(r.properties[name]), r.properties[name])
         candidates = [*PIECE_BUILTINS, *r.properties]
         raise CompileError("E401", f"no piece has a property '{name}'", node.pos, did_you_mean(name, candidates))

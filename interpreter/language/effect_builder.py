@@ -428,7 +428,6 @@ class Builder:
                 raise _Reported(CompileError("E401", msg, target.pos, hint), t)
             if c.keys is not None:
                 raise _Reported(CompileError("E402", f"'{target.name}' is keyed: write [key]", target.pos), t)
-            r.denote(target, "counters")
             key = self.exprs.counter_key(c, obj, target.pos, target)
             return self._counter_set(t.at(n.pos), key, target.name, n.op, value, vt, n, t)
         if ot in (PIECE, ANY):
@@ -440,8 +439,6 @@ class Builder:
             if n.op == "=" and not _assignable(ptype, vt):
                 msg = f"property '{target.name}' is {ptype}, but the value is {vt}"
                 raise _Reported(CompileError("E402", msg, n.value.pos), t)
-            if ot == PIECE:
-                r.denote(target, "properties")
             return e.SetPropE(t.at(n.pos), obj, target.name, n.op, value)
         raise _Reported(CompileError("E402", "only a counter or a piece property can be assigned", target.pos), t)
 

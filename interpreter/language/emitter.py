@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..engine import runtime as rt
 from ..engine.values import Ref, Zone
 from . import checked as c
-from . import ranks
+from . import deferred, ranks
 from .builtins import FUNCTIONS, max2, min2
 from .code_cache import compile_expression
 from .types import BOOL, ZONE, Type
@@ -190,6 +190,7 @@ class Emitter:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
+        self.defer = deferred.active()  # a link nothing runs: functions compiled at their first call
         self._dispatch: dict[type, Callable[[Any, Gen], str]] = {
             c.Literal: self._literal,
             c.Name: self._name,
@@ -220,7 +221,10 @@ class Emitter:
 
     def function(self, node: c.Node) -> Fn:
         gen = Gen()
-        return function(self.src(node, gen), gen)
+        src = self.src(node, gen)
+        if self.defer and deferred.fits(src):
+            return deferred.Deferred(function, src, gen)
+        return function(src, gen)
 
     def src(self, node: c.Node, gen: Gen) -> str:
         return self._dispatch[type(node)](node, gen)

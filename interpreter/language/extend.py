@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span
+from ..engine.rules import Addition
 from ..engine.values import shown
 from .extend_choices import CHOOSING, target_decl
 from .loader import YList, YMap
@@ -61,10 +62,19 @@ def _add_fields(node: Any, spec: Any, fields: tuple[str, ...], span: Span, confl
         origin[(*where, key)] = module
 
 
+def _words(module: str, section: str, name: str, items: Any, span: Span) -> list[Addition]:
+    """The symbols or keys an extension writes, each with its place."""
+    spans = getattr(items, "item_spans", None) or []
+    return [Addition(module, section, name, str(word), spans[i] if i < len(spans) else span)
+            for i, word in enumerate(items if isinstance(items, list) else [])]
+
+
 def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[str, str], Any],
-          diags: Diagnostics) -> None:
-    """Fold every module's `extend:` into the declarations it extends (in requires order)."""
+          diags: Diagnostics) -> list[Addition]:
+    """Fold every module's `extend:` into the declarations it extends (in requires order); what they add to sets
+    and keyed counters."""
     origin: dict[tuple[str, str, str], str] = {}  # (section, name, field) -> the module that gave it
+    additions: list[Addition] = []
     for m in ordered:
         table = m.doc.get("extend")
         if not isinstance(table, dict):
@@ -86,6 +96,7 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
                             sp, "extend only adds; to change a value, replace the rule that uses it")
 
             if section == "sets":
+                additions += _words(m.id, section, name, spec, span)
                 merged = _copy_list(d.node, span)
                 _append(merged, spec if isinstance(spec, list) else [], span)
                 d.node = merged
@@ -100,6 +111,7 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
                     elif not isinstance(keys, list):
                         diags.error("E402", f"{target} has no keys, so keys cannot be added to it", span)
                     else:
+                        additions += _words(m.id, section, name, spec["keys"], span)
                         merged = _copy_list(keys, span)
                         _append(merged, spec["keys"], span)
                         node["keys"] = merged
@@ -123,3 +135,4 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
                 spec = spec if isinstance(spec, dict) else {}
                 _add_fields(node, spec, _ZONE_FIELDS, span, conflict, origin, (section, name), m.id)
                 d.node = node
+    return additions

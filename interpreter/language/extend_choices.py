@@ -15,6 +15,7 @@ from collections.abc import Collection
 from typing import Any
 
 from ..diagnostics import Diagnostics, Span, did_you_mean
+from ..engine.rules import ChoiceChange
 from .loader import YList, YMap
 from .sections import RULE_SECTIONS
 
@@ -103,10 +104,18 @@ def _walk(node: Any, path: tuple[Any, ...]) -> Any:
     return node
 
 
+def _said(m: Any, target: Any, change: Any, table: Any) -> ChoiceChange:
+    options, drop = change.get("options"), change.get("drop")
+    return ChoiceChange(m.id, str(target), tuple(str(o) for o in options) if isinstance(options, dict) else None,
+                        tuple(str(o) for o in drop) if isinstance(drop, list) else None,
+                        getattr(table, "key_spans", {}).get(target))
+
+
 def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[str, str], Any],
-          diags: Diagnostics) -> None:
-    """Fold every module's `extend:` of a rule's one_of into the rule (in requires order)."""
+          diags: Diagnostics) -> list[ChoiceChange]:
+    """Fold every module's `extend:` of a rule's one_of into the rule (in requires order); what each says."""
     origin: dict[tuple[str, str], str] = {}  # (target, option) -> the module that added it, or dropped it
+    said: list[ChoiceChange] = []
     for m in ordered:
         table = m.doc.get("extend")
         if not isinstance(table, dict):
@@ -115,15 +124,18 @@ def apply(ordered: list[Any], closure: dict[str, set[str]], decls: dict[tuple[st
             section, _, rest = str(target).partition(".")
             if section not in CHOOSING:
                 continue
+            change = spec.get("one_of") if isinstance(spec, dict) else None
+            if isinstance(change, dict):
+                said.append(_said(m, target, change, table))
             span = getattr(table, "key_spans", {}).get(target, m.span)
             rule, _, step = rest.partition(".")
             d = target_decl(decls, (section, rule), str(target), CHOOSING, m.id, closure, span, diags)
             if d is None:
                 continue
-            change = spec.get("one_of") if isinstance(spec, dict) else None
             if not isinstance(change, dict) or not isinstance(d.node, dict):
                 continue  # the schema reports it
             _change(str(target), step or None, change, d, m, closure, origin, span, diags)
+    return said
 
 
 def _change(target: str, step: str | None, change: dict, d: Any, m: Any, closure: dict[str, set[str]],

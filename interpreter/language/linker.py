@@ -20,14 +20,17 @@ from ..engine.rules import (
     ActionDef,
     CounterDecl,
     FlowDef,
+    ModuleInfo,
     PhaseDef,
     ProcDef,
+    Replacement,
     Rules,
     StepDef,
     TrackDecl,
     TriggerDef,
     TurnsDef,
     ValueDecl,
+    Written,
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
@@ -39,14 +42,13 @@ from .compiler import PIECE_BUILTINS, Scope
 from .effect_builder import Builder, Text
 from .options import fingerprint, set_options
 from .play_decls import link_play_decls
+from .sections import DECLARING, REPLACEABLE
+from .written import written
 from .ynodes import key_span as _kspan
 from .ynodes import value_span as _vspan
 
-DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", "events", "costs", "procedures",
-             "setup", "actions", "triggers", "scoring", "substitutes")
 READABLE = {"sets": "set", "values": "value", "counters": "counter", "pieces": "piece kind", "zones": "zone",
             "tracks": "track", "dice": "die"}
-REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 def _unbuilt(frame: Any) -> Any:
     raise AssertionError("a focused link checks rules; it never runs them")
 
@@ -69,6 +71,11 @@ class Module:
         """A hash of the module's content, made once: every link of the module records it, and nothing changes
         a loaded document (extend and replace work on copies; a mutant is a Module of its own)."""
         return fingerprint(self.doc)
+
+    @cached_property
+    def written(self) -> tuple[Written, ...]:
+        """Its declarations as written (written.py), read once: every link of the module keeps them."""
+        return written(self)
 
 
 @dataclass
@@ -203,6 +210,7 @@ class Linker:
                         )
                         continue
                     decls[key] = Decl(m.id, node, span)
+        replaced: dict[str, Replacement] = {}
         for m in ordered:
             table = m.doc.get("replace")
             if not isinstance(table, dict):
@@ -226,11 +234,15 @@ class Linker:
                                      "make one module require the other, so the order is explicit")
                     continue
                 decls[key] = Decl(d.module, node, span, m.id)
-        extend.apply(ordered, closure, decls, self.diags)
-        extend_choices.apply(ordered, closure, decls, self.diags)
-        rules = Rules(modules=[m.id for m in ordered])
+                replaced[str(target)] = Replacement(str(target), m.id, d.module, span)
+        additions = extend.apply(ordered, closure, decls, self.diags)
+        changes = extend_choices.apply(ordered, closure, decls, self.diags)
+        rules = Rules(modules=[m.id for m in ordered], additions=additions, written={m.id: m.written for m in ordered},
+                      replacements=replaced, choice_changes=changes)
         for m in ordered:
             players = m.doc.get("players")
+            rules.module_info[m.id] = ModuleInfo(m.id, str(m.doc.get("title", m.id)), tuple(
+                (str(k), v) for k, v in players.items()) if isinstance(players, dict) else None, m.span)
             if isinstance(players, dict):
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max

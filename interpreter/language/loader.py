@@ -28,13 +28,14 @@ from yaml.events import (
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
+    SequenceStartEvent,
     StreamEndEvent,
 )
 from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
-from ..diagnostics import Diagnostics, Span
+from ..diagnostics import Diagnostics, Span, new_span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
 from . import yaml_slips
@@ -328,16 +329,42 @@ class _Builder:
 
     def _drive(self) -> None:
         """Feed every event to the builder. Nearly every event is a plain scalar (no anchor, no tag) in a
-        mapping or a list: it is built here, inline, with the same result `_event` gives it; any other event,
-        and any scalar that needs a check the inline path does not make, goes through `_event`."""
+        mapping or a list, or the start or end of a collection without anchor or tag: it is built here, inline,
+        with the same result `_event` gives it; any other event, and any that needs a check the inline path does
+        not make, goes through `_event`."""
         loader = self.loader(self.text)
         try:
             get, stack, display, resolved = loader.get_event, self.stack, self.display, _RESOLVED
+            source, size = self.text, len(self.text)
             while True:
                 event = get()
                 kind = type(event)
                 if kind is StreamEndEvent or event is None:
                     return
+                if kind is MappingStartEvent or kind is SequenceStartEvent:
+                    # A collection without anchor or tag, within the bounds: what `_start` makes of it.
+                    mark = event.start_mark
+                    if event.anchor is None and event.tag is None and self.count < MAX_NODES and \
+                            len(stack) < MAX_DEPTH and (mark.index >= size or source[mark.index] not in "&!"):
+                        self.count += 1
+                        span = new_span(display, mark.line + 1, mark.column + 1)
+                        made = YMap(span) if kind is MappingStartEvent else YList(span)
+                        stack.append(_Frame(made, span, self.count, None))
+                        continue
+                elif (kind is MappingEndEvent or kind is SequenceEndEvent) and len(stack) > 1:
+                    # A collection without anchor ending as an item or a mapping's value: what `_end` does.
+                    done, frame = stack[-1], stack[-2]
+                    container = frame.container
+                    if done.anchor is None and done.container is not None and container is not None and \
+                            (isinstance(container, YList) or frame.has_key):
+                        stack.pop()
+                        frame.height = max(frame.height, done.height + 1)
+                        if isinstance(container, YList):
+                            container.append(done.container)
+                            container.item_spans.append(done.span)
+                        else:
+                            self._put(frame, container, done.container, done.span)
+                        continue
                 if kind is not ScalarEvent or event.anchor is not None or event.tag is not None or not stack:
                     self._event(event)
                     continue
@@ -358,7 +385,7 @@ class _Builder:
                         continue
                     self.count += 1
                     mark = event.start_mark
-                    span = Span(display, mark.line + 1, mark.column + 1)
+                    span = new_span(display, mark.line + 1, mark.column + 1)
                     frame.has_key = True
                     frame.key_span = span
                     frame.key = YStr(text, span, event.style or None)
@@ -372,7 +399,7 @@ class _Builder:
                     continue
                 self.count += 1
                 mark = event.start_mark
-                span = Span(display, mark.line + 1, mark.column + 1)
+                span = new_span(display, mark.line + 1, mark.column + 1)
                 if value is None:
                     value = YStr(text, span, event.style or None)
                 if isinstance(container, YList):
@@ -406,7 +433,7 @@ class _Builder:
     # -- positions -------------------------------------------------------------------------------------------
 
     def _span(self, mark: Mark) -> Span:
-        return Span(self.display, mark.line + 1, mark.column + 1)
+        return new_span(self.display, mark.line + 1, mark.column + 1)
 
     def _content_span(self, start: Mark, end: Mark, inclusive: bool) -> Span:
         """Where a node's content starts: its start mark is at its anchor or tag, when it has them."""
@@ -459,7 +486,7 @@ class _Builder:
         if event.anchor is None and event.tag is None:
             # Without an anchor or a tag the node starts at its content.
             mark = event.start_mark
-            span = Span(self.display, mark.line + 1, mark.column + 1)
+            span = new_span(self.display, mark.line + 1, mark.column + 1)
         else:
             self._check_anchor(event.anchor, event.start_mark)
             span = self._content_span(event.start_mark, event.end_mark, inclusive=False)

@@ -26,14 +26,34 @@ class Pack:
     scenario_files: list[Path] = field(default_factory=list)
 
 
-def display(path: Path) -> str:
+def display(path: Path, dirs: dict[str, str] | None = None) -> str:
     """Paths in diagnostics: relative to the working directory when possible, so they are short and clickable.
-    (Worked on strings: Path objects made this a tenth of loading a scenario file.)"""
-    real, cwd = os.path.realpath(path), os.path.realpath(os.getcwd())
+    (Worked on strings: Path objects made this a tenth of loading a scenario file.) A caller naming many files
+    at once passes `dirs`, where the real paths of their directories are kept meanwhile: each realpath asks the
+    file system about every component of the path."""
+    if dirs is None:
+        real, cwd = os.path.realpath(path), os.path.realpath(os.getcwd())
+    else:
+        real, cwd = _realpath(os.fspath(path), dirs), _real_dir(os.getcwd(), dirs)
     if real == cwd:
         return "."
     inside = cwd if cwd.endswith(os.sep) else cwd + os.sep
     return real[len(inside):] if real.startswith(inside) else str(path)
+
+
+def _realpath(path: str, dirs: dict[str, str]) -> str:
+    """os.path.realpath of a file: its directory's real path, then its name unless that is a symbolic link."""
+    head, tail = os.path.split(path)
+    if tail in ("", os.curdir, os.pardir) or os.path.islink(path):
+        return os.path.realpath(path)
+    return os.path.join(_real_dir(os.path.join(os.getcwd(), head) if head else os.getcwd(), dirs), tail)
+
+
+def _real_dir(directory: str, dirs: dict[str, str]) -> str:
+    real = dirs.get(directory)
+    if real is None:
+        real = dirs[directory] = os.path.realpath(directory)
+    return real
 
 
 def _real(path: Path) -> Path:

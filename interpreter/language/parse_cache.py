@@ -86,6 +86,8 @@ def parse(text: str, start: str, parse_afresh: Callable[[], s.Node]) -> s.Node:
         if isinstance(node, s.Node):
             return node
     node = parse_afresh()
+    if not _disk.storing():  # encoding a tree costs about as much as parsing it
+        return node
     try:
         encoded = _encode(node)
     except (_NotPlain, RecursionError):  # a tree nested deeper than Python recurses is parsed each time

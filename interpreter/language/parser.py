@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, cast
-
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING, Any, cast
 
 from . import parse_cache, tables
 from . import syntax as s
+
+if TYPE_CHECKING:
+    from lark import Lark, Token  # the lark-free parser's lalr.Tok has the same fields
 
 START_SYMBOLS = tables.START_SYMBOLS
 MAX_TEXT = 2000  # characters in one formula (the longest shipped one has 136): parsing time stays bounded
@@ -25,9 +26,13 @@ class ParseError(Exception):
         self.hint = hint
 
 
+# The transformer's methods get tokens (lark's Token or lalr.Tok: both str, with type, line and column) and
+# the nodes and values its other methods made; no other string reaches them.
+
+
 def _pos(item: Any) -> s.Pos:
-    if isinstance(item, Token):
-        return (item.line or 1, item.column or 1)
+    if isinstance(item, str):
+        return (item.line or 1, item.column or 1)  # type: ignore[attr-defined]
     if isinstance(item, s.Node):
         return item.pos
     return (1, 1)
@@ -35,14 +40,14 @@ def _pos(item: Any) -> s.Pos:
 
 def _first_pos(*items: Any) -> s.Pos:
     for item in items:
-        if isinstance(item, Token | s.Node):
+        if isinstance(item, str | s.Node):
             return _pos(item)
     return (1, 1)
 
 
-@v_args(inline=True)
-class _ToSyntax(Transformer):
-    """Builds syntax nodes straight from LALR reductions (no intermediate lark tree)."""
+class _ToSyntax:
+    """Builds syntax nodes straight from LALR reductions (no intermediate lark tree): each method gets the
+    children of its rule as arguments (lark's v_args(inline=True), see lark_transformer)."""
 
     # ---- expressions
     def int_lit(self, tok: Token) -> s.Literal:
@@ -168,7 +173,7 @@ class _ToSyntax(Transformer):
         return s.Move(what.pos, what, to, at)
 
     def count_atom(self, item: Token | s.Node) -> s.Node:
-        if isinstance(item, Token):
+        if isinstance(item, str):
             return s.Literal(_pos(item), int(item)) if item.type == "INT" else s.Name(_pos(item), str(item))
         return item
 
@@ -265,11 +270,40 @@ class _ToSyntax(Transformer):
         return s.PassTurn((1, 1))
 
 
+def lark_transformer() -> Any:
+    """_ToSyntax as lark's Transformer, its methods called with their children as arguments."""
+    from lark import Transformer, v_args
+
+    methods = {name: fn for name, fn in vars(_ToSyntax).items() if not name.startswith("__")}
+    return v_args(inline=True)(type("_ToSyntax", (Transformer,), methods))()
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     # One tree-less LALR parser for all start symbols: the transformer runs during parsing. Its tables come
     # inside the package (tables.py); nothing is read from or written to a shared cache.
-    return tables.load(tables.grammar_text(), _ToSyntax())
+    return cast("Lark", tables.load(tables.grammar_text(), lark_transformer()))
+
+
+@lru_cache(maxsize=1)
+def _fast() -> Callable[[str, str], s.Node | None] | None:
+    """The lark-free parser (lalr.py): a text's tree, or None where lark is to say what is wrong. None itself
+    when its tables were not made from the grammar in use."""
+    try:
+        from . import lalr, lalr_tables
+    except ImportError:  # while the tables are generated for the first time
+        return None
+    if tables.grammar_fingerprint(tables.grammar_text()) != lalr_tables.FINGERPRINT:
+        return None
+    rules = lalr.bind(_ToSyntax())
+
+    def fast(text: str, start: str) -> s.Node | None:
+        try:
+            return cast(s.Node, lalr.parse(text, start, rules))
+        except lalr.Unparsed:
+            return None
+
+    return fast
 
 
 # How a hint names what the grammar expected; terminals written as plain strings show as themselves.
@@ -303,6 +337,8 @@ def _describe_expected(expected: set[str]) -> str:
 
 
 def _is_expression(text: str) -> bool:
+    from lark.exceptions import LarkError
+
     try:
         _parser().parse(text, start="expr")
     except (LarkError, ValueError, RecursionError):
@@ -321,8 +357,26 @@ def parse(text: str, start: str) -> s.Node:
         raise ParseError(f"{_what(start)} is too long ({len(text)} characters, at most {MAX_TEXT})", (1, 1),
                          "split it with let, or into values and procedures")
     try:
-        # The parser is built with the transformer, so it returns syntax nodes, not lark trees.
-        return parse_cache.parse(text, start, lambda: cast(s.Node, _parser().parse(text, start=start)))
+        return parse_cache.parse(text, start, lambda: _parse_afresh(text, start))
+    except ValueError:  # int() of a number with thousands of digits
+        raise ParseError(f"a number in this {_what(start)} is too long", (1, 1)) from None
+    except RecursionError:
+        raise ParseError(f"cannot parse {_what(start)}", (1, 1)) from None
+
+
+def _parse_afresh(text: str, start: str) -> s.Node:
+    """The text's tree from the lark-free parser; a text it stops at goes to lark, whose error is reported (the
+    transformer runs during parsing, so either returns syntax nodes, not lark trees)."""
+    fast = _fast()
+    node = None if fast is None else fast(text, start)
+    return _lark_parse(text, start) if node is None else node
+
+
+def _lark_parse(text: str, start: str) -> s.Node:
+    from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+    try:
+        return cast(s.Node, _parser().parse(text, start=start))
     except UnexpectedToken as err:
         hint = f"expected {_describe_expected(set(err.expected))}" if err.expected else None
         if start == "effect" and _is_expression(text):

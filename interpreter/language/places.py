@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..diagnostics import Span, source_line
+from ..diagnostics import Span, new_span, source_line
 
 Pos = tuple[int, int]
 
@@ -52,8 +52,8 @@ def span_in(base: Span, pos: Pos, style: str | None) -> Span:
         indent = len(first) - len(first.lstrip(" ")) if first is not None else base.col + 1
         if style == ">" and line == 1:
             return _folded_span(base, indent, col)
-        return Span(base.file, base.line + line, indent + col)
+        return new_span(base.file, base.line + line, indent + col)
     offset = 1 if style in ("'", '"') else 0
     if line == 1:
-        return Span(base.file, base.line, base.col + offset + col - 1)
-    return Span(base.file, base.line + line - 1, col)
+        return new_span(base.file, base.line, base.col + offset + col - 1)
+    return new_span(base.file, base.line + line - 1, col)

@@ -293,7 +293,7 @@ def check_read(ch: Checker, node: s.Index, scope: Scope) -> c.TableRead | None:
         return None
     end = (node.pos[0], node.pos[1])
     if not isinstance(v.data, Table):  # its declaration was reported: no second error at each read
-        return c.TableRead(node.pos, end, ANY, node, None, (), (False, None))
+        return c.TableRead(node.pos, end, ANY, node, None, (), (False, None), root.id)
     table: Table = v.data
     if len(keys) != table.depth:
         form = table.name + "[KEY]" * table.depth
@@ -322,8 +322,8 @@ def check_read(ch: Checker, node: s.Index, scope: Scope) -> c.TableRead | None:
             written = "][".join(shown(k) for k in constant)
             raise CompileError("E424", f"table '{table.name}' has no entry for {table.name}[{written}]", node.pos,
                                _ADD_HINT)
-        return c.TableRead(node.pos, end, result, node, table, tuple(checked), (True, hit))
-    return c.TableRead(node.pos, end, result, node, table, tuple(checked), (False, None))
+        return c.TableRead(node.pos, end, result, node, table, tuple(checked), (True, hit), root.id)
+    return c.TableRead(node.pos, end, result, node, table, tuple(checked), (False, None), root.id)
 
 
 def _constant(key: c.Node) -> Any:

@@ -18,8 +18,8 @@ from ..analysis.modules import closures
 from ..diagnostics import Span
 from ..language import syntax as s
 from ..language.effect_builder import Text
-from ..language.linker import DECLARING, Module
-from ..language.sections import RULE_SECTIONS
+from ..language.linker import Module
+from ..language.sections import DECLARING, RULE_SECTIONS
 from .formulas import formulas
 from .formulas import uses as formula_uses
 
@@ -162,7 +162,7 @@ def _nested(section: str, name: str, node: Any, span: Span, add: Any) -> None:
 
 
 def uses(m: Module, denotes: Callable[[s.Node], str | None] | None = None) -> list[Use]:
-    """Every use of a name in the module. `denotes` (Rules.denotes, when the module linked) says what the linker
+    """Every use of a name in the module. `denotes` (resolved.sections, when the module linked) says what the linker
     resolved a name to, where the syntax alone cannot: `x.reward` is a piece's property or a player's counter."""
     # Names written as YAML values first: where a formula's reading of the same place is vaguer (a trigger's
     # `on: festival` is an event, not any name), the structural use is the one kept.

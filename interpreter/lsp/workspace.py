@@ -26,6 +26,7 @@ from ..language.loader import buffers, load_yaml_bytes, read_file
 from ..language.pack import SCENARIO_DIR, Pack, discover, display, link, load_modules
 from ..tools.explain import Document, build
 from .index import Declaration, Index, Use, declarations, real, scenario_uses, uses
+from .resolved import sections
 
 
 @contextmanager
@@ -165,7 +166,7 @@ class Workspace:
             for key, module in st.good.items():
                 if st.facts.get(key, (None,))[0] is not module:
                     linked = st.rules.get(module.id)  # what the linker resolved, when the module linked
-                    st.facts[key] = (module, declarations(module), uses(module, linked.denotes if linked else None))
+                    st.facts[key] = (module, declarations(module), uses(module, sections(linked) if linked else None))
             for key in set(st.facts) - set(st.good):
                 del st.facts[key]
             kept = {m.id: m for m in st.good.values()}

@@ -18,7 +18,7 @@ from ..engine import effects as e
 from ..engine.rules import Rules, ValueDecl
 from ..language import checked as ck
 from ..language.checked import Expr
-from ..language.linker import DECLARING, Module
+from ..language.linker import Module
 from ..language.pack import link
 from .coverage import rule_bodies
 from .prose import Line, Speaker, amount_words, by_players, cost_words, sentence, table_words, terms_words, words
@@ -87,20 +87,11 @@ class Book:
         """section.name -> (replacing module, declaring module, the declaring module linked alone)."""
         out: dict[str, tuple[str, str, Rules]] = {}
         based: dict[str, Rules] = {}
-        for mid in self.rules.modules:
-            table = self.modules[mid].doc.get("replace")
-            if not isinstance(table, dict):
-                continue
-            for target in table:
-                section, _, name = str(target).partition(".")
-                owner = next((m for m in self.rules.modules if section in DECLARING
-                              and isinstance(self.modules[m].doc.get(section), dict)
-                              and name in self.modules[m].doc[section]), None)
-                if owner is None:
-                    continue
-                if owner not in based:
-                    based[owner] = link(self.modules, [owner], Diagnostics())
-                out[str(target)] = (mid, owner, based[owner])
+        for target, change in self.rules.replacements.items():
+            owner = change.declared_in
+            if owner not in based:
+                based[owner] = link(self.modules, [owner], Diagnostics())
+            out[target] = (change.module, owner, based[owner])
         return out
 
     def _change(self, key: str) -> tuple[str | None, Rules | None]:
@@ -112,7 +103,7 @@ class Book:
     # ---------------------------------------------------------------- sections
     def document(self) -> Document:
         r = self.rules
-        titles = [str(self.modules[m].doc.get("title", m)) for m in r.modules]
+        titles = [r.module_info[m].title for m in r.modules]
         sections = [self.components(), self.steps("setup", "Setup", r.setup), self.flow(), self.actions(),
                     self.triggers(), self.procedures(), self.steps("scoring", "Scoring", r.scoring,
                                                                    "At the end of the game, for each player:"),
@@ -124,11 +115,10 @@ class Book:
 
     def components(self) -> Section:
         r = self.rules
-        declared = [(m, self.modules[m].doc["players"]) for m in r.modules
-                    if isinstance(self.modules[m].doc.get("players"), dict)]
+        declared = [info for info in r.module_info.values() if info.players is not None]
         intro = f"For {r.players_min} to {r.players_max} players."
         if len(declared) > 1:  # the last module in requires order sets the count; say who says what
-            intro += " (" + "; ".join(f"{m}: {d.get('min', '?')} to {d.get('max', '?')}" for m, d in declared) + ")"
+            intro += " (" + "; ".join(f"{d.id}: {d.given('min', '?')} to {d.given('max', '?')}" for d in declared) + ")"
         sec = Section("components", "Components", intro=intro)
         groups: dict[str, list[Line]] = {}
         for say in COMPONENTS.values():
@@ -253,20 +243,17 @@ class Book:
     def _extended(self, key: str) -> list[Line]:
         """What modules' `extend` added to or dropped from the rule's one_of (the body already shows the result)."""
         out = []
-        for mid in self.rules.modules:
-            table = self.modules[mid].doc.get("extend")
-            for target, spec in (table.items() if isinstance(table, dict) else []):
-                change = spec.get("one_of") if isinstance(spec, dict) else None
-                if not isinstance(change, dict) or ".".join(str(target).split(".")[:2]) != key:
-                    continue
-                said = []
-                if isinstance(change.get("options"), dict):
-                    said.append("adds " + ", ".join(words(str(o)) for o in change["options"]))
-                if isinstance(change.get("drop"), list):
-                    said.append("drops " + ", ".join(words(str(o)) for o in change["drop"]))
-                if said:
-                    out.append(Line(0, sentence(f"the module {mid} {' and '.join(said)} among the options"),
-                                    getattr(table, "key_spans", {}).get(target)))
+        for change in self.rules.choice_changes:
+            if ".".join(change.target.split(".")[:2]) != key:
+                continue
+            said = []
+            if change.added is not None:
+                said.append("adds " + ", ".join(words(o) for o in change.added))
+            if change.dropped is not None:
+                said.append("drops " + ", ".join(words(o) for o in change.dropped))
+            if said:
+                out.append(Line(0, sentence(f"the module {change.module} {' and '.join(said)} among the options"),
+                                change.span))
         return out
 
     def _entry(self, key: str, title: str, head: list[Line], body: Any, span: Span, source: str | None) -> Entry:

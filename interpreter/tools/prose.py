@@ -163,10 +163,7 @@ def _table_name(sp: Speaker, table: Any, fallback: str) -> str:
 
 
 def _table_read(sp: Speaker, n: c.TableRead) -> str:
-    root = n.syntax
-    while hasattr(root, "obj"):
-        root = root.obj
-    name = _table_name(sp, n.table, getattr(root, "id", "table"))
+    name = _table_name(sp, n.table, n.name)
     return f"the {name} of {' and '.join(operand(sp, k, _ATOM) for k in n.keys)}"
 
 
