@@ -725,6 +725,7 @@ class Game:
         self._drop_held()
         if self._open is not None and (self._open.answers or self._open.kind not in ("setup", "skip")):
             self._pending = self._waiting = None
+            self._runs = None  # the state is unchanged, but a planned answer taken back is drawn again (_planned)
             if self._open.answers:
                 self._open.answers.pop()
             else:

@@ -109,6 +109,23 @@ def test_the_later_answers_of_a_move_run_nothing(tmp_path: Path, monkeypatch: py
     assert proofs == [] and game.state.counters["p1.points"] > 0  # the kept run's changes made again
 
 
+def test_an_answer_taken_back_is_drawn_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_totality(monkeypatch)
+    rules, _ = link_texts(tmp_path, TREE)
+    picks = Counter[int]()
+    for seed in range(40):
+        game = Game(rules, 2, 1, flow=True, chance="auto")
+        game.setup()
+        rng = random.Random(seed)
+        game.play_random(rng)
+        first = game.play_random(rng)
+        assert first is not None and game.undo()
+        again = game.play_random(rng)  # not the plan of the first pick: a new draw, proven
+        assert again is not None
+        picks[again.value == first.value] += 1
+    assert picks[False] > 0 and picks[True] > 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chance", ["step", "auto"])
 @pytest.mark.parametrize("name", ["village", "lisboa"])
