@@ -5,8 +5,9 @@ Every repeat runs every contender once, in a rotating order (`timing.interleaved
 a repeat. All figures are CPU time of this process (`time.process_time`), so time spent waiting for a core that
 other work holds is not counted.
 
-- games: one random whole game per pack, player count and chance mode (seed = the repeat), played as `simulate`
-  plays it (`tools.bots.choose`, the random bot): decisions per CPU-second and games per CPU-second;
+- games: one random whole game per pack, player count and chance mode (seed = the repeat), played with
+  `Game.play_random` (as the adapter's rollouts play), or with `--bots` as `simulate`'s random bot plays it
+  (`pending()`, then `tools.bots.choose`): decisions per CPU-second and games per CPU-second;
 - ttt: `python_tic_tac_toe` random actions per CPU-second (legal_actions, then a uniform pick);
 - mcts: OpenSpiel's `MCTSBot` searching the first player decision of each pack through the adapter, with
   OpenSpiel's `RandomRolloutEvaluator` and with the adapter's `SampleRolloutEvaluator` (if present), and on
@@ -14,12 +15,13 @@ other work holds is not counted.
 - listing: on the move decisions of a random game, listing every legal move (`Pending.options` on a fresh
   pending) against one run of the chosen move to its first decision, on the same states.
 
-    python benchmarks/bench_games.py [--repeats 5] [--players 2 3 4] [--skip mcts listing] [--no-totality]
+    python benchmarks/bench_games.py [--repeats 5] [--players 2 3 4] [--skip mcts listing] [--no-totality] [--bots]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import time
@@ -53,18 +55,22 @@ def cpu() -> float:
 
 # ---------------------------------------------------------------- random whole games
 def game_run(rules: object, players: int, chance: str, seeds: list[int],
-             out: dict[str, list[float]], key: str) -> Callable[[], float]:
+             out: dict[str, list[float]], key: str, bots: bool) -> Callable[[], float]:
     def run() -> float:
         seed = seeds.pop(0)
         rng = random.Random(seed)
+        gc.collect()  # the garbage of the contender before is not this game's: a Lisboa game is 16 ms of CPU
         t0 = cpu()
         game = Game(rules, players, seed, flow=True, chance=chance)  # type: ignore[arg-type]
         game.setup()
         decisions = 0
         while not game.is_terminal():
-            pending = game.pending()
-            assert pending is not None
-            game.apply(choose(game, pending, {}, rng).id)
+            if bots:
+                pending = game.pending()
+                assert pending is not None
+                game.apply(choose(game, pending, {}, rng).id)
+            else:
+                assert game.play_random(rng) is not None
             decisions += 1
         spent = cpu() - t0
         out[key].append(spent)
@@ -157,6 +163,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chance", nargs="*", default=["step", "auto"])
     parser.add_argument("--packs", nargs="*", default=list(PACKS))
     parser.add_argument("--skip", nargs="*", default=[], choices=["games", "mcts", "listing"])
+    parser.add_argument("--bots", action="store_true",
+                        help="play the random games as simulate's random bot does (pending(), then a sample)")
     parser.add_argument("--no-totality", action="store_true",
                         help="prove every move by running it, as before engine/totality.py (for before/after figures)")
     args = parser.parse_args(argv)
@@ -173,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
                     key = f"{name} {players}p chance={chance}"
                     game_cpu[key] = []
                     contenders[key] = game_run(rules[name], players, chance, list(range(1, args.repeats + 1)),
-                                               game_cpu, key)
+                                               game_cpu, key, args.bots)
     if "mcts" not in args.skip:
         ttt = pyspiel.load_game("python_tic_tac_toe")
         contenders["ttt MCTS sims/s"] = mcts_rate(ttt, random_rollouts)
@@ -185,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     results = interleaved(contenders, args.repeats)
 
     ttt_rate = results["ttt random actions/s"]
+    print("random games played with " + ("pending() and the random bot" if args.bots else "Game.play_random"))
     print(f"python_tic_tac_toe: {show(ttt_rate, ' random actions/CPU-s', 0)}")
     for key, cpus in game_cpu.items():
         rates = results[key]

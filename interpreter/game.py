@@ -24,7 +24,7 @@ from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.held import Held
 from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, candidate_moves, probe
-from .engine.resume import Runs
+from .engine.resume import Runs, same
 from .engine.rules import Rules
 from .engine.state import State
 from .engine.values import Piece, Player, plain, shown
@@ -347,11 +347,15 @@ class Game:
         return self._pending
 
     def play_random(self, rng: random.Random) -> Option | None:
-        """Apply `pending().sample(rng)` and return the option applied (None when nothing is pending), with one
-        proof fewer at a move decision: the candidates drawn in random order also prove that the turn has a move
-        at all (pending() proves one first, then sample its own), and the next decision is not looked for until
-        asked. The same play as `apply(pending().sample(rng).id)` with the same `rng`, except after a turn with no
-        legal move (its candidates drew from `rng` before the game skipped it)."""
+        """Apply a random option and return it (None when nothing is pending): chance by its probabilities, a
+        player's option uniformly among the legal ones, as `pending().sample(rng)` draws them, for less work.
+
+        At a move decision the candidates drawn in random order also prove that the turn has a move at all
+        (pending() proves one first, then sample its own). A proof made here draws its own answers from `rng`
+        (engine/moves.py, `Search.draw`), so the way it finishes the move is, decision by decision, the first
+        legal answer of a uniformly random order: the move's later decisions take those answers without proving
+        or running anything, and applying them makes the kept run's changes again (`_planned`). Seeded, it plays
+        other games than `apply(pending().sample(rng).id)`, from the same distribution."""
         option = self._sample(rng)
         if option is not None:
             self._apply(option.id)
@@ -362,12 +366,53 @@ class Game:
                 and self._set_up:
             moves = self._move_decision()
             if moves and self._pending is not None:
-                drawn = self._pending._draw(rng)
+                drawn = self._drawing(self._pending, rng)
                 if drawn is not None:
                     return drawn
             self._skip_turn()
         pending = self.pending()
-        return None if pending is None else pending.sample(rng)
+        if pending is None:
+            return None
+        if pending.player == CHANCE:
+            return pending.sample(rng)
+        planned = self._planned(pending)
+        if planned is not None:
+            return planned
+        drawn = self._drawing(pending, rng)
+        if drawn is None:
+            return pending.sample(rng)  # raises: no option can be carried out
+        return drawn
+
+    def _drawing(self, pending: Pending, rng: random.Random) -> Option | None:
+        """`pending._draw(rng)` with the proofs' own answers drawn from `rng` (Search.draw), so the run that proves
+        the pick also plans the move's later answers (see _planned)."""
+        search = self._search
+        search.draw = rng
+        try:
+            return pending._draw(rng)
+        finally:
+            search.draw = None
+
+    def _planned(self, pending: Pending) -> Option | None:
+        """The option a finished run drawn at random (Search.draw) took at this decision, when one was kept for
+        the open activity's answers so far: it is the first legal answer of a uniformly random order, as `_draw`
+        would find it, and it is proven by that run."""
+        activity = self._open
+        if activity is None or self._held is not None:  # a held run went past the planned answers (a new outcome)
+            return None
+        runs = self._kept()
+        kept = runs.find(activity) if runs is not None else None
+        if kept is None or kept.drawn is None:
+            return None
+        n = len(activity.answers)
+        if not kept.drawn <= n < len(kept.answers):
+            return None
+        want = kept.answers[n]
+        for i, answer in self._pending_answers.items():
+            if same(answer, want):
+                pending._proven[i] = True
+                return pending._candidates[i]
+        return None
 
     def _move_decision(self) -> list[Move]:
         """The turn player's move decision as the pending one, its moves not proven yet; the candidates (none: no
@@ -680,6 +725,7 @@ class Game:
         self._drop_held()
         if self._open is not None and (self._open.answers or self._open.kind not in ("setup", "skip")):
             self._pending = self._waiting = None
+            self._runs = None  # the state is unchanged, but a planned answer taken back is drawn again (_planned)
             if self._open.answers:
                 self._open.answers.pop()
             else:

@@ -235,37 +235,3 @@ def test_a_forked_child_plays_on_without_the_worker() -> None:
     process.join(timeout=60)
     assert process.exitcode == 0
     _agree(held, rerun)  # and the parent's held run is still its own
-
-
-@pytest.mark.parametrize("name", ["village", "lisboa"])
-def test_play_random_plays_what_pending_sample_picks(name: str) -> None:
-    """`Game.play_random(rng)` proves a move decision's candidates in the random order it draws them, so the proof
-    that the turn has a move is one of them; it plays what `apply(pending().sample(rng).id)` plays."""
-    rules = load_rules(ROOT / "rules" / name, None, None)
-    fast, plain = (Game(rules, 3, seed=5, flow=True, chance="step") for _ in range(2))
-    fast.setup()
-    plain.setup()
-    proofs = {"fast": 0, "plain": 0}
-    for label, game in (("fast", fast), ("plain", plain)):
-        prove = game._prove
-
-        def counted(pending: Any, i: int, prove: Any = prove, label: str = label) -> bool:
-            proofs[label] += 1
-            return bool(prove(pending, i))
-
-        game._prove = counted  # type: ignore[method-assign]  # the pendings made from now on count their proofs
-    a, b = random.Random(5), random.Random(5)
-    steps = 0
-    while not plain.is_terminal() and steps < 250:
-        pending = plain.pending()
-        assert pending is not None
-        expected = pending.sample(b)
-        option = fast.play_random(a)
-        assert option == expected
-        plain.apply(expected.id)
-        steps += 1
-        if steps % 25 == 0:
-            _agree(fast, plain)
-    _agree(fast, plain)
-    assert fast.pending() == plain.pending() or fast.is_terminal()
-    assert proofs["fast"] < proofs["plain"]

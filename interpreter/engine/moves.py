@@ -10,6 +10,7 @@ finish, over the journal.
 from __future__ import annotations
 
 import itertools
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -106,9 +107,10 @@ class PrefixDecider:
     answered, in order."""
 
     def __init__(self, answers: list[Any], chance_steps: bool, witness: bool = False,
-                 wins: dict[Any, int] | None = None) -> None:
+                 wins: dict[Any, int] | None = None, draw: random.Random | None = None) -> None:
         self.answers = answers
         self.wins = wins  # with `witness`: take the answer that finished proofs most often (see Search)
+        self.draw = draw  # with `witness`: take an answer drawn uniformly instead (see Search.draw)
         self.used = 0
         self.chance_steps = chance_steps
         self.witness = witness
@@ -120,7 +122,10 @@ class PrefixDecider:
         if self.used == len(self.answers):
             if not self.witness:
                 raise StopForAnswer(decision)
-            answer = first_answer(decision) if self.wins is None else likeliest(decision, self.wins)
+            if self.draw is not None:
+                answer = self.draw.choice(answers_for(decision) or [None])
+            else:
+                answer = first_answer(decision) if self.wins is None else likeliest(decision, self.wins)
             if self.stop_at is None:
                 self.stop_at = decision
             self.extra.append(answer)
@@ -150,7 +155,8 @@ class Probe:
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
-          head: Body | None = None, wins: dict[Any, int] | None = None) -> Probe:
+          head: Body | None = None, wins: dict[Any, int] | None = None, draw: random.Random | None = None,
+          drawn: int | None = None) -> Probe:
     """Run the activity with its answers and take every change back: what would happen. With `runs` (of this
     state), a run that finishes is kept there, and a run kept there already answers without running. With `head`,
     only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run."""
@@ -163,7 +169,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
     if head is not None:
         runs = None
     saved, covered, mark, flow_ran = m.decider, m.covered, m.state.mark(), m.flow_ran
-    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness, wins)
+    decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness, wins, draw)
     m.flow_ran = False
     started = _Started()  # a dry run is not play: it must not count for coverage
     m.covered = started  # type: ignore[assignment]  # only `add` is called on it
@@ -173,7 +179,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         result = Probe("done")
         if runs is not None:
             runs.add(activity, Finished([*activity.answers, *decider.extra], decider.asked, m.state.capture(mark),
-                                        started))
+                                        started, drawn if draw is not None else None))
     except StopForAnswer as stop:
         result = Probe("stop", stop.decision)
     except BoardrulesError as err:
@@ -242,6 +248,10 @@ class Search:
     searched, so no pack can make listing hang."""
 
     prune = True
+    # Set by Game.play_random around its proofs: witness runs draw each answer uniformly, and a failed way tries
+    # the other answers in a uniformly random order, so the first way that finishes is, decision by decision, what
+    # a uniform random player proving its picks one at a time would play (kept runs say so: Finished.drawn).
+    draw: random.Random | None = None
 
     def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None,
                  runs: Runs | None = None) -> None:
@@ -253,6 +263,7 @@ class Search:
         self.work_limit = SEARCH_WORK * m.budget.limits.work if work is None else work
         self.work_left = self.work_limit
         self.exhausted = False
+        self.given = 0  # the answers the activity being proven came with (see Finished.drawn)
         self.first: Probe | None = None
         self.flow_failures = 0  # dry runs that failed in the flow after a move's body
 
@@ -261,6 +272,7 @@ class Search:
         what the activity itself did with its answers (its first dry run), for a caller that will run it."""
         self.left = self.budget
         self.first = None
+        self.given = len(activity.answers)
         return self._finishes(activity)
 
     def _finishes(self, activity: Activity) -> bool:
@@ -269,8 +281,10 @@ class Search:
             return True
         self.left -= 1
         verdict = self._total(activity)
-        if verdict is not None:
+        if verdict is False or (verdict is True and self.draw is None):
             return verdict
+        # Drawing (Game.play_random), a move the analysis proves is run all the same: the run is the commit's,
+        # made again from the kept run, and it plans the move's answers, which need no proof then.
         # Walk through every decision with one answer (the one that finished proofs there most often, else the
         # first; with chance stepped, every chance event with its first outcome): one run, however many
         # decisions, draws or shuffle steps. If that way fails, its
@@ -311,6 +325,10 @@ class Search:
     def _ordered(self, decision: Decision) -> list[Any]:
         """The decision's answers, those that finished the most proofs at its rule first (stable)."""
         answers = answers_for(decision)
+        if self.draw is not None:
+            answers = list(answers)
+            self.draw.shuffle(answers)
+            return answers
         rule, wins = id(decision.rule), self.m.answer_wins
         if decision.kind == "subset" or decision.chooser == "chance" or len(answers) < 2 or rule not in wins:
             return answers
@@ -405,7 +423,8 @@ class Search:
     def _probe(self, activity: Activity, witness: bool, head: Body | None = None) -> Probe:
         m = self.m
         wins = m.answer_wins
-        result = probe(m, activity, self.chance_steps, witness, self.runs, head, wins if witness else None)
+        result = probe(m, activity, self.chance_steps, witness, self.runs, head, wins if witness else None,
+                       self.draw if witness and head is None else None, self.given)
         if result.outcome == "done" and result.answered:  # these answers finished a move: try them first next time
             for decision, answer in zip(result.answered, [*activity.answers, *result.extra], strict=False):
                 if decision.chooser == "chance":

@@ -31,6 +31,9 @@ class Finished:
     asked: list[Decision]  # the decision each answer answered
     redo: Redo
     started: list[str]  # the rules it started, each time, in order (what a committed run adds to `covered`)
+    # With a search that drew its answers at random (Search.draw): the answers from this index on are what a
+    # uniform random player would have picked (see Game.play_random); None otherwise.
+    drawn: int | None = None
 
 
 def same(a: Any, b: Any) -> bool:

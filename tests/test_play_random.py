@@ -1,0 +1,182 @@
+"""`Game.play_random` plans a move's later answers with the proof of its pick: the proofs it makes draw their
+witness answers, and the order in which a failed way tries the others, from the caller's generator, so the way a
+proof finishes is, decision by decision, the first legal answer of a uniformly random order: what a uniform random
+player proving its picks one at a time would play. The next decisions of the move take the planned answers without
+running anything (the kept run proves them, and applying it makes its changes again).
+
+Uniformity is checked with chi-square tests on a pack whose first choice has 1 to 4 ways to finish (a pick uniform
+over complete ways would favour the answer with the most ways), and exactness differentially: over random whole
+games of both shipped packs, a game that re-runs every activity and proves every answer itself accepts every
+option played, and both agree at every step (state, log, the decision waited for)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boardrules.engine import machine
+from boardrules.game import CHANCE, Game
+from boardrules.language.pack import load_rules
+from tests.conftest import link_texts
+from tests.test_sampling import chi_square
+
+ROOT = Path(__file__).resolve().parents[1]
+CHI2_3DF_99_9 = 16.266  # the chi-square critical value at p = 0.001 for 3 degrees of freedom
+TREE = """
+module: tree
+title: Answers with unequal numbers of ways to finish
+players: {min: 2, max: 2}
+counters:
+  points: {per: player, initial: 0}
+actions:
+  go:
+    title: Pick a, then b no larger than a (a = 5 never finishes)
+    do:
+      - choose a from 1..5
+      - choose b from 1..6
+      - require b <= a
+      - require a != 5
+      - me.points += 10 * a + b
+flow:
+  first_player: p1
+  phases:
+    play:
+      turns: {until: each_once}
+      actions: [go]
+  end:
+    when: round_number > 1
+  ranking: [me.points]
+"""
+
+
+def no_totality(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Prove moves by running them (as in Village, whose flow can refuse): the move's proof plans its answers."""
+    monkeypatch.setattr(machine, "for_players", lambda rules, players: None)
+
+
+@pytest.mark.parametrize("totality", [True, False])
+@pytest.mark.parametrize("chance", ["step", "auto"])
+def test_planned_answers_are_uniform_decision_by_decision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          chance: str, totality: bool) -> None:
+    if not totality:
+        no_totality(monkeypatch)
+    rules, diags = link_texts(tmp_path, TREE)
+    assert not diags.has_errors, [d.message for d in diags.items]
+    n, firsts, seconds = 2_000, Counter[int](), Counter[int]()
+    for seed in range(n):
+        game = Game(rules, 2, 1, flow=True, chance=chance)
+        game.setup()
+        rng = random.Random(seed)
+        move = game.play_random(rng)
+        assert move is not None and move.value["action"] == "go"
+        a = game.play_random(rng)
+        b = game.play_random(rng)
+        assert a is not None and b is not None
+        assert 1 <= b.value <= a.value <= 4  # only complete ways are played
+        firsts[a.value] += 1
+        if a.value == 4:
+            seconds[b.value] += 1
+        assert game.state.counters["p1.points"] == 10 * a.value + b.value
+    assert chi_square(firsts, [1, 2, 3, 4], n) < CHI2_3DF_99_9, firsts  # not 1:2:3:4, as over complete ways
+    assert chi_square(seconds, [1, 2, 3, 4], seconds.total()) < CHI2_3DF_99_9, seconds
+
+
+def test_the_later_answers_of_a_move_run_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_totality(monkeypatch)
+    rules, _ = link_texts(tmp_path, TREE)
+    game = Game(rules, 2, 1, flow=True, chance="auto")
+    game.setup()
+    proofs: list[int] = []
+    prove = game._prove
+
+    def counted(pending: object, i: int) -> bool:
+        proofs.append(i)
+        return prove(pending, i)  # type: ignore[arg-type]
+
+    game._prove = counted  # type: ignore[method-assign]
+    rng = random.Random(3)
+    game.play_random(rng)
+    assert proofs  # the move's proof runs it to the end, answering a and b as drawn
+    proofs.clear()
+    journal = len(game._m.state.journal)
+    game.play_random(rng)
+    assert proofs == [] and len(game._m.state.journal) == journal  # planned: no proof, no run
+    game.play_random(rng)
+    assert proofs == [] and game.state.counters["p1.points"] > 0  # the kept run's changes made again
+
+
+def test_an_answer_taken_back_is_drawn_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_totality(monkeypatch)
+    rules, _ = link_texts(tmp_path, TREE)
+    picks = Counter[int]()
+    for seed in range(40):
+        game = Game(rules, 2, 1, flow=True, chance="auto")
+        game.setup()
+        rng = random.Random(seed)
+        game.play_random(rng)
+        first = game.play_random(rng)
+        assert first is not None and game.undo()
+        again = game.play_random(rng)  # not the plan of the first pick: a new draw, proven
+        assert again is not None
+        picks[again.value == first.value] += 1
+    assert picks[False] > 0 and picks[True] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chance", ["step", "auto"])
+@pytest.mark.parametrize("name", ["village", "lisboa"])
+def test_planned_games_agree_with_games_that_prove_every_answer(name: str, chance: str) -> None:
+    rules = load_rules(ROOT / "rules" / name, None, None)
+    for seed in (1, 2):
+        planned, proven = (Game(rules, 3, seed=seed, flow=True, chance=chance) for _ in range(2))
+        proven.keep_runs = proven.hold_runs = False  # every activity from its start, every answer proven alone
+        planned.setup()
+        proven.setup()
+        rng = random.Random(seed)
+        steps = 0
+        while not planned.is_terminal():
+            option = planned.play_random(rng)
+            assert option is not None
+            pending = proven.pending()
+            assert pending is not None
+            assert pending.option(option.id) == option  # legal where every answer is proven alone
+            proven.apply(option.id)
+            steps += 1
+            if steps % 20 == 0 or (pending.player != CHANCE and pending.kind != "move"):
+                assert planned.state.dumps() == proven.state.dumps()
+                assert planned.log == proven.log and planned._waiting == proven._waiting
+        assert proven.is_terminal() and planned.state.dumps() == proven.state.dumps()
+        assert planned.log == proven.log
+
+
+@pytest.mark.parametrize("name", ["village", "lisboa"])
+def test_play_random_proves_fewer_candidates_than_pending_then_sample(name: str) -> None:
+    """A move decision's candidates drawn in random order also prove that the turn has a move (pending() proves
+    one first, then sample its own), and a move's planned answers need no proof."""
+    rules = load_rules(ROOT / "rules" / name, None, None)
+    proofs = {}
+    for how in ("play_random", "sample"):
+        game = Game(rules, 3, seed=5, flow=True, chance="step")
+        game.setup()
+        count = [0]
+        prove = game._prove
+
+        def counted(pending: Any, i: int, prove: Any = prove, count: list[int] = count) -> bool:
+            count[0] += 1
+            return bool(prove(pending, i))
+
+        game._prove = counted  # type: ignore[method-assign]  # the pendings made from now on count their proofs
+        rng = random.Random(5)
+        steps = 0
+        while not game.is_terminal() and steps < 200:
+            if how == "play_random":
+                game.play_random(rng)
+            else:
+                game.apply(game.pending().sample(rng).id)  # type: ignore[union-attr]
+            steps += 1
+        proofs[how] = count[0] / steps
+    assert proofs["play_random"] < 0.8 * proofs["sample"], proofs
