@@ -91,9 +91,9 @@ def lalr_source(text: str, transformer: Any) -> str:
     table, callbacks = parser.parse_table, parser.callbacks
     assert not built.lexer_conf.callbacks and not built.options.postlex and built.lexer_conf.g_regex_flags == 0
     assert all(not isinstance(key, str) for key in callbacks), "a transformer method named after a terminal"
-    # lark numbers states and orders rules as its sets happen to iterate: number both canonically (states
-    # breadth first from the start symbols, each state's symbols in sorted order), so the file is the same
-    # whoever generates it.
+    # lark numbers states and orders rules as its sets happen to iterate: number both canonically (states in
+    # the order they are reached from the start symbols, each state's symbols in sorted order), so the file is
+    # the same whoever generates it.
     rules = sorted(callbacks, key=lambda r: (r.origin.name, [sym.name for sym in r.expansion], r.alias or "", r.order))
     number = {rule: i for i, rule in enumerate(rules)}
     order = [table.start_states[start] for start in START_SYMBOLS]
