@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..internal import EXIT_INTERNAL, INTERNAL, REPORT, describe
 from ..resources import grammar_dir, installed_version
@@ -428,10 +428,29 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="boardrules", description="Board-game rules as data.")
+class _Reparse(Exception):
+    """A command line the one-command parser cannot take: the whole parser words its error."""
+
+
+class _OneCommand(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _Reparse(message)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `command` ("check"), one that knows that command only and raises _Reparse
+    where the whole parser would report an error (its usage lists every command)."""
+    parser = (_OneCommand if command else argparse.ArgumentParser)(prog="boardrules",
+                                                                   description="Board-game rules as data.")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="print boardrules' version and exit")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_check(sub)
+    if command is None:
+        _add_commands(sub)
+    return parser
+
+
+def _add_check(sub: Any) -> None:
     check = sub.add_parser("check", help="check rule packs: YAML, schema, grammar, names and types",
                            description="Load, validate and link rule packs; report every problem.",
                            epilog=CHECK_EPILOG)
@@ -447,6 +466,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the paths are changed files (as pre-commit passes them): check the packs holding them")
     _add_options(check)
     check.set_defaults(run=cmd_check)
+
+
+def _add_commands(sub: Any) -> None:
+    """Every command but check."""
     test = sub.add_parser("test", help="run scenario files",
                           description="Run scenarios (files under a pack's scenarios/ directory).",
                           epilog=TEST_EPILOG)
@@ -561,13 +584,23 @@ def build_parser() -> argparse.ArgumentParser:
     from .lab_cli import add_commands
 
     add_commands(sub, _add_options)
-    return parser
 
 
 def _with_formats(argv: list[str]) -> list[str]:
     """`--coverage=json` is `--coverage-format=json`: the `=` form carries the format, so the bare flag never
     needs a value and never swallows the path after it (argparse cannot give one option both forms)."""
     return ["--coverage-format" + a.removeprefix("--coverage") if a.startswith("--coverage=") else a for a in argv]
+
+
+def _check_args(words: list[str]) -> argparse.Namespace | None:
+    """`check`'s arguments read by a parser of that command alone (building every command's parser was a fiftieth
+    of an uncached check); None for another command, or for a line the whole parser must report on."""
+    if words[:1] != ["check"]:
+        return None
+    try:
+        return build_parser("check").parse_args(words)
+    except _Reparse:
+        return None
 
 
 def _pack_after_modules(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
@@ -595,9 +628,12 @@ def main(argv: list[str] | None = None) -> int:
         # A rule file may hold text no terminal can show (a lone surrogate): show it escaped, never fail on it.
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    parser = build_parser()
-    args = parser.parse_args(_with_formats(sys.argv[1:] if argv is None else argv))
-    _pack_after_modules(args, parser)
+    words = _with_formats(sys.argv[1:] if argv is None else argv)
+    args = _check_args(words)
+    if args is None:
+        parser = build_parser()
+        args = parser.parse_args(words)
+        _pack_after_modules(args, parser)
     try:
         return _leave(args.run(args))
     except KeyboardInterrupt:
