@@ -58,7 +58,7 @@ def agree(text: str, start: str) -> bool:
 
 def test_the_tables_are_regenerated_from_the_grammar() -> None:
     source = tables.lalr_source(tables.grammar_text(), parser.lark_transformer())
-    assert tables.LALR_FILE.read_text(encoding="utf-8") == source, "run: python -m boardrules.language.tables"
+    assert tables.LALR_FILE.read_text(encoding="utf-8") == source, "run: python -m boardrules.language.make_tables"
     assert tables.grammar_fingerprint(tables.grammar_text()) == lalr_tables.FINGERPRINT
 
 

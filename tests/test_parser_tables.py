@@ -30,7 +30,7 @@ def outcome(p: object, text: str, start: str) -> str:
 
 def test_the_shipped_tables_match_the_grammar() -> None:
     text = tables.grammar_text()
-    assert tables.fingerprint(text) == parser_tables.FINGERPRINT, "run: python -m boardrules.language.tables"
+    assert tables.fingerprint(text) == parser_tables.FINGERPRINT, "run: python -m boardrules.language.make_tables"
     shipped = tables.load(text, parser.lark_transformer())
     built = Lark(text, transformer=parser.lark_transformer(), **tables.OPTIONS)
     for start, line in LINES:

@@ -226,7 +226,7 @@ def _part(rules: Rules, node: e.Effect, before: frozenset[str], piece_props: fro
 
 
 def _marker_names(rules: Rules, marker: Expr) -> set[str]:
-    """The markers an `advance` or `place` names (`me.time`, `cardinal`); empty when its expression names none, or
+    """The markers an `advance` or `place` names (`me.time`, `pawn`); empty when its expression names none, or
     names anything but markers and the players that own them (a local, a parameter, a value that picks one)."""
     if marker.tree is None:
         return set()

@@ -9,7 +9,7 @@ transformer's method. `parse` replays lark's loop step by step with them, so a t
 lark would build, by the same calls in the same order. It stops (`Unparsed`) where lark would raise an error:
 the caller then asks lark, whose error message is the one reported. `tests/test_lalr.py` compares the two.
 
-Regenerate with the parser's tables:  python -m boardrules.language.tables
+Regenerate with the parser's tables:  python -m boardrules.language.make_tables
 """
 
 from __future__ import annotations
