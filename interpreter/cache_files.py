@@ -187,16 +187,19 @@ def code_fingerprint() -> str:
     """A hash of this boardrules: every source file of the package, the grammar and the schemas. Stands for
     "the boardrules version" in cache keys, and changes with any edit, not only with a release."""
     h = hashlib.sha256()
-    for root in (_PACKAGE, grammar_dir()):
+    for root in (str(_PACKAGE), str(grammar_dir())):
         for here, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+            # Plain strings and os calls, not pathlib: every process of a cached command hashes ~160 files here.
+            inside = os.path.relpath(here, root)
+            prefix = "" if inside == "." else inside + os.sep
             for name in sorted(names):
                 if name.endswith(_SOURCE_SUFFIXES):
-                    path = Path(here) / name
                     try:
-                        data = path.read_bytes()
+                        with open(os.path.join(here, name), "rb") as source:
+                            data = source.read()
                     except OSError:
                         data = b"\0unreadable"
-                    h.update(f"{path.relative_to(root)}\0{len(data)}\0".encode())
+                    h.update(f"{prefix}{name}\0{len(data)}\0".encode())
                     h.update(data)
     return h.hexdigest()

@@ -33,10 +33,19 @@ _LIBRARIES = ("yaml", "lark", "jsonschema", "referencing", "jsonschema_specifica
 class Key(str):
     """A run's key, with the files it hashed: a result is stored only if the run read no other file."""
 
-    files: frozenset[Path]
+    # Absolute path strings (os.path.abspath): making ~200 Path objects was a third of the key's time.
+    names: frozenset[str]
+
+    @property
+    def files(self) -> frozenset[Path]:
+        return frozenset(map(Path, self.names))
+
+    @files.setter
+    def files(self, files: frozenset[Path]) -> None:
+        self.names = frozenset(map(os.path.abspath, files))
 
     def covers(self, read: set[Path]) -> bool:
-        return all(_absolute(f) in self.files for f in read)
+        return all(os.path.abspath(f) in self.names for f in read)
 
 
 def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_dirs: list[Path]) -> Key | None:
@@ -50,38 +59,36 @@ def key(argv: dict[str, Any], paths: list[Path], extra_files: list[Path], data_d
     # boardrules itself by its fingerprint, which the other caches' names need too: its files are hashed once.
     h.update(json.dumps({"args": argv, "cwd": os.getcwd(), "python": sys.version, "libraries": _libraries(),
                          "boardrules": cache_files.code_fingerprint()}, sort_keys=True, default=str).encode())
-    files: list[Path] = []
+    files: list[str | Path] = []
     for root in [*data_dirs, *paths]:
         found = _regular_files(root)
         if found is None:
             return None
         files += found
     for root in sorted({_pack_root(p) for p in paths if p.is_file()}):
-        found = _pack_files(root)
-        if found is None:
+        modules = _pack_files(root)
+        if modules is None:
             return None
-        files += found
+        files += modules
     for f in extra_files:
         if not f.is_file():
             return None
         files.append(f)
     if len(files) > MAX_FILES:
         return None
-    for f in files:
-        try:
-            info = f.stat()
+    for file in files:
+        name = os.fsencode(file)  # a file name need not be UTF-8
+        try:  # plain os calls rather than pathlib's: this runs for every input file
+            info = os.stat(name)
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE:
-                return None
-            h.update(os.fsencode(f) + b"\0" + f.read_bytes() + b"\0")  # a file name need not be UTF-8
+                return None  # before opening: a FIFO would block
+            with open(name, "rb") as handle:
+                h.update(name + b"\0" + handle.read() + b"\0")
         except OSError:
             return None
     digest = Key(h.hexdigest())
-    digest.files = frozenset(map(_absolute, files))
+    digest.names = frozenset(map(os.path.abspath, files))
     return digest
-
-
-def _absolute(path: Path) -> Path:
-    return Path(os.path.abspath(path))
 
 
 def _pack_root(file: Path) -> Path:
@@ -128,9 +135,9 @@ def _libraries() -> list[str]:
     return found
 
 
-def _regular_files(root: Path) -> list[Path] | None:
+def _regular_files(root: Path) -> list[str] | None:
     if root.is_file():
-        return [root]
+        return [os.fspath(root)]
     if not root.is_dir():
         return [] if not root.exists() else None
     out = []
@@ -138,7 +145,7 @@ def _regular_files(root: Path) -> list[Path] | None:
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
         for name in sorted(names):
             if name.endswith((".yaml", ".yml", ".py", ".lark", ".json")):
-                out.append(Path(here) / name)
+                out.append(os.path.join(here, name))
                 if len(out) > MAX_FILES:
                     return None
     return out
