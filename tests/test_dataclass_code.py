@@ -5,6 +5,8 @@ as dataclasses makes it."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import inspect
 from types import CodeType
 
 import pytest
@@ -79,3 +81,14 @@ def test_a_node_class_is_made_from_the_table() -> None:
     assert repr(name) == "Name(pos=(1, 2), id='x')" and name == s.Name((1, 2), "x") and name != s.Name((1, 3), "x")
     with pytest.raises(dataclasses.FrozenInstanceError):
         name.id = "y"  # type: ignore[misc]
+
+
+def test_the_table_holds_the_docstring_dataclasses_writes_for_each_class_without_one() -> None:
+    written = dataclass_code.docs()
+    assert written == dataclass_table.DOCS, \
+        "a node class changed: regenerate the table with `python -m boardrules.dataclass_code`"
+    assert len(written) > 100
+    for name, doc in written.items():
+        module, _, qualname = name.rpartition(".")
+        cls = getattr(importlib.import_module(module), qualname)
+        assert cls.__doc__ == doc == cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
