@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -216,6 +215,8 @@ def _repr(value: Any, budget: int) -> str:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A hint naming the closest known name, or None when nothing is close."""
+    import difflib  # here: a clean check never asks, and importing it is ~2 ms of every process
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 
