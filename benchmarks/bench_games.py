@@ -7,7 +7,8 @@ other work holds is not counted.
 
 - games: one random whole game per pack, player count and chance mode (seed = the repeat), played with
   `Game.play_random` (as the adapter's rollouts play), or with `--bots` as `simulate`'s random bot plays it
-  (`pending()`, then `tools.bots.choose`): decisions per CPU-second and games per CPU-second;
+  (`pending()`, then `tools.bots.choose`): decisions per CPU-second and games per CPU-second, after one untimed
+  warm-up game per contender (seed 0; the first game of a rule set compiles its bodies: see `game_run`);
 - ttt: `python_tic_tac_toe` random actions per CPU-second (legal_actions, then a uniform pick);
 - mcts: OpenSpiel's `MCTSBot` searching the first player decision of each pack through the adapter, with
   OpenSpiel's `RandomRolloutEvaluator` and with the adapter's `SampleRolloutEvaluator` (if present), and on
@@ -54,10 +55,15 @@ def cpu() -> float:
 
 
 # ---------------------------------------------------------------- random whole games
+cold: dict[str, float] = {}  # CPU seconds of each contender's untimed first game
+
+
 def game_run(rules: object, players: int, chance: str, seeds: list[int],
              out: dict[str, list[float]], key: str, bots: bool) -> Callable[[], float]:
     def run() -> float:
-        seed = seeds.pop(0)
+        return play(seeds.pop(0))
+
+    def play(seed: int) -> float:
         rng = random.Random(seed)
         gc.collect()  # the garbage of the contender before is not this game's: a Lisboa game is 16 ms of CPU
         t0 = cpu()
@@ -76,6 +82,17 @@ def game_run(rules: object, players: int, chance: str, seeds: list[int],
         out[key].append(spent)
         return decisions / spent
 
+    # Untimed, before the repeats: the first game of a rule set in a process compiles the rule bodies it reaches
+    # (body_compiler.py, once per process), about as much CPU as a whole 3-player Lisboa game. Timed, it landed
+    # in the first repeat of whichever contender of a pack came first (always `chance=step`), and a median of
+    # three per-repeat ratios with one of them cold is the worse of the two warm ones: Lisboa's step row read
+    # 1.5-3x slower than its auto row, which plays the same games. Users play many games per process (MCTS,
+    # `simulate`, bots), so the warm rate is the one they get; the cold game's CPU is printed on its own line.
+    def warm_up() -> None:
+        play(0)
+        cold[key] = out[key].pop()
+
+    warm_up()
     return run
 
 
@@ -199,6 +216,8 @@ def main(argv: list[str] | None = None) -> None:
         rates = results[key]
         print(f"{key}: {show(rates, ' decisions/CPU-s', 0)}; {show([1 / c for c in cpus], ' games/CPU-s', 2)}; "
               f"tic-tac-toe actions / these decisions {show_ratio(ratios(ttt_rate, rates))}")
+    for key, spent in cold.items():
+        print(f"{key}: untimed warm-up game (seed 0; a pack's first compiles its bodies): {spent * 1000:.0f} ms CPU")
     if "mcts" not in args.skip:
         base = results["ttt MCTS sims/s"]
         print(f"python_tic_tac_toe MCTS: {show(base, ' sims/CPU-s', 0)}")

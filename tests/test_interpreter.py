@@ -396,6 +396,24 @@ def test_cost_any_unpayable_is_e502(game: Game) -> None:
     assert d.hint == "p1 has gems red=1, blue=1, green=1"
 
 
+def test_a_dry_run_refuses_a_cost_without_its_hint(game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dry run's refusal is a verdict nobody reads as text: it leaves out the payer's holdings (costly to
+    write), and the same refusal taken for real still says them (above)."""
+    from boardrules.engine.moves import Activity, probe
+
+    set_gems(game, "p1", red=1, blue=1, green=1)
+    written: list[int] = []
+    holdings = type(game._m)._holdings
+    monkeypatch.setattr(type(game._m), "_holdings", lambda self, *a: written.append(1) or holdings(self, *a))
+    result = probe(game._m, Activity("move", "p1", "trade_any", {}), False)
+    assert result.outcome == "fail" and result.error is not None
+    assert (result.error.code, result.error.diagnostic.message, result.error.diagnostic.hint) == \
+        ("E502", "cannot pay c_any", None)
+    assert written == [] and game._m.dry is False
+    assert refused(game, "p1", "trade_any").hint == "p1 has gems red=1, blue=1, green=1"
+    assert written == [1]
+
+
 def test_cost_different_asks_for_a_subset(game: Game) -> None:
     set_gems(game, "p1", red=1, blue=1, green=1)
     d = play(game, "p1", "trade_diff", answers=[["red", "green"]])

@@ -180,3 +180,34 @@ def test_play_random_proves_fewer_candidates_than_pending_then_sample(name: str)
             steps += 1
         proofs[how] = count[0] / steps
     assert proofs["play_random"] < 0.8 * proofs["sample"], proofs
+
+
+def test_step_and_auto_play_the_same_game_when_no_chance_is_asked() -> None:
+    """Lisboa asks no chance decision in play, so `chance="step"` must cost nothing: the same seeds make the same
+    picks, states and proofs in both modes, and no run is held (engine/held.py) for a chance that never comes.
+    (bench_games.py once showed its step row 1.5-3x slower than its auto row: the rule bodies compiled by the
+    first game of the process, which was always the step one; see its `game_run`.)"""
+    rules = load_rules(ROOT / "rules" / "lisboa", None, None)
+    for seed in (1, 2):
+        played: dict[str, list[tuple[str, str, int]]] = {}
+        for chance in ("step", "auto"):
+            game = Game(rules, 3, seed=seed, flow=True, chance=chance)
+            game.setup()
+            count = [0]
+            prove = game._prove
+
+            def counted(pending: Any, i: int, prove: Any = prove, count: list[int] = count) -> bool:
+                count[0] += 1
+                return bool(prove(pending, i))
+
+            game._prove = counted  # type: ignore[method-assign]
+            rng = random.Random(seed)
+            played[chance] = []
+            while not game.is_terminal():
+                assert game.current_player() != CHANCE
+                option = game.play_random(rng)
+                assert option is not None
+                assert game._held is None
+                played[chance].append((option.id, game.state.dumps(), count[0]))
+        assert played["step"] == played["auto"]
+        assert len(played["step"]) > 20

@@ -27,6 +27,7 @@ class Payments:
     rules: Rules
     state: State
     coverage: set[Any] | None
+    dry: bool  # a dry run of the legal-move search: a refusal is a verdict, its hint never read
 
     # Provided by the other parts of Game.
     choose: Callable[..., Any]
@@ -111,7 +112,7 @@ class Payments:
         payable = [way for way in substitution.ways(self, cost, f) if self._way_payable(way, f)]
         if not payable:
             raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
-                                  f"{self._payer(f).id} has " + self._holdings(cost, f))
+                                  None if self.dry else f"{self._payer(f).id} has " + self._holdings(cost, f))
         way = payable[0]
         if len(payable) > 1:
             ways: dict[str, Way] = {}

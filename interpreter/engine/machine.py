@@ -50,6 +50,9 @@ class Machine(Choices, Payments):
     quiet_counters: bool = False
     # Whether the dry run now running has reached the flow after its move's body (engine/moves.py).
     flow_ran: bool = False
+    # Whether a dry run of the legal-move search is running (engine/moves.py, `probe`): its refusals are verdicts
+    # that nobody reads as text, so the costly parts of their messages (a payer's holdings) are left out.
+    dry: bool = False
 
     def __init__(self, rules: Rules, players: int, seed: int = 1, decider: Decider | None = None,
                  limits: Limits | None = None) -> None:

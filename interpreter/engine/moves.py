@@ -168,9 +168,9 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
             return _from_kept(kept, len(activity.answers), witness)
     if head is not None:
         runs = None
-    saved, covered, mark, flow_ran = m.decider, m.covered, m.state.mark(), m.flow_ran
+    saved, covered, mark, flow_ran, dry = m.decider, m.covered, m.state.mark(), m.flow_ran, m.dry
     decider = m.decider = PrefixDecider(activity.answers, chance_steps, witness, wins, draw)
-    m.flow_ran = False
+    m.flow_ran, m.dry = False, True
     started = _Started()  # a dry run is not play: it must not count for coverage
     m.covered = started  # type: ignore[assignment]  # only `add` is called on it
     traced, m.coverage = m.coverage, None
@@ -189,7 +189,7 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
             raise
         result = Probe("fail", error=err, in_flow=m.flow_ran)
     finally:
-        m.decider, m.covered, m.coverage, m.flow_ran = saved, covered, traced, flow_ran
+        m.decider, m.covered, m.coverage, m.flow_ran, m.dry = saved, covered, traced, flow_ran, dry
     m.state.rollback(mark)
     result.extra = decider.extra
     if result.outcome == "done":
