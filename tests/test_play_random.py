@@ -153,6 +153,19 @@ def test_planned_games_agree_with_games_that_prove_every_answer(name: str, chanc
         assert planned.log == proven.log
 
 
+def _count_proofs(game: Game) -> list[int]:
+    """A one-item list that counts the proofs of the pendings `game` makes from now on."""
+    count = [0]
+    prove = game._prove
+
+    def counted(pending: Any, i: int) -> bool:
+        count[0] += 1
+        return bool(prove(pending, i))
+
+    game._prove = counted  # type: ignore[method-assign]
+    return count
+
+
 @pytest.mark.parametrize("name", ["village", "lisboa"])
 def test_play_random_proves_fewer_candidates_than_pending_then_sample(name: str) -> None:
     """A move decision's candidates drawn in random order also prove that the turn has a move (pending() proves
@@ -162,14 +175,7 @@ def test_play_random_proves_fewer_candidates_than_pending_then_sample(name: str)
     for how in ("play_random", "sample"):
         game = Game(rules, 3, seed=5, flow=True, chance="step")
         game.setup()
-        count = [0]
-        prove = game._prove
-
-        def counted(pending: Any, i: int, prove: Any = prove, count: list[int] = count) -> bool:
-            count[0] += 1
-            return bool(prove(pending, i))
-
-        game._prove = counted  # type: ignore[method-assign]  # the pendings made from now on count their proofs
+        count = _count_proofs(game)
         rng = random.Random(5)
         steps = 0
         while not game.is_terminal() and steps < 200:
@@ -193,14 +199,7 @@ def test_step_and_auto_play_the_same_game_when_no_chance_is_asked() -> None:
         for chance in ("step", "auto"):
             game = Game(rules, 3, seed=seed, flow=True, chance=chance)
             game.setup()
-            count = [0]
-            prove = game._prove
-
-            def counted(pending: Any, i: int, prove: Any = prove, count: list[int] = count) -> bool:
-                count[0] += 1
-                return bool(prove(pending, i))
-
-            game._prove = counted  # type: ignore[method-assign]
+            count = _count_proofs(game)
             rng = random.Random(seed)
             played[chance] = []
             while not game.is_terminal():
