@@ -27,21 +27,12 @@ def _mentioned(facts: Facts) -> set[str]:
     return words
 
 
-def _family(node: c.Node) -> str | None:
-    """The keyed counter a node names (`stock`, `me.crop`)."""
-    if isinstance(node, c.Name) and node.ref.kind == "family":
-        return node.ref.name
-    if isinstance(node, c.Attr) and node.kind == "family":
-        return node.name
-    return None
-
-
 def _keyed_by(node: c.Node) -> tuple[str, c.Node] | None:
     """(keyed counter, the key node) of a read or a write of one cell."""
     if isinstance(node, c.Cell):
         return node.counter.name, node.key
     if isinstance(node, c.Index | c.FamilyKey) and not (isinstance(node, c.Index) and node.cell is not None):
-        fam = _family(node.obj if isinstance(node, c.Index) else node.family)
+        fam = c.declared(node.obj if isinstance(node, c.Index) else node.family, "family")
         return (fam, node.key) if fam is not None else None
     return None
 

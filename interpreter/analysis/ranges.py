@@ -107,10 +107,7 @@ def _attr(rg: Ranges, node: c.Attr) -> Interval | None:
 def _index(rg: Ranges, node: c.Index) -> Interval | None:
     if node.cell is not None:
         return rg.counter(node.cell.counter.name)
-    fam = node.obj
-    name = fam.ref.name if isinstance(fam, c.Name) and fam.ref.kind == "family" else \
-        fam.name if isinstance(fam, c.Attr) and fam.kind == "family" else None
-    c_ = rg.rules.counters.get(name or "")
+    c_ = rg.rules.counters.get(c.declared(node.obj, "family") or "")
     return rg.counter(c_.name) if c_ is not None and c_.keys is not None else None
 
 
@@ -142,17 +139,9 @@ def _binop(rg: Ranges, node: c.BinOp) -> Interval | None:
     return (min(products), max(products)) if products else None
 
 
-def _zone_name(node: c.Node) -> str | None:
-    if isinstance(node, c.Name) and node.ref.kind == "zone":
-        return node.ref.name
-    if isinstance(node, c.Attr) and node.kind == "zone":
-        return node.name
-    return None
-
-
 def _call(rg: Ranges, node: c.Call) -> Interval | None:
     if node.fn == "count" and len(node.args) == 1:
-        zone = _zone_name(node.args[0])
+        zone = c.declared(node.args[0], "zone")
         return (0, rg.zone_size(zone)) if zone is not None else (0, INF)
     if node.fn in ("min", "max") and len(node.args) > 1:
         parts = [rg.of(a) for a in node.args]
@@ -282,7 +271,7 @@ def _marker_cost(ranges: Ranges, term: e.CostTermC, span: Span, n: int, diags: D
 def _create(ranges: Ranges, eff: e.CreateE, diags: Diagnostics) -> None:
     count = ranges.of(eff.count.tree) if eff.count is not None and eff.count.tree is not None else \
         (1, 1) if eff.count is None else None
-    zone = _zone_name(eff.zone.tree) if eff.zone.tree is not None else None
+    zone = c.declared(eff.zone.tree, "zone")
     if count is None or zone not in ranges.rules.zones or count[0] != count[1]:
         return
     if getattr(ranges.rules.zones[zone], "overflow", "refuse") != "refuse":  # the rest goes somewhere on purpose

@@ -276,6 +276,16 @@ def children(node: Node) -> Iterator[Node]:
                     yield from (x for x in item if isinstance(x, Node))
 
 
+def declared(node: Node | None, kind: str) -> str | None:
+    """The name of the declaration of `kind` ("zone", "family", ...) that `node` reads by name: the game's (`stock`)
+    or a player's (`me.stock`); None for any other node."""
+    if isinstance(node, Name) and node.ref.kind == kind:
+        return node.ref.name
+    if isinstance(node, Attr) and node.kind == kind:
+        return node.name
+    return None
+
+
 def nodes(node: Node) -> Iterator[Node]:
     """`node` and every node inside it, depth first, in source order."""
     out: list[Node] = []
