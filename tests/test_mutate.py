@@ -214,3 +214,12 @@ def test_the_mutation_score_of_a_small_game_is_what_it_was_when_sites_came_from_
     counts = {s: sum(o.status == s for o in report.outcomes) for s in ("killed", "survived", "unlinkable")}
     assert (len(report.mutants), counts) == (76, {"killed": 52, "survived": 23, "unlinkable": 1})
     assert f"{report.score():.1f}" == "69.3"
+
+
+def test_each_modules_own_link_holds_all_it_writes() -> None:
+    """`--modules M` links only M (with what it requires): the mutants are those of M in the whole pack's list,
+    also for a module whose rules another replaces, wraps or extends."""
+    modules = load_modules(sorted(HARVEST.glob("*.yaml")), Diagnostics())
+    everything = find_mutants(modules)
+    for mid in modules:
+        assert find_mutants(modules, [mid]) == [m for m in everything if m.module == mid], mid

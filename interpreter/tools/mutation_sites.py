@@ -443,9 +443,9 @@ def _lex(text: str) -> list[Any]:
 
 def find_mutants(modules: dict[str, Module], only: list[str] | None = None) -> list[Mutant]:
     """The mutants of every site the linked rules hold in the modules (`only` these). Each module is linked with
-    what it requires, so a rule another module replaces, or an option it drops, is still seen where it is written;
-    a module that does not link gives the sites its linker could check."""
+    what it requires: all a module writes (its rules, what it replaces, its hooks and extensions) is in that
+    tree, with the rules of its own that another module replaces or an extension changes as it wrote them."""
     finder = _Finder(modules, only)
-    for mid in modules:
+    for mid in modules if only is None else [m for m in only if m in modules]:
         finder.rules(link(modules, [mid], Diagnostics()))
     return finder.mutants()
