@@ -306,7 +306,9 @@ class _Finder:
             self.alternatives(*found)
 
     def alternatives(self, module: Module, slot: _Slot) -> None:
-        """One mutant per alternative of a cost with `or`, that alternative removed (with its `or`)."""
+        """One mutant per alternative of a cost with `or`, that alternative removed (with its `or`). The tree says
+        the cost has alternatives; the grammar's lexer finds where the string at its place cuts them (a checked
+        term knows where its amount starts, not where its parentheses or `[key]` end)."""
         text = slot.value
         src = str(text)
         tokens = _lex(src)
