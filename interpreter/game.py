@@ -144,6 +144,14 @@ class Pending:
             order = range(len(self._candidates))
         return any(self._legal_at(i) for i in order)
 
+    def first(self) -> Option | None:
+        """The legal option with the lowest id (None when none is legal), proving candidates in id order only
+        until one can be carried out: `options[0]` without the rest of the list."""
+        for i in range(len(self._candidates)):
+            if self._legal_at(i):
+                return self._candidates[i]
+        return None
+
     def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
         """The same decision for a copy of the game in the same state: what is proven stays proven."""
         other = Pending(self.player, self.kind, self.prompt, self._candidates, self.rule, self.source, prove)

@@ -192,3 +192,43 @@ def test_a_bot_that_fails_is_reported_at_its_decision(monkeypatch: pytest.Monkey
     err = report["errors"][0]
     # it failed before any answer was drawn: the rule that asked (relay's trading phase) is named
     assert "E501: the bot failed" in err["message"] and err["rule"].endswith("relay.yaml:97:5")
+
+
+def test_first_is_the_first_option_listed_without_proving_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What greedy's look-ahead plays for its own later choices."""
+    rules = load_rules(LISBOA, None, None)
+    game = Game(rules, 2, 5, flow=True, chance="step")
+    game.setup()
+    count = _count_proofs(monkeypatch)
+    rng = random.Random(5)
+    by_first = by_list = 0
+    while not game.is_terminal():
+        pending = game.pending()
+        assert pending is not None
+        if pending.player != CHANCE:
+            count[0] = 0
+            first = pending.first()
+            by_first += count[0]
+            count[0] = 0
+            assert first == pending.options[0]
+            by_list += count[0]
+        game.apply(pending.sample(rng).id)
+    assert 0 < by_first < by_list / 2, (by_first, by_list)
+
+
+def test_play_with_random_bots_plays_the_game_play_random_plays() -> None:
+    """`play` and `simulate` let random seats play alike (bots.play_next): seeded, the same game."""
+    from boardrules.tools.play import Session, start
+
+    game = start(str(RELAY), 2, 6, {"prize": 4}, None, None)
+    lines: list[str] = []
+    session = Session(game, {"p1": "random", "p2": "random"}, random.Random(6), lambda _: None, lines.append)
+    assert session.run() == 0 and lines[-1].startswith("returns:")
+    ref = Game(load_rules(RELAY, None, {"prize": 4}), 2, 6, flow=True, chance="step")
+    ref.setup()
+    rng = random.Random(6)
+    while not ref.is_terminal():
+        assert ref.play_random(rng) is not None
+    assert game.log == ref.log and game.state.dumps() == ref.state.dumps()
+    moves = [x for x in lines if x.startswith(("p1 (random): ", "p2 (random): "))]
+    assert len(moves) >= sum(1 for e in ref.log if e["kind"] == "move")  # each move and answer shown

@@ -74,7 +74,9 @@ def greedy_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
                 if nxt is None or trial.is_terminal() or (nxt.player not in (me, CHANCE)) or \
                         (nxt.player == me and nxt.kind == "move"):
                     break
-                pick = chance_option(nxt, rng) if nxt.player == CHANCE else nxt.options[0]
+                pick = chance_option(nxt, rng) if nxt.player == CHANCE else nxt.first()
+                if pick is None:
+                    break
                 nxt = trial.apply(pick.id)
             value = score(trial, me)
         except BoardrulesError:
