@@ -69,7 +69,9 @@ MAX_LOADED = 8
 
 def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable[[], None] | None = None) -> Outcome:
     """One game with the setup's bots (random for seats without one; chance by its probabilities), seeded;
-    `step` is called after every decision (the progress bar)."""
+    random seats and chance play through `Game.play_random` (bots.play_next), so an all-random game with seed S
+    is the game `play_random` plays with `random.Random(S)`. `step` is called after every decision (the
+    progress bar)."""
     rules = rules or setup.load()
     out = Outcome(seed)
     rng = random.Random(seed)
