@@ -54,6 +54,17 @@ def test_listing_options_or_not_plays_the_same_games(chance: str, bots: tuple) -
             assert r0["branching"][phase] == {"decisions": d, "listed": 0, "options": 0}
 
 
+@pytest.mark.parametrize("chance", ["step", "auto"])
+def test_listing_every_decision_or_none_plays_the_same_village_games(chance: str) -> None:
+    """Village holds runs at chance decisions and plans moves' answers: listing between changes neither."""
+    village = ROOT / "rules" / "village"
+    rows = [simulate(_setup(village, every, players=2, chance=chance, check=False), games=1, seed=21)["rows"]
+            for every in (0, 1)]
+    assert all(r["finished"] and r["moves"] > 50 for r in rows[0])
+    assert _without_branching(rows[0]) == _without_branching(rows[1])
+    assert all(c["listed"] == c["decisions"] for r in rows[1] for c in r["branching"].values())
+
+
 def test_the_branching_factor_of_listed_decisions_is_their_mean_number_of_options() -> None:
     """Every 3rd decision of a phase, from the first, counted on a game replayed by hand."""
     report = simulate(_setup(RELAY, 3), games=1, seed=4)
