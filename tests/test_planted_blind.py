@@ -1,0 +1,58 @@
+"""Planted designer mistakes written without reading the checker (tests/planted_packs_blind/*/): how many
+`check` reports at the mistake's file and line with the expected code. The misses are named, so a new catch or
+a lost one shows."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from boardrules.analysis import check_pack
+from boardrules.diagnostics import Diagnostics
+from boardrules.language.pack import discover
+
+PACKS = Path(__file__).parent / "planted_packs_blind"
+MARK = re.compile(r"#\s*expect:\s*([EW]\d{3})")
+# Still missed, and what check says instead.
+MISSES: dict[str, str] = {
+    "as_part_not_owner": "nothing: `as:` given a piece is not refused",
+    "hook_forge_step_no_emit": "W859 at the wrapped target's key, not at the `instead:` hook",
+    "hook_payday_instead": "W859 at the wrapped target's key, not at the `instead:` hook",
+    "option_ore_of_a_ware": "E401 for a declared symbol that is not a key of the counter (docs: E416)",
+    "param_amount_domain_metals": "nothing: an int parameter whose domain is a set of symbols",
+    "param_bulk_beyond_bench": "nothing: a guard that no value of the parameter's domain satisfies",
+    "scenario_gauge_after_mining": "nothing: an expectation on a marker no step moves",
+    "substitute_for_points": "nothing: a substitute for a counter no cost asks",
+    "substitute_rate_minus_one": "nothing: a substitute whose amount is a table read that is 0",
+    "trigger_every_six_heat": "E850 (a false loop: the trigger lowers heat, it watches it go up), no W857",
+    "trigger_orders_run_out_up": "W857 at the same line (never below 0), the docs' W858 is the direction",
+    "unknown_payout_formula": "W867 at the read, not at the unknown value's declaration",
+    "unknown_rate_for_lead": "nothing: an unknown table entry read in play",
+    "while_smelt_wrong_key": "nothing: the loop tests one key of a counter and changes another",
+    "while_tidy_wrong_zone": "nothing: the loop tests a zone's size and moves pieces between other zones",
+}
+
+
+def _planted(pack: Path) -> tuple[str, int, str]:
+    found = [(path.relative_to(pack).as_posix(), i, m.group(1))
+             for path in sorted(pack.rglob("*.yaml"))
+             for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if (m := MARK.search(text))]
+    assert len(found) == 1, (pack.name, found)
+    return found[0]
+
+
+def test_blind_planted_mistakes_are_caught_at_their_line() -> None:
+    packs = sorted(p for p in PACKS.iterdir() if p.is_dir())
+    assert len(packs) == 25
+    missed = set()
+    for pack in packs:
+        file, line, code = _planted(pack)
+        diags = Diagnostics()
+        for found in discover([pack], diags):
+            check_pack(found, diags)
+        assert not any(d.code == "E900" for d in diags.items), pack.name
+        if not any(d.code == code and d.span is not None and d.span.line == line
+                   and Path(d.span.file).as_posix().endswith(f"{pack.name}/{file}") for d in diags.items):
+            missed.add(pack.name)
+    assert missed == set(MISSES), missed  # 10 of 25 caught
