@@ -28,8 +28,6 @@ MISSES: dict[str, str] = {
     "trigger_orders_run_out_up": "W857 at the same line (never below 0), the docs' W858 is the direction",
     "unknown_payout_formula": "W867 at the read, not at the unknown value's declaration",
     "unknown_rate_for_lead": "nothing: an unknown table entry read in play",
-    "while_smelt_wrong_key": "nothing: the loop tests one key of a counter and changes another",
-    "while_tidy_wrong_zone": "nothing: the loop tests a zone's size and moves pieces between other zones",
 }
 
 
@@ -55,4 +53,4 @@ def test_blind_planted_mistakes_are_caught_at_their_line() -> None:
         if not any(d.code == code and d.span is not None and d.span.line == line
                    and Path(d.span.file).as_posix().endswith(f"{pack.name}/{file}") for d in diags.items):
             missed.add(pack.name)
-    assert missed == set(MISSES), missed  # 10 of 25 caught
+    assert missed == set(MISSES), missed  # 12 of 25 caught
