@@ -469,6 +469,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "# base.yaml\nvalues: {yield_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
        "\nactions: {gather: {do: ['me.ore += yield_size']}}",
        "# game.yaml\nvalues: {yield_size: {value: 3, note: stand-in}}"),
+    _c("W868", "warning", "check", "a substitute for something no cost asks",
+       "A substitute's `pay:` names a counter (or a key of one, or a marker) that no cost of the game asks for: no "
+       "declared cost, action cost or `pay` line has a term it could stand in for, so it is never offered. Often "
+       "the counter was renamed, or the substitute names what is paid instead the wrong way round.",
+       "costs: {hire: '2 coins'}\nsubstitutes:\n  gems_for_points: {pay: 1 points, with: 2 gems}",
+       "costs: {hire: '2 coins'}\nsubstitutes:\n  gems_for_coins: {pay: 1 coins, with: 2 gems}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "
