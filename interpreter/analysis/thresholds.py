@@ -1,7 +1,8 @@
 """Triggers on counters and markers (`on: {change: ...}`) that cannot work (zones: zone_watch.py):
 
 - a `crosses:` threshold the counter can never reach from the side it counts from: beyond its max (going up) or
-  at or below its min (going up, it never comes from below), or outside the marker's track (W857);
+  at or below its min (going up, it never comes from below), or outside the marker's track; an `every: N` whose
+  range holds no multiple of N to reach that way (W857);
 - a threshold trigger on a counter that no rule moves the way it counts (up, or `direction: down`) (W858);
 - a trigger on a counter's changes that changes the same counter the way it watches, with nothing to stop it: a
   plain `change` without `if:`, or `every:` moved further in its direction. Each run starts the next (E850).
@@ -13,7 +14,7 @@ from ..diagnostics import Diagnostics
 from ..engine.rules import WatchDef
 from . import zone_watch as zones
 from .facts import Facts
-from .points import constants
+from .points import INF, constants
 from .ranges import Ranges
 from .watch_marks import on_span as _on_span
 from .watch_marks import threshold as _threshold
@@ -33,24 +34,29 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                 _reabsorbs(facts, w, diags)
                 continue
             marker = watched.startswith("marker ")
+            moved = not marker and w.counter not in facts.inputs and w.counter not in rules.options
+            if moved and w.crosses is None and w.every is None:
+                if not moves.get(w.counter):
+                    diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
+                                  "changes it, so it never runs", _on_span(w, "change"),
+                                  "check the counter it watches")
+                    continue
+                _retriggers(facts, w, diags)
+                continue
+            # The way the counter moves first: a threshold counted the wrong way (a `direction:` left out) is
+            # often also at the edge of the range from the side it counts from.
+            way = "down" if w.down else "up"
+            if moved and way not in moves.get(w.counter, set()):
+                diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
+                              f"moves it {way}, so it never runs", _on_span(w, "change"),
+                              "check the counter it watches and its direction")
+                continue
             mark = _threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
                 continue
-            if not marker and w.counter not in facts.inputs and w.counter not in rules.options:
-                if w.crosses is None and w.every is None:
-                    if not moves.get(w.counter):
-                        diags.warning("W858", f"triggers.{w.name} runs when '{w.counter}' changes, but no rule ever "
-                                      "changes it, so it never runs", _on_span(w, "change"),
-                                      "check the counter it watches")
-                        continue
-                    _retriggers(facts, w, diags)
-                    continue
-                way = "down" if w.down else "up"
-                if way not in moves.get(w.counter, set()):
-                    diags.warning("W858", f"triggers.{w.name} counts '{w.counter}' going {way}, but no rule ever "
-                                  f"moves it {way}, so it never runs", _on_span(w, "change"),
-                                  "check the counter it watches and its direction")
-                    continue
+            every = _threshold(w.every, consts) if w.every is not None and not marker else None
+            if every is not None and every > 0 and _no_multiple(facts, ranges, w, every, diags):
+                continue
             if not marker:
                 _retriggers(facts, w, diags)
 
@@ -82,6 +88,25 @@ def _beyond(facts: Facts, ranges: Ranges, w: WatchDef, marker: bool, mark: int, 
     if never:
         diags.warning("W857", f"triggers.{w.name} waits for '{w.counter}' to cross {mark}, but {words}", where,
                       f"check the threshold against counters.{w.counter}'s min and max")
+    return never
+
+
+def _no_multiple(facts: Facts, ranges: Ranges, w: WatchDef, every: int, diags: Diagnostics) -> bool:
+    """`every: N` runs once for each multiple of N the value reaches or passes (going up; going down with
+    `direction: down`): none lies in the counter's range from the side it counts from."""
+    iv = ranges.counter(w.counter)
+    if iv is None:
+        return False
+    low, high = iv
+    if w.down:  # a multiple m with low <= m < high: the value comes down to it from above
+        never = high != INF and low != -INF and ((high - 1) // every) * every < low
+    else:  # a multiple m with low < m <= high: the value comes up to it from below
+        never = high != INF and low != -INF and (low // every + 1) * every > high
+    if never:
+        diags.warning("W857", f"triggers.{w.name} runs for every {every} '{w.counter}' "
+                      f"{'loses' if w.down else 'gains'}, but it stays between {low:g} and {high:g}, which holds "
+                      f"no multiple of {every} to {'come down' if w.down else 'come up'} to", _on_span(w, "every"),
+                      f"check every: against counters.{w.counter}'s min and max")
     return never
 
 

@@ -92,12 +92,19 @@ def _literal(node: c.Node | None, consts: dict[str, int]) -> int | None:
 
 def _never_negative(node: c.Node, consts: dict[str, int], props: frozenset[str] = frozenset()) -> bool:
     """Whether an amount is 0 or more whatever the state: a count, a length, a property no rule makes negative
-    (`props`), sums and products of such."""
+    (`props`: a property's name), a counter whose floor is 0 or more (`props`: `counters.NAME`), sums and
+    products of such."""
     amount = _literal(node, consts)
     if amount is not None:
         return amount >= 0
     if isinstance(node, c.Attr):
+        if node.kind == "counter":
+            return f"counters.{node.name}" in props
         return node.kind == "property" and node.name in props
+    if isinstance(node, c.Name) and node.ref.kind == "counter":
+        return f"counters.{node.ref.name}" in props
+    if isinstance(node, c.Index) and node.cell is not None:
+        return f"counters.{getattr(node.cell.counter, 'name', '')}" in props
     if isinstance(node, c.Call):
         if node.fn in ("count", "len", "abs"):
             return True
@@ -216,11 +223,15 @@ class Linked:
         self.never_negative = self._never_negative_props()
 
     def _never_negative_props(self) -> frozenset[str]:
-        """Whole-number properties no rule makes negative: each default is 0 or more, and every rule sets them
+        """Counters whose floor is 0 or more (as `counters.NAME`), and whole-number properties no rule makes
+        negative: each default is 0 or more, and every rule sets them
         to, or adds to them, an amount that is never negative (worked out together: one may be set from
         another)."""
         r = self.rules
-        props = {p for p, t in r.properties.items() if t == "int" and p not in self.inputs}
+        floored = {f"counters.{n}" for n, x in r.counters.items()
+                   if x.min is not None and x.min >= 0 and all(low is not None and low >= 0
+                                                                  for low, _ in x.key_limits.values())}
+        props = {p for p, t in r.properties.items() if t == "int" and p not in self.inputs} | floored
         props -= {p for (_, p), default in r.prop_defaults.items() if not (type(default) is int and default >= 0)}
         writes: list[tuple[str, str, Expr]] = []
         for body in self.bodies.values():

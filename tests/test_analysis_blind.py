@@ -1,0 +1,140 @@
+"""The analyses the blind planted corpus (tests/planted_packs_blind) asked for, over whole classes: loops that
+test one zone or key while changing another, substitutes that pay nothing at some player count or stand in for
+what no cost asks, `every:` marks no value in range reaches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import write_modules
+
+from boardrules.analysis import check_pack
+from boardrules.diagnostics import Diagnostics
+from boardrules.language.pack import Pack
+
+
+def _codes(tmp_path: Path, text: str) -> list[tuple[str, int]]:
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    assert not diags.has_errors or all(d.code.startswith("W") or d.code == "E850" for d in diags.items), \
+        [str(d.message) for d in diags.items]
+    return [(d.code, d.span.line if d.span else 0) for d in diags.items]
+
+
+LOOP = """
+module: t
+title: T
+sets:
+  metals: [tin, zinc]
+counters:
+  ore: {per: player, keys: metals, output: true, input: true}
+  tokens: {per: player, output: true}
+zones:
+  bench: {per: player, input: true, output: true}
+  pile: {input: true, output: true}
+  scrap: {output: true}
+pieces:
+  part: {properties: {}}
+actions:
+  go:
+    do:
+      - while: COND
+        do: [BODY]
+"""
+
+
+@pytest.mark.parametrize(("cond", "body", "fires"), [
+    ("me.ore[tin] >= 2", "'me.ore[zinc] -= 2'", True),
+    ("me.ore[tin] >= 2", "'me.ore[tin] -= 2'", False),
+    ("me.ore[tin] >= 2", "{for: m in metals, do: ['me.ore[m] -= 1']}", False),
+    ("count(me.bench) > 2", "'move first(pile) to scrap'", True),
+    ("count(me.bench) > 2", "'move first(me.bench) to scrap'", False),
+    ("count(me.bench) > 2", "CHOSEN", False),
+    ("count(scrap) < 3", "'move first(pile) to scrap'", False),
+    ("count(pile) > 0", "'remove first(pile)'", False),
+])
+def test_a_loop_testing_one_zone_or_key_while_changing_another(tmp_path: Path, cond: str, body: str,
+                                                              fires: bool) -> None:
+    if body == "CHOSEN":  # a piece chosen from the bench comes from the bench
+        body = "'choose x from me.bench', 'move x to scrap'"
+    text = LOOP.replace("COND", cond).replace("do: [BODY]", f"do: [{body}]")
+    found = _codes(tmp_path, text)
+    assert (("W861", 18) in found) == fires, found
+
+
+SUBSTITUTE = """
+module: t
+title: T
+players: {min: 2, max: 4}
+values:
+  spare: {by_players: {2: 0, 3: 1, 4: 1}}
+  rates: {table: {a: 1, b: 2}}
+sets:
+  letters: [a, b]
+counters:
+  coins: {per: player, output: true, input: true}
+  gems: {per: player, output: true, input: true}
+  points: {per: player, output: true}
+actions:
+  buy:
+    cost: "2 coins"
+    do: ["me.points += 1"]
+substitutes:
+  swap:
+    pay: PAY
+    with: WITH
+"""
+
+
+@pytest.mark.parametrize(("pay", "with_", "code"), [
+    ("1 coins", "(rates[a] - 1) gems", "W860"),   # 0 from a table
+    ("1 coins", "(spare) gems", "W860"),          # 0 with two players
+    ("1 coins", "(rates[b] - 1) gems", None),
+    ("1 points", "1 gems", "W868"),               # no cost asks points
+    ("1 coins", "1 gems", None),
+])
+def test_a_substitute_that_pays_nothing_or_that_no_cost_uses(tmp_path: Path, pay: str, with_: str,
+                                                             code: str | None) -> None:
+    found = _codes(tmp_path, SUBSTITUTE.replace("PAY", f'"{pay}"').replace("WITH", f'"{with_}"'))
+    assert [c for c, _ in found if c in ("W860", "W868")] == ([code] if code else []), found
+
+
+EVERY = """
+module: t
+title: T
+counters:
+  heat: {per: player, MIN max: 5}
+  points: {per: player, output: true}
+actions:
+  warm:
+    do: ["me.heat += 1"]
+  cool:
+    do: ["me.heat -= 1"]
+triggers:
+  mark:
+    on: {change: heat, every: N DOWN}
+    do: ["me.points += 1"]
+"""
+
+
+@pytest.mark.parametrize(("n", "down", "low", "fires"), [
+    (6, False, 0, True), (5, False, 0, False), (3, False, 0, False),
+    (6, True, 0, False),   # from 1..5 down to 0, a multiple of 6
+    (6, True, 1, True),    # 1..5 holds no multiple of 6 to come down to
+    (2, True, 1, False),
+])
+def test_an_every_mark_no_value_in_range_reaches(tmp_path: Path, n: int, down: bool, low: int, fires: bool) -> None:
+    text = EVERY.replace("N DOWN", f"{n}, direction: down" if down else str(n)).replace(
+        "MIN", f"min: {low}, initial: {low},")
+    found = _codes(tmp_path, text)
+    assert ("W857" in {c for c, _ in found}) == fires, found
+    assert "E850" not in {c for c, _ in found}
+
+
+def test_a_trigger_that_lowers_what_it_counts_up_is_no_loop(tmp_path: Path) -> None:
+    """`every:` going up, and the trigger takes the value down by at most what there is (min with a counter that
+    never goes below 0): not a loop."""
+    text = EVERY.replace("N DOWN", "2").replace("MIN", "").replace(
+        'do: ["me.points += 1"]', 'do: ["me.heat -= min(2, me.heat)"]')
+    assert "E850" not in {c for c, _ in _codes(tmp_path, text)}
