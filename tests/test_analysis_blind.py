@@ -138,3 +138,42 @@ def test_a_trigger_that_lowers_what_it_counts_up_is_no_loop(tmp_path: Path) -> N
     text = EVERY.replace("N DOWN", "2").replace("MIN", "").replace(
         'do: ["me.points += 1"]', 'do: ["me.heat -= min(2, me.heat)"]')
     assert "E850" not in {c for c, _ in _codes(tmp_path, text)}
+
+
+TYPED = """
+module: t
+title: T
+sets:
+  metals: [tin, zinc]
+counters:
+  tokens: {per: player, output: true}
+pieces:
+  part: {properties: {owner: {type: player, output: true}}}
+zones:
+  bench: {per: player, input: true}
+actions:
+  give:
+    params: {PARAM}
+    do:
+      - choose t from me.bench
+      - as: WHO
+        do: ["me.tokens += 1"]
+"""
+
+
+@pytest.mark.parametrize(("param", "who", "error"), [
+    ("n: {type: int, in: metals}", "t.owner", True),
+    ("n: {type: int, in: '1..3'}", "t.owner", False),
+    ("m: {type: symbol, in: metals}", "t.owner", False),
+    ("w: {type: piece, in: me.bench}", "t.owner", False),
+    ("w: {type: piece, in: metals}", "t.owner", True),
+    ("n: {type: int, in: '1..3'}", "t", True),                # a piece, meant its owner
+    ("n: {type: int, in: '1..3'}", "next_player(me)", False),
+    ("n: {type: int, in: '1..3'}", "n", True),
+])
+def test_a_domain_of_another_type_and_as_given_no_player_are_refused(tmp_path: Path, param: str, who: str,
+                                                                     error: bool) -> None:
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, TYPED.replace("PARAM", param).replace("WHO", who))), diags)
+    assert [d.code for d in diags.items if d.severity == "error"] == (["E402"] if error else []), \
+        [d.message for d in diags.items]
