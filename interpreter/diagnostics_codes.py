@@ -475,6 +475,14 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "the counter was renamed, or the substitute names what is paid instead the wrong way round.",
        "costs: {hire: '2 coins'}\nsubstitutes:\n  gems_for_points: {pay: 1 points, with: 2 gems}",
        "costs: {hire: '2 coins'}\nsubstitutes:\n  gems_for_coins: {pay: 1 coins, with: 2 gems}"),
+    _c("W869", "warning", "check", "a parameter whose domain is empty",
+       "An action's parameter ranges over a range (`in: \"low..high\"`) whose high end is below its low end, at "
+       "every player count or some of them (the ends may be values or player-count tables): no value is ever "
+       "offered, so the action can never be taken there.",
+       "values: {most: {by_players: {2: 0, 3: 1}}}\nactions:\n  buy: {params: {n: {type: int, in: '1..most'}}, "
+       "do: [...]}",
+       "values: {most: {by_players: {2: 1, 3: 2}}}\nactions:\n  buy: {params: {n: {type: int, in: '1..most'}}, "
+       "do: [...]}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

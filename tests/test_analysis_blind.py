@@ -177,3 +177,34 @@ def test_a_domain_of_another_type_and_as_given_no_player_are_refused(tmp_path: P
     check_pack(Pack(tmp_path, write_modules(tmp_path, TYPED.replace("PARAM", param).replace("WHO", who))), diags)
     assert [d.code for d in diags.items if d.severity == "error"] == (["E402"] if error else []), \
         [d.message for d in diags.items]
+
+
+DOMAIN = """
+module: t
+title: T
+players: {min: 2, max: 4}
+values:
+  most: {by_players: {2: 0, 3: 2, 4: 3}}
+counters:
+  tokens: {per: player, max: 4, output: true, input: true}
+actions:
+  buy:
+    params:
+      n: {type: int, in: "DOMAIN"}
+    allowed_if: GUARD
+    do: ["me.tokens -= 0"]
+"""
+
+
+@pytest.mark.parametrize(("domain", "guard", "codes"), [
+    ("5..8", "me.tokens >= n", ["W821"]),   # at most 4 tokens, 5 to 8 asked
+    ("1..3", "me.tokens >= n", []),
+    ("[5, 6]", "me.tokens >= n", ["W821"]),
+    ("1..most", "me.tokens >= n", ["W869"]),  # empty with two players
+    ("3..1", "me.tokens >= 0 and n > 0", ["W869"]),
+    ("1..3", "n > 3", ["W821"]),
+])
+def test_an_action_guard_over_its_parameter_domain(tmp_path: Path, domain: str, guard: str,
+                                                   codes: list[str]) -> None:
+    found = _codes(tmp_path, DOMAIN.replace("DOMAIN", domain).replace("GUARD", guard))
+    assert sorted(c for c, _ in found if c in ("W821", "W869")) == codes, found

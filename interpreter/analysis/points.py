@@ -107,12 +107,12 @@ def evaluate(node: c.Node | None, env: dict[str, Any], consts: dict[str, Any]) -
         return None
 
 
-def at_player_counts(rules: Rules) -> dict[int, dict[str, Any]]:
-    """For each player count the pack allows: the values fixed before play at that count (constants and
-    player-count tables), and `player_count` itself."""
+def at_player_counts(rules: Rules, counts: range | None = None) -> dict[int, dict[str, Any]]:
+    """For each player count (the pack's, unless `counts` says): the values fixed before play at that count
+    (constants and player-count tables), and `player_count` itself."""
     fixed = constants(rules)
     out: dict[int, dict[str, Any]] = {}
-    for count in range(rules.players_min, rules.players_max + 1):
+    for count in counts if counts is not None else range(rules.players_min, rules.players_max + 1):
         out[count] = {**fixed, "player_count": count}
         for name, v in rules.values.items():
             if v.kind == "by_players" and isinstance(v.data, dict) and type(v.data.get(count)) is int:

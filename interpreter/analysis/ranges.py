@@ -2,6 +2,8 @@
 
 - a guard (`if`, `allowed_if`, `require`, ...) comparing numbers that can never hold (W821) or always holds (W822);
 - `N x[different]` asking for more keys than the counter has (E823);
+- a parameter whose domain, a range, is empty at some player count (W869); the guards of an action see its
+  parameters over their domains (`in: "5..8"`);
 - a cost larger than the most its counter can ever hold at some player count (E824);
 - limits and capacities that contradict each other (E825): a counter's min above its max, a starting value
   outside its range, a limit of no use at all, creating more pieces than a zone can ever hold.
@@ -16,9 +18,11 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
-from ..engine.rules import Rules
+from ..engine.rules import ActionDef, Rules
 from ..language import checked as c
 from .facts import Facts
+from .points import at_player_counts, evaluate
+from .tree import walk
 from .uses import Formula, place
 
 Interval = tuple[float, float]
@@ -35,6 +39,7 @@ class Ranges:
         self.pmin = min([m for m in mins if m is not None], default=self.rules.players_min)
         self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
         self.counts = range(self.pmin, self.pmax + 1)
+        self.params: dict[str, Interval] = {}  # the numbers the rule's parameters range over (their domains)
 
     # ------------------------------------------------------------ numbers known before play
     def resolve(self, raw: Any) -> dict[int, int] | None:
@@ -86,6 +91,8 @@ def _literal(rg: Ranges, node: c.Literal) -> Interval | None:
 
 def _name(rg: Ranges, node: c.Name) -> Interval | None:
     kind, name = node.ref.kind, node.ref.name
+    if kind == "var" and name in rg.params:
+        return rg.params[name]
     if kind == "flow" and name == "player_count":
         return (rg.pmin, rg.pmax)
     if kind in ("const", "value"):
@@ -201,11 +208,14 @@ def _words(iv: Interval) -> str:
 
 def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
+    domains = {f"actions.{name}": _domains(ranges, a, diags) for name, a in facts.rules.actions.items()}
     for f in facts.index.formulas:
         if f.role == "guard":
+            ranges.params = domains.get(f.rule, {})
             for n in f.nodes:
                 if isinstance(n, c.Compare) and n.op in _NEVER:
                     _compare(ranges, f, n, diags)
+    ranges.params = {}
     for term, span in facts.index.terms:
         _cost(ranges, term, span, diags)
     for _, eff, _ in facts.index.effects:
@@ -217,6 +227,36 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         elif isinstance(eff, e.CreateE):
             _create(ranges, eff, diags)
     _counters(ranges, facts, diags)
+
+
+def _domains(ranges: Ranges, action: ActionDef, diags: Diagnostics) -> dict[str, Interval]:
+    """The numbers each parameter of an action ranges over, from a domain written as a range (`1..n`) or a list of
+    numbers, for the guards of the action; a parameter the body assigns again is left out. W869 for a domain
+    that is empty at some player count."""
+    assigned = {x.name for x in walk(action.body) if isinstance(x, e.LetE) and x.op != "let"}
+    out: dict[str, Interval] = {}
+    for name, fn in action.domains.items():
+        tree = fn.tree
+        if isinstance(tree, c.Range):
+            ends = {n: (evaluate(tree.low, {}, consts), evaluate(tree.high, {}, consts))
+                    for n, consts in at_player_counts(ranges.rules, ranges.counts).items()}
+            empty = [n for n, (low, high) in ends.items() if type(low) is int and type(high) is int and high < low]
+            if empty:
+                at = "" if len(empty) == len(ranges.counts) else f" with {', '.join(map(str, empty))} players"
+                diags.warning("W869", f"parameter '{name}' of '{action.name}' ranges over no value{at}, so the "
+                              "action can never be taken", fn.span(tree, action.span) or action.span,
+                              "check the range's ends (a range low..high with high below low is empty)")
+                continue
+            low, high = ranges.of(tree.low), ranges.of(tree.high)
+            iv = (low[0], high[1]) if low is not None and high is not None else None
+        elif isinstance(tree, c.ListLit) and tree.items:
+            parts = [ranges.of(x) for x in tree.items]
+            iv = (min(p[0] for p in parts), max(p[1] for p in parts)) if all(parts) else None  # type: ignore[index]
+        else:
+            iv = None
+        if iv is not None and name not in assigned:
+            out[name] = iv
+    return out
 
 
 def _compare(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> None:
