@@ -208,3 +208,49 @@ def test_an_action_guard_over_its_parameter_domain(tmp_path: Path, domain: str, 
                                                    codes: list[str]) -> None:
     found = _codes(tmp_path, DOMAIN.replace("DOMAIN", domain).replace("GUARD", guard))
     assert sorted(c for c, _ in found if c in ("W821", "W869")) == codes, found
+
+
+SCENARIO_RULES = """
+module: t
+title: T
+players: {min: 2, max: 2}
+counters:
+  tokens: {per: player, output: true}
+pieces:
+  part: {properties: {}}
+zones:
+  pile: {output: true}
+  bench: {per: player, output: true}
+tracks:
+  dial:
+    spaces: 6
+    markers: {gauge: {start: 1, per: player}, hand: 2}
+actions:
+  wait:
+    do: ["me.tokens += 1"]
+  tick:
+    do: ["advance me.gauge by 1"]
+  make:
+    do: ["create part in me.bench"]
+"""
+
+
+@pytest.mark.parametrize(("action", "expect", "fires"), [
+    ("wait", "position(p1.gauge): 1", True),
+    ("wait", "position(hand): 2", True),
+    ("tick", "position(p1.gauge): 1", False),   # the step could move it
+    ("wait", "position(p1.gauge): 3", False),   # it fails, but proves something
+    ("wait", "count(p1.bench): 0", True),
+    ("wait", "count(pile): 1", False),
+    ("make", "count(p2.bench): 0", False),      # zones of other players are not told apart
+    ("make", "count(pile): 0", True),
+])
+def test_a_scenario_expecting_a_marker_or_a_zone_no_step_changes_proves_nothing(
+        tmp_path: Path, action: str, expect: str, fires: bool) -> None:
+    write_modules(tmp_path, SCENARIO_RULES)
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "s.yaml").write_text(
+        f"scenario: S\nmodules: [t]\nplayers: 2\nsteps:\n  - {{action: {action}, player: p1}}\nexpect:\n  {expect}\n")
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), [tmp_path / "scenarios" / "s.yaml"]), diags)
+    assert ("W863" in {d.code for d in diags.items}) == fires, [d.message for d in diags.items]
