@@ -413,10 +413,10 @@ def _holds_at_start(rules: Rules, linked: Linked, doc: dict[str, Any], count: in
         zone = _zone_count(rules, str(key))
         if zone is not None:
             name, written = zone
-            start = placed.count(written)
             if written not in emptied and any(linked.changes(body).changes_zone(name) for body in setup):
                 return False  # setup may put pieces in it
-            if start != want or type(want) is not int or any(ch.changes_zone(name) for ch in moved_zones):
+            if placed.count(written) != want or type(want) is not int or any(ch.changes_zone(name)
+                                                                            for ch in moved_zones):
                 return False
             continue
         space = _marker_space(rules, str(key), markers)
