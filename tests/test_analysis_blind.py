@@ -254,3 +254,63 @@ def test_a_scenario_expecting_a_marker_or_a_zone_no_step_changes_proves_nothing(
     diags = Diagnostics()
     check_pack(Pack(tmp_path, sorted(tmp_path.glob("*.yaml")), [tmp_path / "scenarios" / "s.yaml"]), diags)
     assert ("W863" in {d.code for d in diags.items}) == fires, [d.message for d in diags.items]
+
+
+TABLE_GAME = """
+module: t
+title: T
+players: {min: 2, max: 2}
+sets:
+  metals: [tin, lead]
+values:
+  rates:
+    table:
+      tin: 1
+      lead: {unknown: "smudged on the card"}
+counters:
+  points: {per: player, output: true}
+actions:
+  sell:
+    params: {m: {type: symbol, in: metals}}
+    do: [READ]
+flow:
+  phases:
+    work:
+      turns: {until: each_once}
+      actions: [sell]
+  end:
+    when: round_number > 2
+  ranking: [me.points]
+"""
+
+
+@pytest.mark.parametrize(("read", "options", "fires"), [
+    ("me.points += rates[lead]", None, True),
+    ("me.points += rates[m]", None, True),      # m may be lead
+    ("me.points += rates[tin]", None, False),
+    ("me.points += rates[m]", {"rates[lead]": 2}, False),
+    ("me.points += rates[m]", {"rates": {"lead": 2}}, False),
+])
+def test_an_unknown_table_entry_whole_game_play_reads(tmp_path: Path, read: str, options: dict | None,
+                                                      fires: bool) -> None:
+    diags = Diagnostics()
+    given = {k: (v, None) for k, v in options.items()} if options else None
+    check_pack(Pack(tmp_path, write_modules(tmp_path, TABLE_GAME.replace("READ", f'"{read}"'))), diags,
+               given)  # type: ignore[arg-type]
+    found = [d for d in diags.items if d.code == "W867"]
+    assert bool(found) == fires, [d.message for d in diags.items]
+    assert all("rates[lead]" in d.message and d.span is not None and d.span.line == 17 for d in found)
+
+
+def test_an_option_for_a_key_the_counter_does_not_have(tmp_path: Path) -> None:
+    text = """
+module: t
+title: T
+sets: {metals: [tin, zinc], wares: [rope]}
+counters:
+  ore: {per: player, keys: metals, output: true}
+"""
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags,
+               {"ore": ({"tin": 1, "rope": 2}, None)})  # type: ignore[dict-item]
+    assert [d.code for d in diags.items if d.severity == "error"] == ["E416"], [d.message for d in diags.items]

@@ -146,7 +146,7 @@ def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnos
     if isinstance(value, dict) and c.keys is not None:
         bad = [k for k in value if k not in c.keys]
         if bad:
-            diags.error("E401", f"option '{name}': {show(bad[0])} is not a key of '{name}'", span,
+            diags.error("E416", f"option '{name}': {show(bad[0])} is not a key of '{name}'", span,
                         did_you_mean(bad[0], c.keys) if len(bad[0]) <= 100 else None)
             return False
         if any(type_of(v) != "int" for v in value.values()):
