@@ -216,6 +216,7 @@ title: T
 players: {min: 2, max: 2}
 counters:
   tokens: {per: player, output: true}
+  ore: {per: player, keys: [tin, zinc], output: true}
 pieces:
   part: {properties: {}}
 zones:
@@ -232,6 +233,13 @@ actions:
     do: ["advance me.gauge by 1"]
   make:
     do: ["create part in me.bench"]
+  dig:
+    do: ["me.ore[tin] += 1"]
+  spend:
+    cost: "1 ore[zinc]"
+    do: []
+substitutes:
+  tokens_for_zinc: {pay: "1 ore[zinc]", with: "1 tokens"}
 """
 
 
@@ -244,6 +252,9 @@ actions:
     ("wait", "count(pile): 1", False),
     ("make", "count(p2.bench): 0", False),      # zones of other players are not told apart
     ("make", "count(pile): 0", True),
+    ("dig", "p1.ore[zinc]: 0", True),          # keys are told apart
+    ("dig", "p1.ore[tin]: 0", False),
+    ("spend", "p1.tokens: 0", False),          # a substitute may pay the cost in tokens
 ])
 def test_a_scenario_expecting_a_marker_or_a_zone_no_step_changes_proves_nothing(
         tmp_path: Path, action: str, expect: str, fires: bool) -> None:

@@ -28,7 +28,7 @@ from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
-from .tree import Linked, every_effect, rule_bodies
+from .tree import Changes, Linked, every_effect, rule_bodies
 
 _PLAYER = re.compile(r"^p([1-9])$")
 _WORDS = {"yes", "no", "true", "false", "none"}
@@ -398,16 +398,20 @@ def _holds_at_start(rules: Rules, linked: Linked, doc: dict[str, Any], count: in
     pieces = state.get("pieces", []) if isinstance(state, dict) else []
     placed = [str(x.get("zone")) for x in pieces or [] if isinstance(x, dict)]
     emptied = {str(z) for z in (state.get("empty") or [])} if isinstance(state, dict) else set()
-    acts: list[tuple[str, set[str], Any]] = []  # (who acts, what the step may change, the action)
+    # (who acts, the counters the step may change, the action, what its body changes, the cost terms it may pay)
+    acts: list[tuple[str, set[str], Any, Changes, list[e.CostTermC]]] = []
     for st in steps:
         action = rules.actions.get(str(st["action"]))
         if action is None:
             return False
-        paid = action.cost.alternatives if action.cost is not None else ()
-        changed = {term.counter for alt in paid for term in alt} | set(linked.changes(action.body).counters)
-        if any(term.marker for alt in paid for term in alt) or linked.changes(action.body).markers:
+        paid = [term for alt in (action.cost.alternatives if action.cost is not None else ()) for term in alt]
+        paid += [term.lacking for term in paid if term.lacking is not None]
+        paid += [term for sub in rules.substitutes for term in sub.instead] if paid else []
+        ch = linked.changes(action.body)
+        changed = {term.counter for term in paid} | set(ch.counters)
+        if any(term.marker for term in paid) or ch.markers:
             changed.add(_MARKERS)  # which marker, and whose, is not told apart
-        acts.append((str(st.get("player", "")), changed, action))
+        acts.append((str(st.get("player", "")), changed, action, ch, paid))
     moved_zones = [linked.changes(rules.actions[str(st["action"])].body) for st in steps]
     for key, want in doc["expect"].items():
         zone = _zone_count(rules, str(key))
@@ -422,18 +426,29 @@ def _holds_at_start(rules: Rules, linked: Linked, doc: dict[str, Any], count: in
         space = _marker_space(rules, str(key), markers)
         if space is not None:
             if space is _UNSURE or space != want or type(space) is not type(want) or _MARKERS in touched or any(
-                    _MARKERS in changed for _, changed, _ in acts):
+                    _MARKERS in act[1] for act in acts):
                 return False
             continue
         start = _start_value(rules, str(key), count, counters)
         owner, _, name = str(key).split("[")[0].rpartition(".")
         if start is _UNSURE or name in touched or start != want or type(start) is not type(want):
             return False
-        for actor, changed, action in acts:
+        cell = str(key).partition("[")[2].rstrip("]") or None
+        for actor, changed, action, ch, paid in acts:
+            if cell is not None and not _may_change_cell(ch, paid, name, cell):
+                continue  # it changes other keys of the counter only
             # Another player's step changes this player's counter only if the action reaches past its own.
             if name in changed and (not owner or owner == actor or not _only_own(linked, action.body, name)):
                 return False
     return True
+
+
+def _may_change_cell(ch: Changes, paid: list[e.CostTermC], counter: str, key: str) -> bool:
+    """Whether a step may change one key of a keyed counter: its body writes that key (or a key not known before
+    play), or a cost it pays asks that key (or any key)."""
+    return ch.changes_cell(counter, key) or any(
+        term.counter == counter and (term.key_fn is not None or term.key in (None, "any", "different", key))
+        for term in paid)
 
 
 def _marker_space(rules: Rules, key: str, state: dict[str, Any]) -> object:
