@@ -325,3 +325,23 @@ counters:
     check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags,
                {"ore": ({"tin": 1, "rope": 2}, None)})  # type: ignore[dict-item]
     assert [d.code for d in diags.items if d.severity == "error"] == ["E416"], [d.message for d in diags.items]
+
+
+@pytest.mark.parametrize(("decl", "message"), [
+    ("c: {per: player, overflow: discard}", "counter 'c' overflows only above a max, and it has none"),
+    ("c: {per: player, max: 3, overflow: carry}", "counter 'c' carries its excess, but says nowhere to: give "
+     "carry_to"),
+])
+def test_an_overflow_that_can_never_apply_is_refused(tmp_path: Path, decl: str, message: str) -> None:
+    text = f"module: t\ntitle: T\ncounters:\n  {decl}\nactions:\n  go: {{do: ['me.c += 1']}}\n"
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    assert [(d.code, d.message) for d in diags.items if d.severity == "error"] == [("E402", message)]
+
+
+def test_a_zone_that_carries_nowhere_is_refused(tmp_path: Path) -> None:
+    text = "module: t\ntitle: T\npieces: {p: {properties: {}}}\nzones:\n  z: {capacity: 2, overflow: carry}\n" \
+           "actions:\n  go: {do: ['create p in z']}\n"
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    assert [d.code for d in diags.items if d.severity == "error"] == ["E402"], [d.message for d in diags.items]
