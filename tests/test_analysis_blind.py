@@ -345,3 +345,14 @@ def test_a_zone_that_carries_nowhere_is_refused(tmp_path: Path) -> None:
     diags = Diagnostics()
     check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
     assert [d.code for d in diags.items if d.severity == "error"] == ["E402"], [d.message for d in diags.items]
+
+
+@pytest.mark.parametrize(("setup", "fires"), [("[]", True), ('["orders = 3"]', False)])
+def test_a_counter_that_starts_unknown_and_is_read_in_play(tmp_path: Path, setup: str, fires: bool) -> None:
+    text = TABLE_GAME.replace("  points: {per: player, output: true}",
+                              '  points: {per: player, output: true}\n  orders: {per: game, initial: {unknown: "n"}}')
+    text = text.replace('do: [READ]', 'do: ["me.points += orders"]') + f"setup:\n  deal: {{do: {setup}}}\n"
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    assert any(d.code == "W867" and "'orders'" in d.message for d in diags.items) == fires, \
+        [d.message for d in diags.items]

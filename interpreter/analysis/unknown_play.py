@@ -23,7 +23,7 @@ from ..engine.values import Unknown
 from ..language import checked as c
 from ..language.checked import Expr
 from .facts import Facts
-from .tree import Linked
+from .tree import Linked, every_effect, rule_bodies
 
 
 def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, options: set[str]) -> None:
@@ -32,7 +32,8 @@ def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, optio
     unknown = {name for name, v in game.values.items() if v.kind == "unknown" and name not in options
                and v.type is None and name not in facts.inputs}
     tables = any(v.kind == "table" for v in game.values.values())
-    if not unknown and not tables:
+    starts = _unknown_starts(facts, game, options)
+    if not unknown and not tables and not starts:
         return
     through = _through_values(game, unknown)
     reported: set[str] = set()
@@ -41,6 +42,14 @@ def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, optio
         for n in c.nodes(expr.tree):
             if isinstance(n, c.TableRead):
                 _table_read(n, expr, span, game_module, options | facts.inputs, reported, diags)
+                continue
+            counter = _counter_read(n)
+            if counter in starts and counter not in reported:
+                reported.add(counter)
+                diags.warning("W867", f"whole-game play reads counter '{counter}', which the game module "
+                              f"'{game_module}' starts unknown and no rule sets, so every game stops with E601 "
+                              "here", expr.span(n, span) or span,
+                              f"give it a start in the game module, or play with --set {counter}=VALUE")
                 continue
             if not isinstance(n, c.Name) or n.ref.kind != "value":
                 continue
@@ -53,6 +62,28 @@ def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, optio
                 diags.warning("W867", f"whole-game play reads '{name}'{via}, which the game module '{game_module}' "
                               "leaves unknown, so every game stops with E601 here", expr.span(fallback=span) or span,
                               f"give it a value in the game module, or play with --set {name}=VALUE")
+
+
+def _unknown_starts(facts: Facts, game: Rules, options: set[str]) -> set[str]:
+    """Counters the game starts unknown (`initial: {unknown: ...}`), no option gives, and no rule ever sets with
+    `=` (adding to an unknown stops the game too): every read of them in play stops the game."""
+    found = {name for name, x in game.counters.items() if isinstance(x.initial, Unknown)
+             and name not in options and name not in facts.inputs}
+    if found:
+        for body in rule_bodies(game).values():
+            for eff in every_effect(body):
+                if isinstance(eff, e.SetCounterE) and eff.op == "=":
+                    found.discard(eff.counter)
+    return found
+
+
+def _counter_read(n: c.Node) -> str | None:
+    """The counter a node reads by name (`tokens`, `me.tokens`, `me.stock[wine]`), if any."""
+    if isinstance(n, c.Name) and n.ref.kind in ("counter", "family"):
+        return n.ref.name
+    if isinstance(n, c.Attr) and n.kind in ("counter", "family"):
+        return n.name
+    return None
 
 
 def _unknown_entries(entries: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
