@@ -356,3 +356,40 @@ def test_a_counter_that_starts_unknown_and_is_read_in_play(tmp_path: Path, setup
     check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
     assert any(d.code == "W867" and "'orders'" in d.message for d in diags.items) == fires, \
         [d.message for d in diags.items]
+
+
+FLOW = """
+module: t
+title: T
+players: {min: 2, max: 2}
+counters:
+  orders: {per: game, initial: 8}
+  points: {per: player, output: true}
+actions:
+  sell:
+    allowed_if: orders > 0
+    do: ["orders -= 1", "me.points += 1"]
+flow:
+  phases:
+    extra:
+      if: PHASE
+      do: ["orders -= 0"]
+    work:
+      turns: {until: each_once}
+      actions: [sell]
+  end:
+    when: END
+  ranking: [me.points]
+"""
+
+
+@pytest.mark.parametrize(("phase", "end", "codes"), [
+    ("orders > 10", "round_number > 3", ["W853"]),   # orders only go down from 8
+    ("orders > 5", "round_number > 3", []),
+    ("round_number == 2", "round_number < 0", ["W855"]),  # the round is never below 1
+    ("round_number == 2", "orders == 0 or round_number > 3", []),
+])
+def test_phase_and_end_conditions_over_what_the_rules_let_numbers_be(tmp_path: Path, phase: str, end: str,
+                                                                    codes: list[str]) -> None:
+    found = _codes(tmp_path, FLOW.replace("PHASE", phase).replace("END", end))
+    assert sorted(c for c, _ in found if c in ("W853", "W855")) == codes, found

@@ -37,7 +37,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     linked = facts.linked
     consts = constants(rules)
     ranges = Ranges(facts)
-    reach = domains.reachable(facts, linked, ranges)
+    reach = {**domains.reachable(facts, linked, ranges), "round_number": (1, INF)}
     last = _last_round(flow.end_when, consts)
     end = flow.end_when.tree if flow.end_when is not None else None
     if end is not None and (last == 1 or _always(end, domains.at_start(facts, linked, ranges), consts)):
@@ -50,7 +50,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                       _at(flow.end_when, flow.span), "check which way the rules move the counters and markers it "
                       "reads (they start where they are declared to), or end the game with 'end game'")
     rounds: Domain = (1, last if last is not None else INF)
-    declared = {**domains.declared(rules, ranges), "round_number": rounds}
+    # What the rules let each number be (counters narrowed to the ways rules move them), in the rounds played.
+    declared = {**reach, "round_number": rounds}
     offered: set[str] = set()
     for phase in flow.phases:
         offered.update(phase.actions)
