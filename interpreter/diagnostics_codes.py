@@ -483,6 +483,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "do: [...]}",
        "values: {most: {by_players: {2: 1, 3: 2}}}\nactions:\n  buy: {params: {n: {type: int, in: '1..most'}}, "
        "do: [...]}"),
+    _c("E852", "error", "check", "a marker placed at a space its track does not have",
+       "`place MARKER at N` where N (a number, a value, or a formula whose range is known) is never one of the "
+       "spaces of the marker's track, at any player count: every game that reaches the line stops with E510. "
+       "`advance` stops at a straight track's end and wraps on a circular one; `place` does neither.",
+       "tracks: {dial: {spaces: 10, markers: {gauge: 1}}}\nactions:\n  reset: {do: ['place gauge at 11']}",
+       "tracks: {dial: {spaces: 10, markers: {gauge: 1}}}\nactions:\n  reset: {do: ['place gauge at 10']}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -393,3 +393,72 @@ def test_phase_and_end_conditions_over_what_the_rules_let_numbers_be(tmp_path: P
                                                                     codes: list[str]) -> None:
     found = _codes(tmp_path, FLOW.replace("PHASE", phase).replace("END", end))
     assert sorted(c for c, _ in found if c in ("W853", "W855")) == codes, found
+
+
+MARKERS = """
+module: t
+title: T
+counters:
+  heat: {per: player, max: 5, overflow: carry, carry_to: spare}
+  spare: {per: player, max: 3, SPARE}
+  points: {per: player, output: true}
+tracks:
+  dial:
+    spaces: 10
+    markers: {gauge: 1}
+actions:
+  go:
+    do: ["advance gauge by 1", "me.heat += 1", "me.points += me.spare"]
+  reset:
+    do: ["place gauge at AT"]
+triggers:
+  turn:
+    on: {change: gauge, every: EVERY}
+    do: ["me.points += 1"]
+"""
+
+
+@pytest.mark.parametrize(("spare", "at", "every", "codes"), [
+    ("overflow: discard", "1", "5", []),
+    ("overflow: discard", "11", "5", ["E852"]),
+    ("overflow: discard", "0", "5", ["E852"]),
+    ("overflow: discard", "position(gauge) - 1", "5", []),
+    ("overflow: discard", "1", "12", ["W857"]),
+    ("overflow: carry, carry_to: heat", "1", "5", ["E402", "E402"]),   # heat -> spare -> heat
+])
+def test_marker_places_every_marks_and_carry_circles(tmp_path: Path, spare: str, at: str, every: str,
+                                                     codes: list[str]) -> None:
+    diags = Diagnostics()
+    text = MARKERS.replace("SPARE", spare).replace("AT", at).replace("EVERY", every)
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    assert sorted(d.code for d in diags.items if d.code in ("E852", "W857", "E402")) == codes, \
+        [d.message for d in diags.items]
+
+
+def test_an_instead_hook_that_no_longer_fills_a_zone_others_read(tmp_path: Path) -> None:
+    base = """
+module: base
+title: B
+pieces: {part: {properties: {}}}
+zones:
+  pile: {}
+  hand: {per: player, output: true}
+counters:
+  orders: {per: game, output: true}
+setup:
+  deal: {do: ["create 3 part in pile"]}
+actions:
+  take: {do: ["move first(pile) to me.hand"]}
+"""
+    extra = """
+module: extra
+title: E
+requires: [base]
+wrap:
+  setup.deal:
+    instead: ["orders += 1"]
+"""
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, base, extra)), diags)
+    assert [d.code for d in diags.items if d.code == "W859"] == ["W859"], [d.message for d in diags.items]
+    assert "moves pieces in pile" in next(d.message for d in diags.items if d.code == "W859")

@@ -39,10 +39,14 @@ def _instead(facts: Facts, diags: Diagnostics) -> None:
             read = sorted(c for c in lost.counters if c not in kept.counters
                           and (c in facts.outputs or facts.used(c, "read", "pay", "cost", section="counters")))
             events = sorted(ev for ev in lost.events if ev not in kept.events and facts.rules.triggers.get(ev))
-            if not read and not events:
+            # A zone the wrapped rule fills or empties (setup dealing a pile) that other rules read.
+            zones = sorted(z for z in lost.zone_names if not kept.changes_zone(z)
+                           and (z in facts.outputs or facts.used(z, "read", section="zones")))
+            if not read and not events and not zones:
                 continue
             what = ", ".join([f"changes {', '.join(read)}" if read else "", f"emits {', '.join(events)}"
-                              if events else ""]).strip(", ")
+                              if events else "", f"moves pieces in {', '.join(zones)}" if zones else ""]
+                             ).strip(", ").replace(", , ", ", ")
             diags.warning("W859", f"this instead hook never runs proceed, so '{eff.target}' no longer {what}, "
                           "which other rules rely on", eff.span,
                           "add proceed where the original should still happen, or do its part in the hook")

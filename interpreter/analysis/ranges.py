@@ -2,7 +2,8 @@
 
 - a guard (`if`, `allowed_if`, `require`, ...) comparing numbers that can never hold (W821) or always holds (W822);
 - `N x[different]` asking for more keys than the counter has (E823);
-- a parameter whose domain, a range, is empty at some player count (W869); the guards of an action see its
+- a parameter whose domain, a range, is empty at some player count (W869);
+- `place` at a space the marker's track never has (E852); the guards of an action see its
   parameters over their domains (`in: "5..8"`);
 - a cost larger than the most its counter can ever hold at some player count (E824);
 - limits and capacities that contradict each other (E825): a counter's min above its max, a starting value
@@ -226,7 +227,24 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                             "remove the rule, or allow at least 1")
         elif isinstance(eff, e.CreateE):
             _create(ranges, eff, diags)
+        elif isinstance(eff, e.PlaceE):
+            _place(ranges, eff, diags)
     _counters(ranges, facts, diags)
+
+
+def _place(ranges: Ranges, eff: e.PlaceE, diags: Diagnostics) -> None:
+    """E852 for `place MARKER at N` where N is never a space of the marker's track (the game would stop with
+    E510 there)."""
+    marker = c.declared(eff.marker.tree, "marker") or c.declared(eff.marker.tree, "player_marker")
+    track = ranges.rules.tracks.get(ranges.rules.markers.get(marker or "", ""))
+    spaces = ranges.resolve(track.spaces) if track is not None else None
+    at = ranges.of(eff.at.tree) if eff.at.tree is not None else None
+    if track is None or not spaces or at is None:
+        return
+    if at[1] < 1 or at[0] > max(spaces.values()):
+        diags.error("E852", f"this places '{marker}' at {_words(at).removeprefix('always ')}, but its track "
+                    f"'{track.name}' has spaces 1 to {max(spaces.values())}", place(eff),
+                    f"place it on a space of tracks.{track.name}, or give the track more spaces")
 
 
 def _domains(ranges: Ranges, action: ActionDef, diags: Diagnostics) -> dict[str, Interval]:

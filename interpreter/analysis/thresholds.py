@@ -54,7 +54,10 @@ def check(facts: Facts, diags: Diagnostics) -> None:
             mark = _threshold(w.crosses, consts) if w.crosses is not None else None
             if mark is not None and _beyond(facts, ranges, w, marker, mark, diags):
                 continue
-            every = _threshold(w.every, consts) if w.every is not None and not marker else None
+            every = _threshold(w.every, consts) if w.every is not None else None
+            if every is not None and every > 0 and marker:
+                _every_space(facts, ranges, w, every, diags)
+                continue
             if every is not None and every > 0 and _no_multiple(facts, ranges, w, every, diags):
                 continue
             if not marker:
@@ -89,6 +92,17 @@ def _beyond(facts: Facts, ranges: Ranges, w: WatchDef, marker: bool, mark: int, 
         diags.warning("W857", f"triggers.{w.name} waits for '{w.counter}' to cross {mark}, but {words}", where,
                       f"check the threshold against counters.{w.counter}'s min and max")
     return never
+
+
+def _every_space(facts: Facts, ranges: Ranges, w: WatchDef, every: int, diags: Diagnostics) -> None:
+    """`every: N` on a marker counts the spaces it enters that are multiples of N: a track shorter than N has
+    none."""
+    track = facts.rules.tracks.get(facts.rules.markers.get(w.counter, ""))
+    spaces = ranges.resolve(track.spaces) if track is not None else None
+    if track is not None and spaces and every > max(spaces.values()):
+        diags.warning("W857", f"triggers.{w.name} runs on every {every}th space '{w.counter}' enters, but its track "
+                      f"'{track.name}' has spaces 1 to {max(spaces.values())}", _on_span(w, "every"),
+                      "check every: against the track's length")
 
 
 def _no_multiple(facts: Facts, ranges: Ranges, w: WatchDef, every: int, diags: Diagnostics) -> bool:

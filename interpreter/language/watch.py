@@ -145,6 +145,15 @@ def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics)
         diags.error("E402", f"the excess of game counter '{c.name}' has no owner to go to in '{target.name}'", span)
     elif target.keys is not None and (c.keys is None or not set(c.keys) <= set(target.keys)):
         diags.error("E402", f"'{target.name}' is keyed: the excess of '{c.name}' needs keys it also has", span)
+    else:
+        chain = [c.name]
+        while target is not None and target.name not in chain:
+            chain.append(target.name)
+            target = rules.counters.get(str(target.carry_to)) if target.overflow == "carry" else None
+        if target is not None and target.name == c.name:
+            # With every counter of the circle at its max, the excess would go round without end.
+            diags.error("E402", f"counter '{c.name}' carries its excess in a circle: {' -> '.join([*chain, c.name])}",
+                        span, "let one counter of the circle discard its excess or refuse it")
 
 
 def check_zone_overflow(rules: Rules, z: ZoneDecl, span: Span, diags: Diagnostics) -> None:
