@@ -489,6 +489,11 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "`advance` stops at a straight track's end and wraps on a circular one; `place` does neither.",
        "tracks: {dial: {spaces: 10, markers: {gauge: 1}}}\nactions:\n  reset: {do: ['place gauge at 11']}",
        "tracks: {dial: {spaces: 10, markers: {gauge: 1}}}\nactions:\n  reset: {do: ['place gauge at 10']}"),
+    _c("W870", "warning", "check", "scoring rules that never run (no rule says score)",
+       "The pack has a flow and scoring rules, but no rule of the game (the flow's `end.do`, an action, a trigger, "
+       "a phase) runs the statement `score`, so the scoring rules never run and the ranking reads what play left.",
+       "flow:\n  end: {when: round_number > 4, do: []}\nscoring:\n  farms: {do: ['me.points += count(me.farm)']}",
+       "flow:\n  end: {when: round_number > 4, do: [score]}\nscoring:\n  farms: {do: ['me.points += count(me.farm)']}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -462,3 +462,19 @@ wrap:
     check_pack(Pack(tmp_path, write_modules(tmp_path, base, extra)), diags)
     assert [d.code for d in diags.items if d.code == "W859"] == ["W859"], [d.message for d in diags.items]
     assert "moves pieces in pile" in next(d.message for d in diags.items if d.code == "W859")
+
+
+@pytest.mark.parametrize(("guard", "fires"), [("new > 7", True), ("new > old", False), ("old >= 5", False),
+                                              ("old < 0", True)])
+def test_a_counter_trigger_guard_over_the_counter_range(tmp_path: Path, guard: str, fires: bool) -> None:
+    text = EVERY.replace("MIN", "").replace("every: N DOWN", "crosses: 3").replace(
+        'do: ["me.points += 1"]', f'if: {guard}\n    do: ["me.points += 1"]')
+    assert ("W821" in {c for c, _ in _codes(tmp_path, text)}) == fires
+
+
+@pytest.mark.parametrize(("end_do", "fires"), [("[]", True), ("[score]", False)])
+def test_scoring_rules_nothing_runs(tmp_path: Path, end_do: str, fires: bool) -> None:
+    text = FLOW.replace("PHASE", "round_number == 2").replace("    when: END", f"    when: round_number > 3\n"
+                                                              f"    do: {end_do}")
+    text += "scoring:\n  tally:\n    do: ['me.points += 1']\n"
+    assert ("W870" in {c for c, _ in _codes(tmp_path, text)}) == fires

@@ -4,7 +4,8 @@
 - a phase whose `if:` never holds in a round the game can reach (W853);
 - an action whose guard contradicts the guard of every phase that offers it (W854);
 - an end condition that can never hold, or that holds before the first round (W855);
-- a ranking key that reads only what no rule ever changes (W856).
+- a ranking key that reads only what no rule ever changes (W856);
+- scoring rules that never run, because no rule says `score` (W870).
 
 Conditions are judged by trying them at test points (points.py) over what the linked rules let each number be
 (domains.py): the rounds before the end, the player counts, counters (keyed ones cell by cell), markers' spaces
@@ -24,7 +25,7 @@ from . import domains
 from .facts import Facts
 from .points import INF, Domain, constants, negation, satisfiable, var_key
 from .ranges import Ranges
-from .tree import Linked, walk
+from .tree import Linked, every_effect, walk
 
 MAX_ROUNDS = 10_000
 
@@ -64,6 +65,16 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         _actions_against(facts, phase, guard, declared, consts, diags)
     _unoffered(facts, linked, offered, diags)
     _ranking(facts, linked, diags)
+    _unscored(facts, linked, diags)
+
+
+def _unscored(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
+    """W870 for scoring rules when no rule of the game says `score` (the flow's `end.do` usually does)."""
+    if any(isinstance(x, e.ScoreE) for body in linked.bodies.values() for x in every_effect(body)):
+        return
+    for rule in facts.rules.scoring:
+        diags.warning("W870", f"scoring rule '{rule.name}' never runs: no rule of the game says score", rule.span,
+                      "add score to the flow's end.do (or to the rule that ends the game)")
 
 
 def _before(last: int | None) -> str:

@@ -4,7 +4,8 @@
 - `N x[different]` asking for more keys than the counter has (E823);
 - a parameter whose domain, a range, is empty at some player count (W869);
 - `place` at a space the marker's track never has (E852); the guards of an action see its
-  parameters over their domains (`in: "5..8"`);
+  parameters over their domains (`in: "5..8"`), and a trigger's guard its `old` and `new` over the range of
+  what it watches;
 - a cost larger than the most its counter can ever hold at some player count (E824);
 - limits and capacities that contradict each other (E825): a counter's min above its max, a starting value
   outside its range, a limit of no use at all, creating more pieces than a zone can ever hold.
@@ -210,6 +211,7 @@ def _words(iv: Interval) -> str:
 def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
     domains = {f"actions.{name}": _domains(ranges, a, diags) for name, a in facts.rules.actions.items()}
+    domains |= _watched(ranges)
     for f in facts.index.formulas:
         if f.role == "guard":
             ranges.params = domains.get(f.rule, {})
@@ -245,6 +247,29 @@ def _place(ranges: Ranges, eff: e.PlaceE, diags: Diagnostics) -> None:
         diags.error("E852", f"this places '{marker}' at {_words(at).removeprefix('always ')}, but its track "
                     f"'{track.name}' has spaces 1 to {max(spaces.values())}", place(eff),
                     f"place it on a space of tracks.{track.name}, or give the track more spaces")
+
+
+def _watched(ranges: Ranges) -> dict[str, dict[str, Interval]]:
+    """For each trigger on a counter, marker or zone: the numbers its `old` and `new` range over (the counter's
+    range, the track's spaces, the zone's sizes), and `excess` (at least 1) for one on what a limit absorbed."""
+    rules = ranges.rules
+    out: dict[str, dict[str, Interval]] = {}
+    for watched, watchers in rules.watchers.items():
+        kind, _, name = watched.rpartition(" ")
+        iv: Interval | None
+        if kind == "marker":
+            track = rules.tracks.get(rules.markers.get(name, ""))
+            spaces = ranges.resolve(track.spaces) if track is not None else None
+            iv = (1, max(spaces.values())) if spaces else None
+        elif kind == "zone":
+            iv = (0, ranges.zone_size(name))
+        else:
+            iv = ranges.counter(name)
+        if iv is None:
+            continue
+        for w in watchers:
+            out[f"triggers.{w.name}"] = {"old": iv, "new": iv, **({"excess": (1, INF)} if w.limit else {})}
+    return out
 
 
 def _domains(ranges: Ranges, action: ActionDef, diags: Diagnostics) -> dict[str, Interval]:
