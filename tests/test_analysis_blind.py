@@ -478,3 +478,13 @@ def test_scoring_rules_nothing_runs(tmp_path: Path, end_do: str, fires: bool) ->
                                                               f"    do: {end_do}")
     text += "scoring:\n  tally:\n    do: ['me.points += 1']\n"
     assert ("W870" in {c for c, _ in _codes(tmp_path, text)}) == fires
+
+
+@pytest.mark.parametrize(("zone_fill", "fires"), [("", True), ("create part in me.trophies", False)])
+def test_a_ranking_key_reading_a_zone_nothing_fills(tmp_path: Path, zone_fill: str, fires: bool) -> None:
+    text = FLOW.replace("PHASE", "round_number == 2").replace("END", "round_number > 3").replace(
+        "  ranking: [me.points]", "  ranking: [me.points, count(me.trophies)]").replace(
+        'do: ["orders -= 1", "me.points += 1"]', f'do: ["orders -= 1", "me.points += 1"{", " if zone_fill else ""}'
+        f'{chr(34) + zone_fill + chr(34) if zone_fill else ""}]')
+    text += "pieces: {part: {properties: {}}}\nzones:\n  trophies: {per: player}\n"
+    assert ("W856" in {c for c, _ in _codes(tmp_path, text)}) == fires

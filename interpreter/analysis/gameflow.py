@@ -26,6 +26,7 @@ from .facts import Facts
 from .points import INF, Domain, constants, negation, satisfiable, var_key
 from .ranges import Ranges
 from .tree import Linked, every_effect, walk
+from .zone_watch import fills
 
 MAX_ROUNDS = 10_000
 
@@ -165,13 +166,15 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
         read = [(n.ref.kind, n.ref.name) if isinstance(n, c.Name) else (n.kind, n.name)
                 for n in c.nodes(key.tree) if isinstance(n, c.Name | c.Attr)]
         counters = {name for kind, name in read if kind in ("counter", "family")}
-        others = {kind for kind, _ in read} & {"zone", "property", "marker", "player_marker", "position", "builtin"}
-        if not counters or others or {name for _, name in read} & facts.inputs:
-            continue  # reads something else too (a zone, a piece, a marker), or is set from outside the rules
-        if any(n in moves for n in counters):
+        zones = {name for kind, name in read if kind == "zone"}  # read by their sizes: count(me.trophies)
+        others = {kind for kind, _ in read} & {"property", "marker", "player_marker", "position", "builtin"}
+        if not (counters | zones) or others or {name for _, name in read} & facts.inputs:
+            continue  # reads something else too (a piece, a marker), or is set from outside the rules
+        if any(n in moves for n in counters) or any(fills(facts, z) for z in zones):
             continue
-        nothing = "changes it" if len(counters) == 1 else "changes any of them"
-        diags.warning("W856", f"the ranking key '{text}' reads {', '.join(sorted(counters))}, but no rule {nothing}, "
+        names = sorted(counters | zones)
+        nothing = "changes it" if len(names) == 1 else "changes any of them"
+        diags.warning("W856", f"the ranking key '{text}' reads {', '.join(names)}, but no rule {nothing}, "
                       "so it ranks nobody", _at(key, _span(text, flow.span)),
                       "score into the counter the ranking reads, or rank by another")
 

@@ -37,7 +37,7 @@ def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[W
                 continue
         if zone in facts.inputs:
             continue
-        ins, outs = _fills(facts, zone), _empties(facts)
+        ins, outs = fills(facts, zone), _empties(facts)
         plain = w.crosses is None and w.every is None
         if plain and not ins and not outs:
             way = "no rule puts a piece in it or takes one out"
@@ -51,7 +51,7 @@ def check(facts: Facts, ranges: Ranges, consts: dict[str, Any], watchers: list[W
                       _on_span(w, "change"), "check the zone it watches and its direction")
 
 
-def _fills(facts: Facts, zone: str) -> bool:
+def fills(facts: Facts, zone: str) -> bool:
     """Whether some rule puts pieces in the zone: names it as a move's, create's or refill's target, or another
     zone carries its overflow there."""
     if facts.used(zone, "fill"):
