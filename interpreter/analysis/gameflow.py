@@ -153,12 +153,6 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
     flow = rules.flow
     assert flow is not None
     moves = linked.counter_moves()
-    changed_props: set[str] = set()
-    zones = False
-    for body in linked.bodies.values():
-        ch = linked.changes(body)
-        changed_props |= ch.props
-        zones = zones or ch.zones
     for key, text in flow.ranking:
         if key.tree is None:
             continue
