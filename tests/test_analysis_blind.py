@@ -488,3 +488,26 @@ def test_a_ranking_key_reading_a_zone_nothing_fills(tmp_path: Path, zone_fill: s
         f'{chr(34) + zone_fill + chr(34) if zone_fill else ""}]')
     text += "pieces: {part: {properties: {}}}\nzones:\n  trophies: {per: player}\n"
     assert ("W856" in {c for c, _ in _codes(tmp_path, text)}) == fires
+
+
+CAPS = """
+module: t
+title: T
+values:
+  cap: 4
+sets:
+  metals: [tin, zinc]
+counters:
+  heat: {per: player, initial: 2, max: cap, output: true}
+  ore: {per: player, keys: metals, max: {tin: cap}, output: true}
+actions:
+  go: {do: ["me.heat += 1", "me.ore[tin] += 1"]}
+"""
+
+
+@pytest.mark.parametrize(("cap", "error"), [(4, False), (2, False), (1, True), (-1, True)])
+def test_an_option_giving_a_counter_max_below_its_start(tmp_path: Path, cap: int, error: bool) -> None:
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, CAPS)), diags, {"cap": (cap, None)})  # type: ignore[dict-item]
+    assert ("E851" in {d.code for d in diags.items}) == error, [d.message for d in diags.items]
+    assert "W801" not in {d.code for d in diags.items}  # a key's cap named by a value uses the value
