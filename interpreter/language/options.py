@@ -96,9 +96,9 @@ def _in_range(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostic
                         span, f"give a number {where}, or change counters.{c.name}'s min or max")
             return
     for c in rules.counters.values():
-        caps = [(None, c.max)] + [(key, high) for key, (_, high) in c.key_limits.items()]
-        for key, high in caps:
-            if not (isinstance(high, str) and high == name):
+        caps = [(None, c.max)] + [(key, cap) for key, (_, cap) in c.key_limits.items()]
+        for key, cap in caps:
+            if not (isinstance(cap, str) and cap == name):
                 continue
             low = c.limits_of(key)[0]
             start = c.initial.get(key, 0) if isinstance(c.initial, dict) else c.initial
