@@ -100,9 +100,9 @@ def _in_range(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostic
         for key, cap in caps:
             if not (isinstance(cap, str) and cap == name):
                 continue
-            low = c.limits_of(key)[0]
+            floor = c.limits_of(key)[0]
             start = c.initial.get(key, 0) if isinstance(c.initial, dict) else c.initial
-            bounds = [x for x in (low, start) if type(x) is int]  # its floor (none: min null) and its start
+            bounds = [x for x in (floor, start) if type(x) is int]  # its floor (none: min null) and its start
             if bounds and value < max(bounds):
                 cell = c.name if key is None else f"{c.name}[{key}]"
                 diags.error("E851", f"option '{name}' = {value} gives counter '{cell}' a max below its min or "
