@@ -494,6 +494,12 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "a phase) runs the statement `score`, so the scoring rules never run and the ranking reads what play left.",
        "flow:\n  end: {when: round_number > 4, do: []}\nscoring:\n  farms: {do: ['me.points += count(me.farm)']}",
        "flow:\n  end: {when: round_number > 4, do: [score]}\nscoring:\n  farms: {do: ['me.points += count(me.farm)']}"),
+    _c("E853", "error", "check", "a take passes a value its parameter's domain never holds",
+       "`take ACTION(v)` (or `... as WHO`) passes, written out, a number or a symbol that the parameter's domain "
+       "(`in:`, a range, a list or a set) holds at no player count: the take is refused with E509 every time, "
+       "and so is the rule that takes it.",
+       "actions:\n  buy: {params: {n: {type: int, in: '1..2'}}, do: [...]}\n  bulk: {do: ['take buy(3)']}",
+       "actions:\n  buy: {params: {n: {type: int, in: '1..3'}}, do: [...]}\n  bulk: {do: ['take buy(3)']}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

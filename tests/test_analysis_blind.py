@@ -511,3 +511,29 @@ def test_an_option_giving_a_counter_max_below_its_start(tmp_path: Path, cap: int
     check_pack(Pack(tmp_path, write_modules(tmp_path, CAPS)), diags, {"cap": (cap, None)})  # type: ignore[dict-item]
     assert ("E851" in {d.code for d in diags.items}) == error, [d.message for d in diags.items]
     assert "W801" not in {d.code for d in diags.items}  # a key's cap named by a value uses the value
+
+
+@pytest.mark.parametrize(("domain", "taken", "error"), [
+    ("1..2", "3", True), ("1..2", "2", False), ("'[1, 4]'", "4", False), ("'[1, 4]'", "2", True),
+    ("letters", "c", True), ("letters", "a", False), ("1..most", "3", False), ("1..most", "5", True),
+])
+def test_a_take_passing_a_value_the_domain_never_holds(tmp_path: Path, domain: str, taken: str, error: bool) -> None:
+    text = f"""
+module: t
+title: T
+players: {{min: 2, max: 3}}
+sets: {{letters: [a, b], others: [c]}}
+values:
+  most: {{by_players: {{2: 2, 3: 3}}}}
+counters:
+  points: {{per: player, output: true}}
+actions:
+  buy:
+    params: {{n: {{type: {'symbol' if domain == 'letters' else 'int'}, in: {domain}}}}}
+    do: ["me.points += 1"]
+  twice:
+    do: ["take buy({taken})"]
+"""
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    assert ("E853" in {d.code for d in diags.items}) == error, [d.message for d in diags.items]

@@ -2,15 +2,16 @@
 
 - a guard (`if`, `allowed_if`, `require`, ...) comparing numbers that can never hold (W821) or always holds (W822);
 - `N x[different]` asking for more keys than the counter has (E823);
-- a parameter whose domain, a range, is empty at some player count (W869);
-- `place` at a space the marker's track never has (E852); the guards of an action see its
-  parameters over their domains (`in: "5..8"`), and a trigger's guard its `old` and `new` over the range of
-  what it watches;
 - a cost larger than the most its counter can ever hold at some player count (E824);
 - limits and capacities that contradict each other (E825): a counter's min above its max, a starting value
-  outside its range, a limit of no use at all, creating more pieces than a zone can ever hold.
+  outside its range, a limit of no use at all, creating more pieces than a zone can ever hold;
+- a parameter whose domain, a range, is empty at some player count (W869);
+- `place` at a space the marker's track never has (E852);
+- `take ACTION(v)` with a `v` written out that the parameter's domain never holds (E853).
 
-Intervals are (low, high) with None for "no bound"; an expression whose range is not known gives None.
+The guards of an action see its parameters over their domains (`in: "5..8"`), and a trigger's guard its `old`
+and `new` over the range of what it watches. Intervals are (low, high) with None for "no bound"; an expression
+whose range is not known gives None.
 """
 
 from __future__ import annotations
@@ -231,7 +232,53 @@ def check(facts: Facts, diags: Diagnostics) -> None:
             _create(ranges, eff, diags)
         elif isinstance(eff, e.PlaceE):
             _place(ranges, eff, diags)
+        elif isinstance(eff, e.TakeE):
+            _take(ranges, eff, diags)
     _counters(ranges, facts, diags)
+
+
+def _written(node: c.Node | None) -> Any:
+    """A whole number or a symbol written out; None for anything else."""
+    if isinstance(node, c.Literal) and type(node.value) is int:
+        return node.value
+    if isinstance(node, c.Name) and node.ref.kind == "symbol":
+        return node.ref.name
+    return None
+
+
+def _domain_values(ranges: Ranges, node: c.Node | None) -> dict[int, set[Any]] | None:
+    """What a domain holds at each player count, when it is written out: a range of constant ends, a list of
+    constants, a set's symbols; None otherwise."""
+    counts = at_player_counts(ranges.rules, ranges.counts)
+    if isinstance(node, c.Range):
+        out: dict[int, set[Any]] = {}
+        for n, consts in counts.items():
+            low, high = evaluate(node.low, {}, consts), evaluate(node.high, {}, consts)
+            if type(low) is not int or type(high) is not int:
+                return None
+            out[n] = set(range(low, high + 1)) if high - low < 10_000 else set()
+        return out
+    if isinstance(node, c.ListLit):
+        items = [_written(x) for x in node.items]
+        return None if any(x is None for x in items) else {n: set(items) for n in counts}
+    if isinstance(node, c.Name) and node.ref.kind == "set":
+        return {n: set(ranges.rules.sets.get(node.ref.name, ())) for n in counts}
+    return None
+
+
+def _take(ranges: Ranges, eff: e.TakeE, diags: Diagnostics) -> None:
+    """E853 for `take ACTION(args)` passing a value written out that is not in the parameter's domain at any
+    player count: the take always fails with E509."""
+    action = ranges.rules.actions.get(eff.action)
+    if action is None:
+        return
+    for (param, _), arg in zip(action.params, eff.args, strict=False):
+        value = _written(arg.tree)
+        domain = action.domains.get(param)
+        held = _domain_values(ranges, domain.tree) if value is not None and domain is not None else None
+        if held is not None and held and all(value not in values for values in held.values()):
+            diags.error("E853", f"take {eff.action} passes {value} as '{param}', which its domain never holds",
+                        place(eff), f"pass one of the values of actions.{eff.action}.params.{param}.in")
 
 
 def _place(ranges: Ranges, eff: e.PlaceE, diags: Diagnostics) -> None:
