@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..engine import effects as e
@@ -365,11 +366,16 @@ class Linked:
                 out.counter(term.counter, {"down"}, term.key if term.key not in (None, "any", "different")
                             and term.key_fn is None else None)
 
+    @cached_property
+    def _links(self) -> bool:
+        """Whether some rule links pieces."""
+        return any(isinstance(x, e.LinkE) for b in self.bodies.values() for x in walk(b))
+
     def _origins(self, body: e.Body) -> dict[str, str | None]:
         """The local names `body` binds to pieces of one zone (`choose t from me.bench`, `for t in pile`), by
         name; None for a name bound twice, or to anything else. Only while no rule links pieces: a moved piece
         takes its linked pieces along, from wherever they are."""
-        if any(isinstance(x, e.LinkE) for b in self.bodies.values() for x in walk(b)):
+        if self._links:
             return {}
         out: dict[str, str | None] = {}
         for eff in walk(body):
