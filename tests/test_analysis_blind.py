@@ -537,3 +537,34 @@ actions:
     diags = Diagnostics()
     check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
     assert ("E853" in {d.code for d in diags.items}) == error, [d.message for d in diags.items]
+
+
+@pytest.mark.parametrize(("circular", "on", "body", "loops"), [
+    ("true", "{change: hand}", "advance hand by 1", True),
+    ("false", "{change: hand}", "advance hand by 1", False),     # it stops at the end of a straight track
+    ("true", "{change: hand, crosses: 3}", "advance hand by 1", False),
+    ("true", "{change: heap}", "create part in heap", True),
+    ("true", "{change: tray}", "create part in tray", False),    # a capacity stops it
+])
+def test_a_marker_or_zone_trigger_that_starts_itself(tmp_path: Path, circular: str, on: str, body: str,
+                                                     loops: bool) -> None:
+    text = f"""
+module: t
+title: T
+pieces: {{part: {{properties: {{}}}}}}
+zones:
+  heap: {{output: true}}
+  tray: {{capacity: 3, output: true}}
+tracks:
+  ring:
+    spaces: 6
+    circular: {circular}
+    markers: {{hand: 1}}
+actions:
+  go: {{do: ["advance hand by 1", "create part in heap", "create part in tray"]}}
+triggers:
+  again:
+    on: {on}
+    do: ["{body}"]
+"""
+    assert ("E850" in {c for c, _ in _codes(tmp_path, text)}) == loops

@@ -11,7 +11,9 @@
 from __future__ import annotations
 
 from ..diagnostics import Diagnostics
+from ..engine import effects as e
 from ..engine.rules import WatchDef
+from ..language import checked as c
 from . import zone_watch as zones
 from .facts import Facts
 from .points import INF, constants
@@ -28,6 +30,10 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     for watched, watchers in rules.watchers.items():
         if watched.startswith("zone "):
             zones.check(facts, ranges, consts, watchers, diags)
+        if watched.startswith(("zone ", "marker ")):
+            for w in watchers:
+                _resizes_itself(facts, w, watched, diags)
+        if watched.startswith("zone "):
             continue
         for w in watchers:
             if w.limit:  # runs on what a cap or floor absorbed, which the linker checked can happen
@@ -122,6 +128,36 @@ def _no_multiple(facts: Facts, ranges: Ranges, w: WatchDef, every: int, diags: D
                       f"no multiple of {every} to {'come down' if w.down else 'come up'} to", _on_span(w, "every"),
                       f"check every: against counters.{w.counter}'s min and max")
     return never
+
+
+def _resizes_itself(facts: Facts, w: WatchDef, watched: str, diags: Diagnostics) -> None:
+    """E850 for a plain change trigger (no threshold, no `if:`) on a marker of a circular track that advances the
+    same marker by a number written out, or on a zone without a capacity that creates pieces in it: each run
+    starts the next."""
+    if w.guard is not None or w.crosses is not None or w.every is not None:
+        return
+    kind, _, name = watched.partition(" ")
+    rules = facts.rules
+    for eff in facts.linked.reach(w.body):
+        if kind == "marker" and isinstance(eff, e.AdvanceE):
+            node = eff.marker.tree
+            moved = c.declared(node, "marker") or c.declared(node, "player_marker")
+            amount = _threshold(eff.by, {}) if eff.by.tree is not None else None
+            track = rules.tracks.get(rules.markers.get(name, ""))
+            # On a straight track the marker stops at the end, and a move that enters no space runs nothing.
+            again = moved == name and amount not in (None, 0) and track is not None and track.circular
+        elif kind == "zone" and isinstance(eff, e.CreateE):
+            zone = rules.zones.get(name)
+            again = c.declared(eff.zone.tree, "zone") == name and zone is not None and zone.capacity is None \
+                and zone.slots is None
+        else:
+            continue
+        if again:
+            what = "marker" if kind == "marker" else "zone"
+            diags.error("E850", f"triggers.{w.name} runs on every change of {what} '{name}' and changes it itself, "
+                        "so each run starts the next", _on_span(w, "change"),
+                        "add an if: that stops it, or watch a threshold with crosses:")
+            return
 
 
 def _retriggers(facts: Facts, w: WatchDef, diags: Diagnostics) -> None:
