@@ -568,3 +568,32 @@ triggers:
     do: ["{body}"]
 """
     assert ("E850" in {c for c, _ in _codes(tmp_path, text)}) == loops
+
+
+@pytest.mark.parametrize(("rule", "fires"), [
+    ("create part in heap", True),                                              # nothing takes one out
+    ("remove first(heap)", False),
+    ("choose t from tray', 'remove t", True),                                    # the tray's, not the heap's
+    ("choose t from tray', 'move t to heap', 'remove t", False),                 # it may be in the heap by then
+    ("choose t from heap', 'move t to tray", False),
+    ("create part in tray as a', 'create part in tray as b', 'link a, b', 'move a to heap', 'remove a", False),
+])
+def test_a_zone_trigger_counting_pieces_out_of_a_zone_nothing_empties(tmp_path: Path, rule: str,
+                                                                      fires: bool) -> None:
+    text = f"""
+module: t
+title: T
+pieces: {{part: {{properties: {{}}}}}}
+zones:
+  heap: {{output: true}}
+  tray: {{output: true, input: true}}
+counters:
+  points: {{per: player, output: true}}
+actions:
+  go: {{do: ['create part in heap', '{rule}']}}
+triggers:
+  gone:
+    on: {{change: heap, crosses: 0, direction: down}}
+    do: ["me.points += 1"]
+"""
+    assert ("W865" in {c for c, _ in _codes(tmp_path, text)}) == fires

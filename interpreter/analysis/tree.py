@@ -389,7 +389,9 @@ class Linked:
             elif isinstance(eff, e.LetE):
                 bound = (eff.name, eff.value if eff.op == "let" else None)
             elif isinstance(eff, e.CreateE) and eff.bind:
-                bound = (eff.bind, eff.zone)
+                decl = self.rules.zones.get(c.declared(eff.zone.tree, "zone") or "")
+                # A piece made in a full zone that carries its overflow is in another zone.
+                bound = (eff.bind, eff.zone if decl is not None and decl.overflow != "carry" else None)
             if bound is None:
                 continue
             name, fn = bound
@@ -397,10 +399,48 @@ class Linked:
             out[name] = zone if name not in out or out[name] == zone else None
         return out
 
+    @cached_property
+    def emptied(self) -> set[str] | None:
+        """The zones some rule may take a piece out of (`move`, `remove`, `refill ... from`); None when any zone
+        may lose one. A piece a local name holds was in the zone it was taken from, or in a zone a `move` or
+        `refill` has put some piece in since (and where their overflows carry)."""
+        if self._links:
+            return None  # a moved piece takes its linked pieces along, from wherever they are
+        moved_to: set[str] = set()
+        for body in self.bodies.values():
+            for eff in walk(body):
+                if isinstance(eff, e.MoveE | e.RefillE):
+                    zone = c.declared((eff.to if isinstance(eff, e.MoveE) else eff.zone).tree, "zone")
+                    if zone is None:
+                        return None
+                    while zone is not None and zone not in moved_to:
+                        moved_to.add(zone)
+                        decl = self.rules.zones.get(zone)
+                        zone = decl.carry_to if decl is not None and decl.overflow == "carry" else None
+        out: set[str] = set()
+        for body in self.bodies.values():
+            origins = self._origins(body)
+            for eff in walk(body):
+                if isinstance(eff, e.RefillE):
+                    node = eff.source.tree
+                elif isinstance(eff, e.MoveE | e.RemoveE):
+                    node = eff.what.tree
+                else:
+                    continue
+                zone = _source(node, origins)
+                if zone is None:
+                    return None
+                out.add(zone)
+                if _source(node, {}) is None:  # through a local name: the piece may have moved since
+                    out |= moved_to
+        return out
+
     def _zones_changed(self, eff: e.Effect, origins: dict[str, str | None]) -> set[str] | None:
         """The zones whose pieces an effect changes (None: any zone may change)."""
         if isinstance(eff, e.DrawE):
             return set()  # a draw binds a piece without moving it
+        if self._links and isinstance(eff, e.MoveE | e.RemoveE):
+            return None  # linked pieces go along, from wherever they are
         fns: list[Any]
         if isinstance(eff, e.MoveE):
             fns = [eff.what, eff.to]
