@@ -597,3 +597,12 @@ triggers:
     do: ["me.points += 1"]
 """
     assert ("W865" in {c for c, _ in _codes(tmp_path, text)}) == fires
+
+
+@pytest.mark.parametrize(("guard", "code"), [("position(gauge) > 10", "W821"), ("position(gauge) <= 10", "W822"),
+                                             ("position(gauge) > 5", None)])
+def test_a_guard_on_a_marker_space_against_its_track(tmp_path: Path, guard: str, code: str | None) -> None:
+    text = MARKERS.replace("SPARE", "overflow: discard").replace("AT", "1").replace("EVERY", "5").replace(
+        "  reset:\n", f"  reset:\n    allowed_if: {guard}\n")
+    found = {c for c, _ in _codes(tmp_path, text)} & {"W821", "W822"}
+    assert found == ({code} if code else set())

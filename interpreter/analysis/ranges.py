@@ -153,6 +153,11 @@ def _call(rg: Ranges, node: c.Call) -> Interval | None:
     if node.fn == "count" and len(node.args) == 1:
         zone = c.declared(node.args[0], "zone")
         return (0, rg.zone_size(zone)) if zone is not None else (0, INF)
+    if node.fn == "position" and len(node.args) == 1:  # a marker's space: 1 to its track's length
+        marker = c.declared(node.args[0], "marker") or c.declared(node.args[0], "player_marker")
+        track = rg.rules.tracks.get(rg.rules.markers.get(marker or "", ""))
+        spaces = rg.resolve(track.spaces) if track is not None else None
+        return (1, max(spaces.values())) if spaces else None
     if node.fn in ("min", "max") and len(node.args) > 1:
         parts = [rg.of(a) for a in node.args]
         if any(p is None for p in parts):
