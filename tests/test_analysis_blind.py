@@ -606,3 +606,21 @@ def test_a_guard_on_a_marker_space_against_its_track(tmp_path: Path, guard: str,
         "  reset:\n", f"  reset:\n    allowed_if: {guard}\n")
     found = {c for c, _ in _codes(tmp_path, text)} & {"W821", "W822"}
     assert found == ({code} if code else set())
+
+
+@pytest.mark.parametrize(("decl", "fires"), [
+    ("tray: {capacity: size}", True),
+    ("tray: {capacity: 3}", False),
+])
+def test_an_unknown_value_a_declaration_of_the_game_needs(tmp_path: Path, decl: str, fires: bool) -> None:
+    text = TABLE_GAME.replace("do: [READ]", 'do: ["me.points += 1"]').replace(
+        "values:\n", 'values:\n  size: {unknown: "printed on the board"}\n') + \
+        f"pieces: {{part: {{properties: {{}}}}}}\nzones:\n  {decl}\nsetup:\n  deal: {{do: ['create part in tray']}}\n"
+    found = [d for d in _diags(tmp_path, text) if d.code == "W867"]
+    assert bool(found) == fires and all("zone 'tray'" in d.message for d in found), [d.message for d in found]
+
+
+def _diags(tmp_path: Path, text: str) -> list:
+    diags = Diagnostics()
+    check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
+    return diags.items

@@ -62,6 +62,31 @@ def check(facts: Facts, game: Rules, game_module: str, diags: Diagnostics, optio
                 diags.warning("W867", f"whole-game play reads '{name}'{via}, which the game module '{game_module}' "
                               "leaves unknown, so every game stops with E601 here", expr.span(fallback=span) or span,
                               f"give it a value in the game module, or play with --set {name}=VALUE")
+    for what, raw, span in _declared_sizes(game):
+        for name in sorted(through.get(raw, set()) - reported):
+            reported.add(name)
+            via = "" if name == raw else f" (through '{raw}')"
+            diags.warning("W867", f"{what} is '{name}'{via}, which the game module '{game_module}' leaves unknown, "
+                          "so a game stops with E601 as soon as it needs it", span,
+                          f"give it a value in the game module, or play with --set {name}=VALUE")
+
+
+def _declared_sizes(rules: Rules) -> Iterator[tuple[str, Any, Span]]:
+    """The values declarations name, which a game needs from its start: counters' starts and limits (per key
+    too), zones' capacities and slots, tracks' lengths."""
+    for x in rules.counters.values():
+        starts = x.initial.values() if isinstance(x.initial, dict) else (x.initial,)
+        limits = (x.min, x.max, *(v for pair in x.key_limits.values() for v in pair))
+        for raw in (*starts, *limits):
+            if isinstance(raw, str):
+                yield f"the start or a limit of counter '{x.name}'", raw, x.span
+    for z in rules.zones.values():
+        for raw in (z.capacity, z.slots):
+            if isinstance(raw, str):
+                yield f"the size of zone '{z.name}'", raw, z.span
+    for track in rules.tracks.values():
+        if isinstance(track.spaces, str):
+            yield f"the length of track '{track.name}'", track.spaces, track.span
 
 
 def _unknown_starts(facts: Facts, game: Rules, options: set[str]) -> set[str]:
