@@ -624,3 +624,15 @@ def _diags(tmp_path: Path, text: str) -> list:
     diags = Diagnostics()
     check_pack(Pack(tmp_path, write_modules(tmp_path, text)), diags)
     return diags.items
+
+
+@pytest.mark.parametrize(("closing", "end", "fires"), [
+    ("orders == 0", "orders <= 0", True),             # when it would hold, the game has ended
+    ("orders <= 2", "orders <= 0", False),
+    ("orders == 0", "orders <= 0\n    after: this_round", False),   # the round is played out
+])
+def test_a_phase_the_end_condition_always_comes_before(tmp_path: Path, closing: str, end: str, fires: bool) -> None:
+    text = FLOW.replace("    extra:\n      if: PHASE\n      do: [\"orders -= 0\"]\n", "").replace(
+        "      actions: [sell]\n", f"      actions: [sell]\n    closing:\n      if: {closing}\n"
+                                 "      do: [\"orders -= 0\"]\n").replace("END", end)
+    assert ("W853" in {c for c, _ in _codes(tmp_path, text)}) == fires

@@ -55,13 +55,19 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     # What the rules let each number be (counters narrowed to the ways rules move them), in the rounds played.
     declared = {**reach, "round_number": rounds}
     offered: set[str] = set()
-    for phase in flow.phases:
+    for i, phase in enumerate(flow.phases):
         offered.update(phase.actions)
         guard = phase.guard.tree if phase.guard is not None else None
         if guard is not None and satisfiable([guard], declared, consts) is False:
             diags.warning("W853", f"phase '{phase.name}' never runs: its condition holds in no round the game "
                           f"reaches{_before(last)}", _at(phase.guard, phase.span),
                           "check the condition against the end condition and the counters' ranges")
+            continue
+        if guard is not None and end is not None and _after_end(flow.phases, i, flow.end_after) and \
+                satisfiable([guard, negation(end)], declared, consts) is False:
+            diags.warning("W853", f"phase '{phase.name}' never runs: its condition holds only when the end "
+                          "condition does, and the game ends before the phase begins", _at(phase.guard, phase.span),
+                          "check the condition against the end condition")
             continue
         _actions_against(facts, phase, guard, declared, consts, diags)
     _unoffered(facts, linked, offered, diags)
@@ -76,6 +82,13 @@ def _unscored(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
     for rule in facts.rules.scoring:
         diags.warning("W870", f"scoring rule '{rule.name}' never runs: no rule of the game says score", rule.span,
                       "add score to the flow's end.do (or to the rule that ends the game)")
+
+
+def _after_end(phases: list[PhaseDef], i: int, end_after: str | None) -> bool:
+    """Whether the end condition is checked on the state a phase's `if:` sees: between phases, when the game ends
+    at once (no `after:`), for a phase other than a round's first (the first begins before the end is checked)
+    whose previous phase has no `after` steps (they run between the check and the `if:`)."""
+    return end_after is None and i > 0 and not phases[i - 1].after
 
 
 def _before(last: int | None) -> str:
