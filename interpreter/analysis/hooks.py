@@ -44,9 +44,9 @@ def _instead(facts: Facts, diags: Diagnostics) -> None:
                            and (z in facts.outputs or facts.used(z, "read", section="zones")))
             if not read and not events and not zones:
                 continue
-            what = ", ".join([f"changes {', '.join(read)}" if read else "", f"emits {', '.join(events)}"
-                              if events else "", f"moves pieces in {', '.join(zones)}" if zones else ""]
-                             ).strip(", ").replace(", , ", ", ")
+            parts = [(f"changes {', '.join(read)}", read), (f"emits {', '.join(events)}", events),
+                     (f"moves pieces in {', '.join(zones)}", zones)]
+            what = ", ".join(text for text, names in parts if names)
             diags.warning("W859", f"this instead hook never runs proceed, so '{eff.target}' no longer {what}, "
                           "which other rules rely on", eff.span,
                           "add proceed where the original should still happen, or do its part in the hook")

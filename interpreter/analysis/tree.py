@@ -357,7 +357,7 @@ class Linked:
     def _paid(self, cost: e.CostC, out: Changes) -> None:
         """What paying a cost can change: its terms, and what a substitute pays instead of any of them."""
         terms = [term for alt in cost.alternatives for term in alt]
-        terms += [x for term in terms if term.lacking is not None for x in (term.lacking,)]
+        terms += [term.lacking for term in terms if term.lacking is not None]
         terms += [x for sub in self.rules.substitutes for x in sub.instead]
         for term in terms:
             if term.marker:
