@@ -38,6 +38,7 @@ from .types import (
     Type,
     comparable,
     declared,
+    iterable,
     list_of,
     member_of,
 )
@@ -314,7 +315,7 @@ class Checker:
     def iterable(self, node: s.Node, scope: Scope) -> c.Node:
         out = self.check(node, scope)
         t = out.type
-        if t not in (ANY, ZONE) and not t.is_list:
+        if not iterable(t):
             raise CompileError("E402", f"only a list or a zone can be gone through, but this is {t.words()}",
                                node.pos)
         return out

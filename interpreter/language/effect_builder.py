@@ -36,6 +36,7 @@ from .types import (
     Type,
     comparable,
     declared,
+    iterable,
     list_of,
     member_of,
 )
@@ -196,7 +197,11 @@ class Builder:
     def domain(self, param: str, word: str, fn: Expr, span: Span) -> None:
         """E402 when a parameter's domain (`in:`) can hold no value of the parameter's type (`{type: int, in:
         colours}`): the action could never be taken with a value from it."""
-        if fn.tree is not None and not member_of(declared(word), fn.tree.type):
+        if fn.tree is not None and not iterable(fn.tree.type):
+            self.error("E402", f"parameter '{param}' takes its values from its domain, which must be a list or a zone "
+                       f"(a set, a range, a zone, a filter), but this is {fn.tree.type.words()}", span,
+                       "name the values it may take: `in: goods`, `in: \"1..3\"`, `in: \"me.hand\"`")
+        elif fn.tree is not None and not member_of(declared(word), fn.tree.type):
             self.error("E402", f"parameter '{param}' is {declared(word).words()}, but its domain gives "
                        f"{fn.tree.type.words()}", span, "give the parameter the type of its domain's values")
 
@@ -287,6 +292,9 @@ class Builder:
             return None
         try:
             items, t = self._typed(head.iterable, scope, text)
+            if not iterable(t):
+                msg = f"a `for` goes through a list or a zone, but this is {t.words()}"
+                raise _Reported(CompileError("E402", msg, head.iterable.pos), text)
             if head.var in scope.names:
                 raise _Reported(_rebound(head.var, head.pos), text)
         except _Reported as rep:
@@ -595,7 +603,7 @@ class Builder:
 
     def _choose(self, n: s.Choose, scope: Scope, t: Text) -> e.Effect:
         options, ot = self._typed(n.options, scope, t)
-        if ot != ANY and ot != ZONE and not ot.is_list:
+        if not iterable(ot):
             msg = f"a choice is made from a list or a zone, but this is {ot.words()}"
             raise _Reported(CompileError("E402", msg, n.options.pos), t)
         by = self._expr(n.by, scope, t) if n.by else None

@@ -134,6 +134,9 @@ class Linker:
     def __init__(self, diags: Diagnostics) -> None:
         self.diags = diags
         self._grouped: tuple[dict, int, dict[str, list[tuple[str, Decl]]]] | None = None
+        # (action, parameter) -> where a parameter without `in:` is declared: a phase offering the action is
+        # reported there, where the domain is missing
+        self._undomained: dict[tuple[str, str], Span] = {}
 
     # ---------------------------------------------------------------- module order
     def order(self, modules: dict[str, Module], roots: list[str]) -> list[Module]:
@@ -618,6 +621,8 @@ class Linker:
         domains = {}
         raw = n.get("params", {})
         for pname, spec in (raw.items() if isinstance(raw, dict) else []):
+            if not (isinstance(spec, dict) and "in" in spec):
+                self._undomained[(name, str(pname))] = _kspan(raw, pname, d.span)
             if isinstance(spec, dict) and "in" in spec:
                 fn = b.expression(spec["in"], _vspan(spec, "in", d.span), Scope({}, by != "game"))
                 if fn is not None:
@@ -674,6 +679,7 @@ class Linker:
         b = Builder(rules, self.diags)
         game = Scope({}, False)
         phases: list[PhaseDef] = []
+        undomained: set[tuple[str, str]] = set()  # one error for a parameter, however many phases offer it
         raw_phases = node.get("phases", {})
         for pname, ph in (raw_phases.items() if isinstance(raw_phases, dict) else []):
             pspan = _kspan(raw_phases, pname, span)
@@ -693,10 +699,13 @@ class Linker:
                 if act.by != "player":
                     self.diags.error("E402", f"'{a}' is taken by the game, not by a player in a turn", where)
                 for param, ptype in act.params:
-                    if param not in act.domains and ptype not in ("bool", "player"):
-                        self.diags.error("E402", f"parameter '{param}' of '{a}' has no domain, so the moves of this "
-                                         "phase cannot be listed", where, f"declare params: {{{param}: {{type: "
-                                         f"{ptype}, in: EXPR}}}} with the values it may take")
+                    if param not in act.domains and ptype not in ("bool", "player") \
+                            and (a, param) not in undomained:
+                        undomained.add((a, param))
+                        self.diags.error("E402", f"parameter '{param}' of '{a}' has no domain, but phase '{pname}' "
+                                         "offers the action, so its moves cannot be listed",
+                                         self._undomained.get((a, param), where), f"declare params: {{{param}: "
+                                         f"{{type: {ptype}, in: EXPR}}}} with the values it may take")
             if turns is None and actions:
                 self.diags.error("E402", f"phase '{pname}' lists actions but has no turns", pspan,
                                  "add turns: {} so the players take turns in it")

@@ -72,6 +72,11 @@ def comparable(a: Type, b: Type) -> bool:
     return a.name == b.name
 
 
+def iterable(t: Type) -> bool:
+    """Whether a value of this type can be gone through (a `for`, a choice, a parameter's domain, a filter)."""
+    return t in (ANY, ZONE) or t.is_list
+
+
 def member_of(item: Type, container: Type) -> bool:
     """Whether `item in container` can ever hold."""
     if not container.known or not item.known or item == NONE:
