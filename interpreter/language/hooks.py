@@ -73,6 +73,7 @@ def wrap_body(b: Builder, target: str, body: e.Body, scope: Scope) -> e.Body:
     """The body of `target` with every module's hooks around it, innermost first."""
     for hook in b.hooks.get(target, ()):
         b.hooks_used.add(target)
+        b.hook_log.append(target)
         spans = getattr(hook.spec, "value_spans", {})
 
         def part(kind: str, hook: Hook = hook, spans: dict = spans) -> e.Body:
