@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _on: ContextVar[Shared | None] = ContextVar("boardrules_shared_links", default=None)
+_SEATS = frozenset(f"p{n}" for n in range(1, 1000))  # the names the checker reads as seats (p1 to p999)
 _WORD = re.compile(r"[A-Za-z0-9_]+|'[^'\n]*'|\"[^\"\n]*\"")
 
 
@@ -69,7 +70,7 @@ class _Unit:
 class Shared:
     def __init__(self) -> None:
         self._units: dict[tuple, list[_Unit]] = {}
-        self._words: dict[int, tuple[object, tuple[str, ...]]] = {}
+        self._words: dict[int, tuple[object, frozenset[str]]] = {}
         self._depth = 0  # inside a unit being built: what it builds is part of it
         self.reused = 0
         self.built = 0
@@ -101,15 +102,12 @@ class Shared:
                 nodes, sig, result, b.parse_log[start[1]:], b.step_log[start[2]:], b.hook_log[start[3]:]))
         return result
 
-    def _words_of(self, nodes: tuple[object, ...]) -> tuple[str, ...]:
+    def _words_of(self, nodes: tuple[object, ...]) -> frozenset[str]:
         if len(nodes) == 1:
             return self._node_words(nodes[0])
-        out: set[str] = set()
-        for node in nodes:
-            out.update(self._node_words(node))
-        return tuple(sorted(out))
+        return frozenset().union(*map(self._node_words, nodes))
 
-    def _node_words(self, node: object) -> tuple[str, ...]:
+    def _node_words(self, node: object) -> frozenset[str]:
         hit = self._words.get(id(node))
         if hit is not None and hit[0] is node:
             return hit[1]
@@ -124,7 +122,7 @@ class Shared:
                 stack.extend(item)
             elif item is not None:
                 _scalar_words(item, found)
-        words = tuple(sorted(found))
+        words = frozenset(found)
         self._words[id(node)] = (node, words)
         return words
 
@@ -167,17 +165,18 @@ def _replay(b: Builder, unit: _Unit) -> bool:
 
 
 # ---------------------------------------------------------------- what a word means in one link
-def _signature(b: Builder, words: tuple[str, ...], own: str | None) -> tuple | None:
-    """What each word means in `b`'s link, with the link's global settings; None when it cannot be known yet."""
+def _signature(b: Builder, words: frozenset[str], own: str | None) -> tuple | None:
+    """Each word with what it means in `b`'s link, for the words that mean something there (one that means
+    nothing in both links is the same in both), with the link's global settings; None when it cannot be known
+    yet."""
     view = b.names_view
     if view is None:
         view = b.names_view = _View(b)
     static, dynamic, rules = view.static, view.dynamic, b.rules
-    out: list[Any] = [view.settings]
-    for w in words:
+    # A seat (p3) exists up to the link's largest player count.
+    out: list[Any] = [view.settings, view.players_max if not words.isdisjoint(_SEATS) else None]
+    for w in sorted(view.names.intersection(words)):
         meaning = static.get(w)
-        if w[:1] == "p" and w[1:].isdigit():  # a seat (p3) exists up to the link's largest player count
-            meaning = (meaning, view.players_max)
         if w in dynamic:
             v = rules.values.get(w)
             if v is not None and v.kind == "expr" and v.compiled is None and w != own:
@@ -186,7 +185,7 @@ def _signature(b: Builder, words: tuple[str, ...], own: str | None) -> tuple | N
             meaning = (meaning, v.compiled if v is not None else None, cost,
                        (action.params, action.by) if action is not None else None,
                        proc.params if proc is not None else None)
-        out.append(meaning)
+        out.append((w, meaning))
     return tuple(out)
 
 
@@ -227,6 +226,7 @@ class _View:
         self.static = {name: tuple(p) for name, p in parts.items()}
         # Tables filled while the rules are built (value formulas, named costs, actions, procedures): read live.
         self.dynamic = {*r.values, *b.built_names}
+        self.names = frozenset(self.static).union(self.dynamic)
         self.settings = (repr(sorted(r.options.items())), b.exprs.emitter.defer)
         self.players_max = r.players_max
 
