@@ -34,7 +34,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import ends, extend, extend_choices, hooks, shared_links, substitutes, value_tables, watch
+from . import deferred, ends, extend, extend_choices, hooks, shared_links, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .checked import made
@@ -256,7 +256,8 @@ class Linker:
             rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
         self._flow(rules, ordered, closure)
         link_play_decls(rules, ordered, self.diags)
-        rules.fingerprint = {m.id: m.fingerprint for m in ordered}
+        if not deferred.active():  # a save of a game names them; nothing plays the links `check` makes
+            rules.fingerprint = {m.id: m.fingerprint for m in ordered}
         return rules
 
     @staticmethod
