@@ -288,6 +288,9 @@ def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
     return tag
 
 
+new_str = str.__new__
+
+
 class _Builder:
     def __init__(self, text: str, display: str, diags: Diagnostics, loader: type) -> None:
         self.loader = loader
@@ -400,13 +403,24 @@ class _Builder:
                 self.count += 1
                 mark = event.start_mark
                 span = new_span(display, mark.line + 1, mark.column + 1)
-                if value is None:
-                    value = YStr(text, span, event.style or None)
+                if value is None:  # YStr(text, span, style), without a call of its __new__
+                    value = new_str(YStr, text)
+                    value.span = span
+                    value.style = event.style or None
                 if isinstance(container, YList):
                     container.append(value)
                     container.item_spans.append(span)
                     continue
-                self._put(frame, container, value, span)
+                # What `_put` does, for a key that is new in its mapping (the usual case).
+                key, key_span = frame.key, frame.key_span
+                if key is None or key_span is None or key in container:
+                    self._put(frame, container, value, span)
+                    continue
+                frame.has_key = False
+                frame.first_lines[key] = key_span.line
+                container[key] = value
+                container.key_spans[key] = key_span
+                container.value_spans[key] = span
         finally:
             loader.dispose()
 
