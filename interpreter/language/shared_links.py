@@ -22,7 +22,6 @@ until later). tests/test_shared_links.py compares every shared link with the sam
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -238,8 +237,9 @@ def _plain(value: Any) -> Any:
         return ("unknown", value.name, value.note)
     if isinstance(value, Span):
         return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value).__name__, *(_plain(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    names = getattr(type(value), "__dataclass_fields__", None)
+    if names is not None:
+        return (type(value).__name__, *(_plain(getattr(value, name, None)) for name in names))
     if isinstance(value, dict):
         return ("dict", *((_plain(k), _plain(v)) for k, v in value.items()))
     if isinstance(value, list | tuple):
