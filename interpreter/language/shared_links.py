@@ -1,6 +1,6 @@
 """Built rules shared between the links of one `check`, where a fresh build could not differ.
 
-`check` links every module with what it requires, and all of them together: Village's base is linked eleven
+`check` links every module with what it requires, and all of them together: a shipped pack's base is linked eleven
 times, and each link used to build its rule bodies again. Inside `sharing()` a link hands each rule body, action,
 named cost and value formula it builds (a unit) to `Shared`, which answers with the result of an earlier link when
 that result is exactly what building it again would give:
