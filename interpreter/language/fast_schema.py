@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from ..resources import grammar_dir
+from .regex_code import compiled as regex
 
 Check = Callable[[Any], bool]
 
@@ -150,13 +151,13 @@ def _properties(c: _Compiler, value: Any, sch: dict) -> Check:
 
 
 def _pattern_properties(c: _Compiler, value: Any, sch: dict) -> Check:
-    pats = [(re.compile(p), c.schema(v)) for p, v in value.items()]
+    pats = [(regex(p), c.schema(v)) for p, v in value.items()]
     return lambda x: not isinstance(x, dict) or all(t(v) for k, v in x.items() for p, t in pats if p.search(k))
 
 
 def _additional(c: _Compiler, value: Any, sch: dict) -> Check:
     known = set(sch.get("properties", {}))
-    pats = [re.compile(p) for p in sch.get("patternProperties", {})]
+    pats = [regex(p) for p in sch.get("patternProperties", {})]
     test = c.schema(value)
 
     def check(x: Any) -> bool:
@@ -209,7 +210,7 @@ def _unique_items(c: _Compiler, value: Any, sch: dict) -> Check:
 
 
 def _pattern(c: _Compiler, value: Any, sch: dict) -> Check:
-    pat = re.compile(value)
+    pat = regex(value)
     return lambda x: not isinstance(x, str) or pat.search(x) is not None
 
 

@@ -1,19 +1,21 @@
-"""The formula lexers' regular expressions, compiled once into a module instead of at every start.
+"""The lexers' and the schemas' regular expressions, compiled once into a module instead of at every start.
 
 `re.compile` parses a pattern and writes its matching code in Python, then hands the code to the C engine
-(`_sre.compile`). For the 58 lexer patterns of the grammar's parser states (lalr_tables.LEXERS) the first two
-steps were about a fiftieth of an uncached `check`, paid again by every process. `regex_table.py` holds, for each
-pattern, exactly what `re._compiler.compile` hands to `_sre.compile`, so `compiled` only makes the C object. It is
-used only when the running Python's regular-expression engine is the one the table was made for (its MAGIC);
-otherwise, and for a pattern the table does not hold, `re.compile` makes the pattern as usual.
-`tests/test_regex_code.py` proves each entry gives a pattern equal to the one `re.compile` makes (same code) and
-says when the table is stale. Regenerate with the parser's tables (make_tables does) or alone:
+(`_sre.compile`). For the 58 lexer patterns of the grammar's parser states (lalr_tables.LEXERS) and the patterns
+of the JSON schemas (fast_schema.py) the first two steps were about a thirtieth of an uncached `check`, paid again
+by every process. `regex_table.py` holds, for each pattern, exactly what `re._compiler.compile` hands to
+`_sre.compile`, so `compiled` only makes the C object. It is used only when the running Python's
+regular-expression engine is the one the table was made for (its MAGIC); otherwise, and for a pattern the table
+does not hold, `re.compile` makes the pattern as usual. `tests/test_regex_code.py` proves each entry gives a
+pattern equal to the one `re.compile` makes (same code) and says when the table is stale. Regenerate with the
+parser's tables (make_tables does) or alone:
 
     python -m boardrules.language.regex_code
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -60,10 +62,25 @@ def entry(pattern: str) -> tuple[Any, ...]:
 
 
 def lexer_patterns() -> list[str]:
-    """Every pattern of the parser states' lexers, once each, in their order."""
+    """Every pattern of the parser states' lexers, and of the JSON schemas' `pattern` and `patternProperties`
+    (fast_schema.py), once each, in their order."""
+    from ..resources import grammar_dir
     from . import lalr_tables
 
-    return list(dict.fromkeys(p for patterns, *_ in lalr_tables.LEXERS for p in patterns))
+    found = [p for patterns, *_ in lalr_tables.LEXERS for p in patterns]
+    for path in sorted(grammar_dir().glob("*.schema.json")):
+        stack: list[Any] = [json.loads(path.read_text(encoding="utf-8"))]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                if isinstance(node.get("pattern"), str):
+                    found.append(node["pattern"])
+                if isinstance(node.get("patternProperties"), dict):
+                    found += list(node["patternProperties"])
+                stack += reversed(list(node.values()))
+            elif isinstance(node, list):
+                stack += reversed(node)
+    return list(dict.fromkeys(found))
 
 
 def generate(patterns: list[str]) -> str:
