@@ -92,7 +92,10 @@ class _Compiler:
                 raise Unsupported(target)
             node = node[part]
         box.append(self.schema(node))
-        return self.refs[target]
+        # Later uses call the check itself (only those made while building it go through the box): a call less
+        # for every node a reference reaches.
+        self.refs[target] = box[0]
+        return box[0]
 
     def schema(self, sch: Any) -> Check:
         if sch is True or sch == {}:
@@ -134,7 +137,15 @@ def _type(c: _Compiler, value: Any, sch: dict) -> Check:
     tests = [_TYPES[n] for n in names if n in _TYPES]
     if len(tests) != len(names):
         raise Unsupported(f"type {value}")
-    return tests[0] if len(tests) == 1 else (lambda x: any(t(x) for t in tests))
+    if len(tests) == 1:
+        return tests[0]
+
+    def either(x: Any) -> bool:
+        for t in tests:  # noqa: SIM110  (a loop, not any() over a generator: see every() above)
+            if t(x):
+                return True
+        return False
+    return either
 
 
 def _properties(c: _Compiler, value: Any, sch: dict) -> Check:
