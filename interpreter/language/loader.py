@@ -272,6 +272,12 @@ class _Frame:
 # make it octal, `_` and `:` other forms).
 _PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 _RESOLVER = Resolver()
+# The first characters PyYAML's implicit resolvers are registered for; a scalar starting otherwise (most long
+# formulas and prose, which the table below does not keep) resolves to the default tag when no resolver is
+# registered for every character or for a path.
+_FIRSTS = frozenset(k for k in _RESOLVER.yaml_implicit_resolvers if k)
+_PLAIN_RESOLVER = not _RESOLVER.yaml_implicit_resolvers.get(None) and not _RESOLVER.yaml_path_resolvers
+_DEFAULT_TAG = _RESOLVER.DEFAULT_SCALAR_TAG
 _RESOLVED: dict[tuple[str, tuple[bool, bool]], str] = {}
 _MAX_RESOLVED = 65_536
 
@@ -279,6 +285,8 @@ _MAX_RESOLVED = 65_536
 def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
     """PyYAML's implicit tag of a scalar (regular expressions per first character), remembered by text: the
     same words and numbers come back in every file."""
+    if (not implicit[0] or (value and value[0] not in _FIRSTS)) and _PLAIN_RESOLVER:
+        return _DEFAULT_TAG  # no implicit resolver looks at it: what Resolver.resolve returns, without its loop
     key = (value, implicit)
     tag = _RESOLVED.get(key)
     if tag is None:
