@@ -9,9 +9,9 @@ wraps the other would then change what happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
 from .sections import RULE_SECTIONS

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import yaml
@@ -35,6 +35,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Diagnostics, Span, new_span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
