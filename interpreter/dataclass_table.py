@@ -5416,8 +5416,8 @@ def _f703():
  return __hash__
 
 
-def _f704(_type_name, _type_counter, _type_key, _type_unit, _type_instead, _type_guard, _type_span, _type_shortfall, _type_texts, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_shortfall, _dflt_texts, _return_type):
- def __init__(self,name:_type_name,counter:_type_counter,key:_type_key,unit:_type_unit,instead:_type_instead,guard:_type_guard,span:_type_span,shortfall:_type_shortfall=_dflt_shortfall,texts:_type_texts=_dflt_texts)->_return_type:
+def _f704(_type_name, _type_counter, _type_key, _type_unit, _type_instead, _type_guard, _type_span, _type_shortfall, _type_texts, _type_pay_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_shortfall, _dflt_texts, _dflt_pay_at, _return_type):
+ def __init__(self,name:_type_name,counter:_type_counter,key:_type_key,unit:_type_unit,instead:_type_instead,guard:_type_guard,span:_type_span,shortfall:_type_shortfall=_dflt_shortfall,texts:_type_texts=_dflt_texts,pay_at:_type_pay_at=_dflt_pay_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'name',name)
   __dataclass_builtins_object__.__setattr__(self,'counter',counter)
   __dataclass_builtins_object__.__setattr__(self,'key',key)
@@ -5427,26 +5427,27 @@ def _f704(_type_name, _type_counter, _type_key, _type_unit, _type_instead, _type
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'shortfall',shortfall)
   __dataclass_builtins_object__.__setattr__(self,'texts',texts)
+  __dataclass_builtins_object__.__setattr__(self,'pay_at',pay_at)
  return __init__
 
 
 def _f705():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(name={self.name!r}, counter={self.counter!r}, key={self.key!r}, unit={self.unit!r}, instead={self.instead!r}, guard={self.guard!r}, span={self.span!r}, shortfall={self.shortfall!r}, texts={self.texts!r})"
+  return self.__class__.__qualname__ + f"(name={self.name!r}, counter={self.counter!r}, key={self.key!r}, unit={self.unit!r}, instead={self.instead!r}, guard={self.guard!r}, span={self.span!r}, shortfall={self.shortfall!r}, texts={self.texts!r}, pay_at={self.pay_at!r})"
  return __repr__
 
 
 def _f706():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.name,self.counter,self.key,self.unit,self.instead,self.guard,self.span,self.shortfall,self.texts,)==(other.name,other.counter,other.key,other.unit,other.instead,other.guard,other.span,other.shortfall,other.texts,)
+   return (self.name,self.counter,self.key,self.unit,self.instead,self.guard,self.span,self.shortfall,self.texts,self.pay_at,)==(other.name,other.counter,other.key,other.unit,other.instead,other.guard,other.span,other.shortfall,other.texts,other.pay_at,)
   return NotImplemented
  return __eq__
 
 
 def _f707(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('name','counter','key','unit','instead','guard','span','shortfall','texts',):
+  if type(self) is cls or name in ('name','counter','key','unit','instead','guard','span','shortfall','texts','pay_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -5454,7 +5455,7 @@ def _f707(cls, FrozenInstanceError):
 
 def _f708(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('name','counter','key','unit','instead','guard','span','shortfall','texts',):
+  if type(self) is cls or name in ('name','counter','key','unit','instead','guard','span','shortfall','texts','pay_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -5462,7 +5463,7 @@ def _f708(cls, FrozenInstanceError):
 
 def _f709():
  def __hash__(self):
-  return hash((self.name,self.counter,self.key,self.unit,self.instead,self.guard,self.span,self.shortfall,self.texts,))
+  return hash((self.name,self.counter,self.key,self.unit,self.instead,self.guard,self.span,self.shortfall,self.texts,self.pay_at,))
  return __hash__
 
 
@@ -5841,13 +5842,16 @@ def _f758():
  return __eq__
 
 
-def _f759(_type_counters, _type_props, _type_locals, _type_markers, _type_zones, _type_turn, _type_events, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counters, _dflt_props, _dflt_locals, _dflt_markers, _dflt_zones, _dflt_turn, _dflt_events, _return_type):
- def __init__(self,counters:_type_counters=_HAS_DEFAULT_FACTORY,props:_type_props=_HAS_DEFAULT_FACTORY,locals:_type_locals=_HAS_DEFAULT_FACTORY,markers:_type_markers=_dflt_markers,zones:_type_zones=_dflt_zones,turn:_type_turn=_dflt_turn,events:_type_events=_HAS_DEFAULT_FACTORY)->_return_type:
+def _f759(_type_counters, _type_props, _type_locals, _type_markers, _type_zones, _type_zone_names, _type_any_zone, _type_cells, _type_turn, _type_events, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counters, _dflt_props, _dflt_locals, _dflt_markers, _dflt_zones, _dflt_zone_names, _dflt_any_zone, _dflt_cells, _dflt_turn, _dflt_events, _return_type):
+ def __init__(self,counters:_type_counters=_HAS_DEFAULT_FACTORY,props:_type_props=_HAS_DEFAULT_FACTORY,locals:_type_locals=_HAS_DEFAULT_FACTORY,markers:_type_markers=_dflt_markers,zones:_type_zones=_dflt_zones,zone_names:_type_zone_names=_HAS_DEFAULT_FACTORY,any_zone:_type_any_zone=_dflt_any_zone,cells:_type_cells=_HAS_DEFAULT_FACTORY,turn:_type_turn=_dflt_turn,events:_type_events=_HAS_DEFAULT_FACTORY)->_return_type:
   self.counters=_dflt_counters() if counters is _HAS_DEFAULT_FACTORY else counters
   self.props=_dflt_props() if props is _HAS_DEFAULT_FACTORY else props
   self.locals=_dflt_locals() if locals is _HAS_DEFAULT_FACTORY else locals
   self.markers=markers
   self.zones=zones
+  self.zone_names=_dflt_zone_names() if zone_names is _HAS_DEFAULT_FACTORY else zone_names
+  self.any_zone=any_zone
+  self.cells=_dflt_cells() if cells is _HAS_DEFAULT_FACTORY else cells
   self.turn=turn
   self.events=_dflt_events() if events is _HAS_DEFAULT_FACTORY else events
  return __init__
@@ -5855,14 +5859,14 @@ def _f759(_type_counters, _type_props, _type_locals, _type_markers, _type_zones,
 
 def _f760():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(counters={self.counters!r}, props={self.props!r}, locals={self.locals!r}, markers={self.markers!r}, zones={self.zones!r}, turn={self.turn!r}, events={self.events!r})"
+  return self.__class__.__qualname__ + f"(counters={self.counters!r}, props={self.props!r}, locals={self.locals!r}, markers={self.markers!r}, zones={self.zones!r}, zone_names={self.zone_names!r}, any_zone={self.any_zone!r}, cells={self.cells!r}, turn={self.turn!r}, events={self.events!r})"
  return __repr__
 
 
 def _f761():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.counters,self.props,self.locals,self.markers,self.zones,self.turn,self.events,)==(other.counters,other.props,other.locals,other.markers,other.zones,other.turn,other.events,)
+   return (self.counters,self.props,self.locals,self.markers,self.zones,self.zone_names,self.any_zone,self.cells,self.turn,self.events,)==(other.counters,other.props,other.locals,other.markers,other.zones,other.zone_names,other.any_zone,other.cells,other.turn,other.events,)
   return NotImplemented
  return __eq__
 
@@ -6721,12 +6725,12 @@ TABLE = {
     '9880b3fbe41e1e2a00fe8df52596ca6048657091e77cd590fe24e29b62a36e39': _f701,
     '83f37368f09464fe955c4802dce7284f6ec6cb624c055b28087795571d1af32a': _f702,
     'd6fac1dfe3aa7263bf776e2df0a0ccb1c46585cb59eff8dd3eff309c1eec7449': _f703,
-    '20a3146c69c181fc9bf75089d3dbdde591bf3af2ef6ca76143e3288fdf21f537': _f704,
-    '6ae5339cadd30e9ea99d01c9c345af9da2406cfc93c8845e80190691fc58395d': _f705,
-    'e9a04ae1a7ff195974383d6302ead8db4c84be45e8cd89e48964e1aab66708ce': _f706,
-    'e0e00d744f28d43c85bd644486bc05ae7e76a84532fcaa466fc1c7a6f379577f': _f707,
-    '1c66a41e0df540bfcc078ff028380ac5d683d7b31f7e1d6c4deeda006cf7e0f4': _f708,
-    'f14652396c93e9875a0b528e6d280079f9424b6780320e448843f04e7c83e536': _f709,
+    '3645fa5e3d4869f803160a0de2deb542d442ccc3263221dcb05badb8cd17bae9': _f704,
+    '7286e80ca242ebce0d81dcd10118fb4b6ddd1bf5fdd06762879da66e8f837775': _f705,
+    '8f841e39361cb12ed03df6c5e197cd2233449588a70dd8a8cb67a71859bd198e': _f706,
+    '5d4fe1b00ff17cce51a9b172d25cb99569d1ccfbaed8d87624f35839e89bdb2b': _f707,
+    '09743506a47d605f60b53389bd24b8ed6ec7ec41c8defc92624611db111a08c2': _f708,
+    '187cd51fda10e0c260519cd3ffcd547f2703878d2e6e83f36de9c03dc7087a0a': _f709,
     'a5028f9c29ab8847179b9c348218cbd3465fe16ca5a9fa927231a30c6a69bc19': _f710,
     'd1b4c132896a7ed7625f52235dde7f9c0537ffdcb00abf0f7a1a1c7ca92ada95': _f711,
     'fa3d106178f06e6121a8320408c6125774ed07b9176baf7abe94bf7b8cfa6612': _f712,
@@ -6776,9 +6780,9 @@ TABLE = {
     'd02b263e46bb95162cc7e8f38d3294ac9d0e6004be5266cad75261deded74377': _f756,
     'b5b44803f61b170fae3b765baa3884bab02f1f793a4fb106ebce4c2ca30e1e12': _f757,
     '6b97615a31ce82e7fc3e58ed572d426f455e215c7010bd14704912fa3cb17090': _f758,
-    '1acf8ff50bbe0b5b73d16035a20a0094af76b6b7c8ee9261efa9809d9f62167c': _f759,
-    'f60aa108c6718117e2e3c2620882100991ce941a7e4cf1017825012c5d43ea61': _f760,
-    '253958e67b4db107485b7a70146e388df9f3d319dfb58f66dc77dfeb5e0a578a': _f761,
+    '255f6e16c3e5f4f055f5001b674c77f97430ee821a82cfc4db030c05f7b6c7eb': _f759,
+    'ec2eb25c5b61caf4551b41799fd506006be4e08a71abc055290e03cd3c6214a3': _f760,
+    '605c8f41a02b219ed9631d77667290551293e4cb540a518bfe25a55232edb758': _f761,
     '24ce4d10498caa38146939f0142785d12151e38450d9cc55d0c544a7935e8de8': _f762,
     'a8c8c5b1aaaca594d8d9779cbdf67fa3f2231f871c85b15cdaf774b5b34179ad': _f763,
     'c4c6766a60271259c614ca6d8ce1a1faf4dd66116d8e115e68286d3f270288a2': _f764,
@@ -6848,7 +6852,7 @@ DOCS = {
     'boardrules.engine.rules.TriggerDef': "TriggerDef(name: 'str', event: 'str', guard: 'Expr | None', body: 'Body', span: 'Span', guard_text: 'str | None' = None, source: 'str | None' = None, on_span: 'Span | None' = None)",
     'boardrules.engine.rules.ValueDecl': "ValueDecl(name: 'str', kind: 'str', data: 'Any', span: 'Span', source: 'str | None' = None, compiled: 'Expr | None' = None, type: 'str | None' = None)",
     'boardrules.engine.rules.ZoneDecl': "ZoneDecl(name: 'str', per: 'str', ordered: 'bool', slots: 'Any', slot_capacity: 'int', capacity: 'Any', span: 'Span', overflow: 'str' = 'refuse', carry_to: 'str | None' = None)",
-    'boardrules.engine.substitution.SubstituteDef': "SubstituteDef(name: 'str', counter: 'str', key: 'str | None', unit: 'int', instead: 'tuple[CostTermC, ...]', guard: 'Any', span: 'Span', shortfall: 'bool' = False, texts: 'tuple[str, str]' = ('', ''))",
+    'boardrules.engine.substitution.SubstituteDef': "SubstituteDef(name: 'str', counter: 'str', key: 'str | None', unit: 'int', instead: 'tuple[CostTermC, ...]', guard: 'Any', span: 'Span', shortfall: 'bool' = False, texts: 'tuple[str, str]' = ('', ''), pay_at: 'Span | None' = None)",
     'boardrules.engine.values.Piece': "Piece(id: 'str')",
     'boardrules.engine.values.Zone': "Zone(key: 'str')",
     'boardrules.language.builtins.Spec': "Spec(min_args: 'int', max_args: 'int', impl: 'Callable[..., Any]', result: 'Callable[[list[Type]], Type]', args: 'tuple[str, ...]' = ('any',))",
