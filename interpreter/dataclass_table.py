@@ -4492,8 +4492,8 @@ def _f593():
  return __hash__
 
 
-def _f594(_type_span, _type_target, _type_module, _type_before, _type_instead, _type_after, _type_inner, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,target:_type_target,module:_type_module,before:_type_before,instead:_type_instead,after:_type_after,inner:_type_inner)->_return_type:
+def _f594(_type_span, _type_target, _type_module, _type_before, _type_instead, _type_after, _type_inner, _type_instead_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_instead_span, _return_type):
+ def __init__(self,span:_type_span,target:_type_target,module:_type_module,before:_type_before,instead:_type_instead,after:_type_after,inner:_type_inner,instead_span:_type_instead_span=_dflt_instead_span)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'target',target)
   __dataclass_builtins_object__.__setattr__(self,'module',module)
@@ -4501,26 +4501,27 @@ def _f594(_type_span, _type_target, _type_module, _type_before, _type_instead, _
   __dataclass_builtins_object__.__setattr__(self,'instead',instead)
   __dataclass_builtins_object__.__setattr__(self,'after',after)
   __dataclass_builtins_object__.__setattr__(self,'inner',inner)
+  __dataclass_builtins_object__.__setattr__(self,'instead_span',instead_span)
  return __init__
 
 
 def _f595():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, target={self.target!r}, module={self.module!r}, before={self.before!r}, instead={self.instead!r}, after={self.after!r}, inner={self.inner!r})"
+  return self.__class__.__qualname__ + f"(span={self.span!r}, target={self.target!r}, module={self.module!r}, before={self.before!r}, instead={self.instead!r}, after={self.after!r}, inner={self.inner!r}, instead_span={self.instead_span!r})"
  return __repr__
 
 
 def _f596():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,)==(other.span,other.target,other.module,other.before,other.instead,other.after,other.inner,)
+   return (self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,self.instead_span,)==(other.span,other.target,other.module,other.before,other.instead,other.after,other.inner,other.instead_span,)
   return NotImplemented
  return __eq__
 
 
 def _f597(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','target','module','before','instead','after','inner',):
+  if type(self) is cls or name in ('span','target','module','before','instead','after','inner','instead_span',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -4528,7 +4529,7 @@ def _f597(cls, FrozenInstanceError):
 
 def _f598(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','target','module','before','instead','after','inner',):
+  if type(self) is cls or name in ('span','target','module','before','instead','after','inner','instead_span',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -4536,7 +4537,7 @@ def _f598(cls, FrozenInstanceError):
 
 def _f599():
  def __hash__(self):
-  return hash((self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,))
+  return hash((self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,self.instead_span,))
  return __hash__
 
 
@@ -6615,12 +6616,12 @@ TABLE = {
     'e4c774be7142a49c8a07d9e368dad08afd3c4b0e048def3dac35fc4bd0b7843e': _f591,
     '0814dbe79723fa28f7708d44151e3dca33579307a19d9b374f47e27c524af040': _f592,
     'c9bbd70cd18b1fbf6d231d7b56d10955d55a1881a2b5a5bd373280866b491811': _f593,
-    '0d3f15ceb32ba95fed522d6e4794de18c75434d7bab8b37a582fb770d3437b0a': _f594,
-    '0bf1bfbe6c6b7e74d2fda8781c54a5b95bd4c16bc48e6e45d8ebfb95c28b0abf': _f595,
-    '1dc0bf314c1794bda89fa0f55eced3cb7e6395b75eb56f58766aacb691365704': _f596,
-    '7d459272e5c1e8e503c4788e75edbcc7cdc77234e4b0264edf70e8957b54e72d': _f597,
-    'cc182d7c72fd7307757012a2e72abba5b2860f8899f8b5c2f612264b18b1fd09': _f598,
-    'a071a3bb42a215720732bcddc7507e4159817d060f7a4d2815aaadb0e0d742d8': _f599,
+    'd4dadd4559902881b374bc507f5ae42a886e5a438a261be139523367b95b34c6': _f594,
+    'a14a6cdc3f3c78fa8540a1c77ec6c342cc8fe2c81fddc7faccba33f195625047': _f595,
+    '4be162dde78ab15e2367927eb2c519e135e533c66e45dd8f3be2558e97af3e08': _f596,
+    'c2483d53f9b7a33f2c2a0e7bae9873defcfdaf1eab45f959c5eb343b94507734': _f597,
+    'c6d15d4b6fdb575e78b66c0536b1b7ad3221f4cec8eac3e706bd3e023fffc137': _f598,
+    '0a15bacdffa29af8a8bfa91cb9821b7301fa1df61397cf2a68212adc371f8807': _f599,
     '01f2cb9d9b1481268a6f61b62a8c3163a3130b16e16c4b091a6eef3074ec0650': _f600,
     '66509cc35aa32e5813500e9a0026d86f4f3d86b1a106ad601d3e98ca193af7fa': _f601,
     'd8caaaf0fde8d09824d89cfaca60460fb85b22db63d0ab5462febeb9f719e3ed': _f602,

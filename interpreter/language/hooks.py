@@ -80,13 +80,15 @@ def wrap_body(b: Builder, target: str, body: e.Body, scope: Scope) -> e.Body:
             return b.body(hook.spec.get(kind, []), spans.get(kind, hook.span), scope.child())
 
         instead = None
+        instead_span = getattr(hook.spec, "key_spans", {}).get("instead")
         if "instead" in hook.spec:
             b.instead_depth += 1
             try:
                 instead = part("instead")
             finally:
                 b.instead_depth -= 1
-        body = (e.WrapE(hook.span, target, hook.module, part("before"), instead, part("after"), body),)
+        body = (e.WrapE(hook.span, target, hook.module, part("before"), instead, part("after"), body,
+                         instead_span),)
     return body
 
 
