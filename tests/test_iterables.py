@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import link_texts
 
+from boardrules.analysis import check_pack
+from boardrules.diagnostics import Diagnostics
+from boardrules.language.pack import discover
+
 BASE = """
 module: t
 title: Iterables
@@ -78,3 +82,14 @@ flow:
     assert found == [(text.splitlines().index("      w: piece") + 1,
                       "parameter 'w' of 'a' has no domain, but phase 'one' offers the action, so its moves cannot "
                       "be listed")]
+
+
+
+def test_the_parameter_is_named_also_when_check_shares_links_between_modules() -> None:
+    # check links each module with what it requires, then all together; later links reuse the action first built
+    pack = Path(__file__).parent / "planted_packs_fresh" / "domain_load_camel"
+    diags = Diagnostics()
+    for found in discover([pack], diags):
+        check_pack(found, diags)
+    assert [(Path(d.span.file).name, d.span.line) for d in diags.items if d.code == "E402" and d.span] == [
+        ("base.yaml", 100)]

@@ -630,6 +630,10 @@ class Linker:
     def _shared_action(self, b: Builder, name: str, d: Decl, shared: shared_links.Shared | None) -> ActionDef:
         """An action, its parts shared with an earlier link where they are exactly what building gives here (each
         link gets an ActionDef of its own: a focused link fills in `domains`)."""
+        raw = d.node.get("params") if isinstance(d.node, dict) else None
+        for pname, spec in (raw.items() if isinstance(raw, dict) else []):
+            if not (isinstance(spec, dict) and "in" in spec):  # each link, shared or not, for the flow's E402
+                self._undomained[(name, str(pname))] = _kspan(raw, pname, d.span)
         if shared is None:
             return self._action(b, name, d)
         wrapped, specs = _hooks_of(b, f"actions.{name}")
@@ -658,8 +662,6 @@ class Linker:
         domains = {}
         raw = n.get("params", {})
         for pname, spec in (raw.items() if isinstance(raw, dict) else []):
-            if not (isinstance(spec, dict) and "in" in spec):
-                self._undomained[(name, str(pname))] = _kspan(raw, pname, d.span)
             if isinstance(spec, dict) and "in" in spec:
                 fn = b.expression(spec["in"], _vspan(spec, "in", d.span), Scope({}, by != "game"))
                 if fn is not None:
