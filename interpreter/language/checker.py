@@ -208,7 +208,9 @@ class Checker:
         r = self.rules
         if name == "me":
             if not scope.has_me:
-                raise CompileError("E401", "'me' is not available here: no player is acting", node.pos)
+                raise CompileError("E401", "'me' is not available here: no player is acting", node.pos,
+                                   "a game step, or a trigger on a shared counter, marker or zone (whose `me` is "
+                                   "none): name the player, or watch a player's counter")
             return c.Ref("me", name), PLAYER
         if name in FLOW_NAMES and (name not in _YIELDING or (name not in r.counters and name not in r.values)):
             return c.Ref("flow", name), FLOW_NAMES[name]

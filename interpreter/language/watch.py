@@ -31,25 +31,29 @@ def build(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_body: Calla
     if counter in rules.markers:  # a marker: old and new are spaces; thresholds count the spaces it entered
         names = {"key": NONE, "old": INT, "new": INT}
         watched = f"marker {counter}"
+        owned = counter in rules.player_markers
     elif counter in rules.counters:
         c = rules.counters[counter]
         names = {"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT}
         watched = counter
+        owned = c.per == "player"
     elif counter in rules.zones:  # a zone: old and new are its numbers of pieces
         names = {"key": NONE, "old": INT, "new": INT}
         watched = f"zone {counter}"
+        owned = rules.zones[counter].per == "player"
     else:
         b.error("E401", f"unknown counter, marker or zone '{counter}'", here,
                 did_you_mean(counter, [*rules.counters, *rules.markers, *rules.zones]))
         return
-    # `me` is the counter's owner (none for a game counter).
-    scope = Scope(dict(names), True)
+    # `me` is the counter's owner: a shared counter, marker or zone has none, so `me` there is E401 at link time,
+    # not E510 at the first change.
+    scope = Scope(dict(names), owned)
     crosses = _number(b, on["crosses"], here, scope) if "crosses" in on else None
     every = _number(b, on["every"], here, scope) if "every" in on else None
     if "crosses" in on and "every" in on:
         b.error("E201", "a counter trigger takes crosses or every, not both", here)
     if crosses or every:
-        scope = Scope({**names, "mark": INT}, True)
+        scope = Scope({**names, "mark": INT}, owned)
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     direction = str(on.get("direction", "up"))
@@ -81,7 +85,8 @@ def _build_absorbed(b: Builder, rules: Rules, name: str, d: Any, n: dict, rule_b
         b.error("E427", f"counter '{counter}' never absorbs a loss: its underflow refuses (E508)", here,
                 "give it underflow: discard, so its floor absorbs what is below it")
         return
-    scope = Scope({"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT, "excess": INT}, True)
+    scope = Scope({"key": SYMBOL if c.keys is not None else NONE, "old": INT, "new": INT, "excess": INT},
+                  c.per == "player")
     guard = b.expression(n["if"], getattr(n, "value_spans", {}).get("if", d.span), scope) if "if" in n else None
     body = rule_body(b, f"triggers.{name}", n.get("do", []), d, scope)
     rules.watchers.setdefault(f"{limit} {counter}", []).append(
