@@ -414,7 +414,7 @@ actions:
 triggers:
   turn:
     on: {change: gauge, every: EVERY}
-    do: ["me.points += 1"]
+    do: ["p1.points += 1"]
 """
 
 
@@ -594,7 +594,7 @@ actions:
 triggers:
   gone:
     on: {{change: heap, crosses: 0, direction: down}}
-    do: ["me.points += 1"]
+    do: ["p1.points += 1"]
 """
     assert ("W865" in {c for c, _ in _codes(tmp_path, text)}) == fires
 
