@@ -50,10 +50,11 @@ NUMERIC = {INT, ANY}
 
 # Static types each kind of built-in argument accepts (ANY and lists are handled where they are checked).
 _ACCEPTS = {
-    "list": {ZONE}, "numbers": {INT}, "number": {INT}, "zone": {ZONE}, "player": {PLAYER},
+    "list": {ZONE}, "numbers": {INT}, "number_list": set(), "number": {INT}, "zone": {ZONE}, "player": {PLAYER},
     "marker": {MARKER}, "track": {TRACK}, "symbol": {SYMBOL}, "any": None,
 }
 _ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numbers", "number": "a number",
+              "number_list": "a list of numbers",
               "zone": "a zone", "player": "a player", "marker": "a track marker", "track": "a track",
               "symbol": "a symbol", "any": "anything"}
 
@@ -169,6 +170,9 @@ class Checker:
         else:
             return None
         key = self.check(key_node, scope)
+        if key.type not in (SYMBOL, ANY):
+            raise CompileError("E402", f"the keys of '{decl.name}' are symbols ({', '.join(decl.keys)}), but this is "
+                               f"{key.type.words()}", key_node.pos)
         return c.Cell(family.pos, _after(key.end, 1), SYMBOL, family, decl, owner, key)
 
     def _expect(self, node: s.Node, scope: Scope, wanted: set[Type], what: str) -> c.Node:
@@ -466,7 +470,9 @@ class Checker:
             want = spec.args[min(i, len(spec.args) - 1)]
             accepted = _ACCEPTS[want]
             t = arg.type
-            listy = want in ("list", "numbers") and t.is_list
+            listy = want in ("list", "numbers", "number_list") and t.is_list
+            if listy and want != "list" and t.element() not in NUMERIC:
+                listy = False  # a list, but of something that is not a number
             if accepted is not None and t != ANY and t not in accepted and not listy:
                 raise CompileError("E402", f"argument {i + 1} of '{node.fn}' should be {_ARG_WORDS[want]}, "
                                    f"but it is {t.words()}", syntax.pos)

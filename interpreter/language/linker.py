@@ -406,6 +406,8 @@ class Linker:
         elif isinstance(initial, str) and rules.values[initial].kind == "expr":
             self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
                              _vspan(n, "initial", d.span), "use a number or a player-count table")
+        elif isinstance(initial, str):
+            self._fixed_number(rules, initial, _vspan(n, "initial", d.span))
         low, high, key_limits = self._limits(rules, name, n, keys, d.span)
         rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
                                            str(n.get("overflow", "refuse")), n.get("carry_to"),
@@ -653,6 +655,9 @@ class Linker:
             elif rules.values[raw].kind == "expr":
                 self.diags.error("E402", f"'{raw}' is a formula, but a size is fixed before play", span,
                                  "use a number or a player-count table; check a changing limit with require")
+            elif rules.values[raw].kind == "table" or rules.value_type(raw) not in ("int", "any"):
+                self.diags.error("E402", f"'{raw}' is not a number, but a size is a number", span,
+                                 "use a number or a player-count table")
 
     # ---------------------------------------------------------------- game flow
     def _flow(self, rules: Rules, ordered: list[Module], closure: dict[str, set[str]]) -> None:
