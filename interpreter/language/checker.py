@@ -173,6 +173,9 @@ class Checker:
         if key.type not in (SYMBOL, ANY):
             raise CompileError("E402", f"the keys of '{decl.name}' are symbols ({', '.join(decl.keys)}), but this is "
                                f"{key.type.words()}", key_node.pos)
+        if isinstance(key, c.Name) and key.ref.kind == "symbol" and key.ref.name not in decl.keys:
+            raise CompileError("E401", f"'{key.ref.name}' is not a key of '{decl.name}' ({', '.join(decl.keys)})",
+                               key_node.pos, did_you_mean(key.ref.name, decl.keys))
         return c.Cell(family.pos, _after(key.end, 1), SYMBOL, family, decl, owner, key)
 
     def _expect(self, node: s.Node, scope: Scope, wanted: set[Type], what: str) -> c.Node:
@@ -241,6 +244,9 @@ class Checker:
             return c.Ref("set", name, tuple(r.sets[name])), list_of(SYMBOL)
         if name in r.symbols:
             return c.Ref("symbol", name), SYMBOL
+        own = "zone" if name in r.zones else "counter" if name in r.counters else None
+        if own is not None:  # declared per player (a shared one was found above): the bare name is unknown
+            raise CompileError("E401", f"each player has a {own} '{name}': say whose (me.{name}, p.{name})", node.pos)
         hint = did_you_mean(name, [*scope.names, *r.global_names()])
         raise CompileError("E401", f"unknown name '{name}'", node.pos, hint)
 

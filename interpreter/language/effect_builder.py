@@ -429,6 +429,9 @@ class Builder:
                                              n.value.pos), t)
             return e.SetStartPlayerE(t.at(n.pos), value)
         c = r.counters.get(target.id)
+        if c is not None and c.per == "player":
+            msg = f"each player has a counter '{target.id}': say whose (me.{target.id}, p.{target.id})"
+            raise _Reported(CompileError("E401", msg, target.pos), t)
         if c is None or c.per != "game" or c.keys is not None:
             hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
             raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
