@@ -6,8 +6,9 @@ a repeat. All figures are CPU time of this process (`time.process_time`), so tim
 other work holds is not counted.
 
 - games: one random whole game per pack, player count and chance mode (seed = the repeat), played with
-  `Game.play_random` (as the adapter's rollouts play), or with `--bots` as `simulate`'s random bot plays it
-  (`pending()`, then `tools.bots.choose`): decisions per CPU-second and games per CPU-second, after one untimed
+  `Game.play_random` (as the adapter's rollouts play), or with `--bots` as `simulate` plays random seats
+  (`tools.bots.play_next`, which plays them with `play_random` too; before, `pending()` then a sample):
+  decisions per CPU-second and games per CPU-second, after one untimed
   warm-up game per contender (seed 0; the first game of a rule set compiles its bodies: see `game_run`);
 - ttt: `python_tic_tac_toe` random actions per CPU-second (legal_actions, then a uniform pick);
 - mcts: OpenSpiel's `MCTSBot` searching the first player decision of each pack through the adapter, with
@@ -40,7 +41,7 @@ from boardrules.engine import machine
 from boardrules.engine.moves import Activity, probe
 from boardrules.game import Game
 from boardrules.language.pack import load_rules
-from boardrules.tools.bots import choose
+from boardrules.tools.bots import choose, play_next
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKS = {"village": ROOT / "rules" / "village", "lisboa": ROOT / "rules" / "lisboa"}
@@ -72,9 +73,7 @@ def game_run(rules: object, players: int, chance: str, seeds: list[int],
         decisions = 0
         while not game.is_terminal():
             if bots:
-                pending = game.pending()
-                assert pending is not None
-                game.apply(choose(game, pending, {}, rng).id)
+                assert play_next(game, {}, rng) is not None
             else:
                 assert game.play_random(rng) is not None
             decisions += 1
@@ -181,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--packs", nargs="*", default=list(PACKS))
     parser.add_argument("--skip", nargs="*", default=[], choices=["games", "mcts", "listing"])
     parser.add_argument("--bots", action="store_true",
-                        help="play the random games as simulate's random bot does (pending(), then a sample)")
+                        help="play the random games as simulate does (tools.bots.play_next)")
     parser.add_argument("--no-totality", action="store_true",
                         help="prove every move by running it, as before engine/totality.py (for before/after figures)")
     args = parser.parse_args(argv)
@@ -210,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     results = interleaved(contenders, args.repeats)
 
     ttt_rate = results["ttt random actions/s"]
-    print("random games played with " + ("pending() and the random bot" if args.bots else "Game.play_random"))
+    print("random games played with " + ("tools.bots.play_next" if args.bots else "Game.play_random"))
     print(f"python_tic_tac_toe: {show(ttt_rate, ' random actions/CPU-s', 0)}")
     for key, cpus in game_cpu.items():
         rates = results[key]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,6 +143,14 @@ class Pending:
         if order is None:
             order = range(len(self._candidates))
         return any(self._legal_at(i) for i in order)
+
+    def first(self) -> Option | None:
+        """The legal option with the lowest id (None when none is legal), proving candidates in id order only
+        until one can be carried out: `options[0]` without the rest of the list."""
+        for i in range(len(self._candidates)):
+            if self._legal_at(i):
+                return self._candidates[i]
+        return None
 
     def rebound(self, prove: Callable[[Pending, int], bool] | None) -> Pending:
         """The same decision for a copy of the game in the same state: what is proven stays proven."""
@@ -346,9 +354,15 @@ class Game:
             self._skip_turn()
         return self._pending
 
-    def play_random(self, rng: random.Random) -> Option | None:
+    def play_random(self, rng: random.Random, players: Collection[str] | None = None,
+                    before: Callable[[Pending, Option], None] | None = None) -> Option | None:
         """Apply a random option and return it (None when nothing is pending): chance by its probabilities, a
         player's option uniformly among the legal ones, as `pending().sample(rng)` draws them, for less work.
+
+        With `players`, only their decisions and chance are played: at another player's decision nothing is drawn
+        or applied and None is returned (that decision is then `pending()`). `before(pending, option)` is called
+        with the decision and the option drawn, before it is applied: reading `pending.options` there draws
+        nothing from `rng`, so the game played is the same whether or not it does.
 
         At a move decision the candidates drawn in random order also prove that the turn has a move at all
         (pending() proves one first, then sample its own). A proof made here draws its own answers from `rng`
@@ -356,14 +370,19 @@ class Game:
         legal answer of a uniformly random order: the move's later decisions take those answers without proving
         or running anything, and applying them makes the kept run's changes again (`_planned`). Seeded, it plays
         other games than `apply(pending().sample(rng).id)`, from the same distribution."""
-        option = self._sample(rng)
+        option = self._sample(rng, players)
         if option is not None:
+            if before is not None:
+                assert self._pending is not None
+                before(self._pending, option)
             self._apply(option.id)
         return option
 
-    def _sample(self, rng: random.Random) -> Option | None:
+    def _sample(self, rng: random.Random, players: Collection[str] | None = None) -> Option | None:
         while self._pending is None and self._open is None and not self.is_terminal() and self._m.flow_on \
                 and self._set_up:
+            if players is not None and self._m.state.vars["turn_player"] not in players:
+                break  # pending() finds another player's move decision (or skips that turn) as it always does
             moves = self._move_decision()
             if moves and self._pending is not None:
                 drawn = self._drawing(self._pending, rng)
@@ -371,7 +390,7 @@ class Game:
                     return drawn
             self._skip_turn()
         pending = self.pending()
-        if pending is None:
+        if pending is None or (players is not None and pending.player != CHANCE and pending.player not in players):
             return None
         if pending.player == CHANCE:
             return pending.sample(rng)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -72,10 +73,11 @@ def test_totality_judges_names_by_the_checked_tree() -> None:
 
 # What reads modules' YAML documents after loading, outside the loader and the linker: analysis/modules.py checks
 # modules before they link together (two modules giving one fact, the "declared in X: add X to requires" hint);
-# diff compares two versions of a pack's sources; mutate writes mutants of them. (report.py's `doc` is the explain
+# diff compares two versions of a pack's sources; mutate writes mutants of them, indexing a module's YAML by place
+# (mutation_sites) to edit the entry at a site the linked tree gives. (report.py's `doc` is the explain
 # Document.) Everything else reads the linked rules, where the linker keeps what the checks of a pack's own words
 # and explain need (Rules.module_info, .written, .additions, .replacements, .choice_changes).
-DOC_READERS = {"analysis/modules.py", "tools/diff.py", "tools/mutate.py", "tools/report.py"}
+DOC_READERS = {"analysis/modules.py", "tools/diff.py", "tools/mutate.py", "tools/mutation_sites.py", "tools/report.py"}
 
 
 def test_no_later_phase_reads_a_module_document_but_those_listed() -> None:
@@ -83,6 +85,49 @@ def test_no_later_phase_reads_a_module_document_but_those_listed() -> None:
                if not path.relative_to(PACKAGE).as_posix().startswith(("language/", "lsp/"))
                and "doc" in _attributes(path)}
     assert readers <= DOC_READERS, readers - DOC_READERS
+
+
+def _schema_keys(node: object, out: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "properties" and isinstance(v, dict):
+                out.update(v)
+            _schema_keys(v, out)
+    elif isinstance(node, list):
+        for x in node:
+            _schema_keys(x, out)
+    return out
+
+
+def _doc_readers(path: Path) -> set[str]:
+    """The functions of a module that read a module's `doc`."""
+    return {f.name for f in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(f, ast.FunctionDef)
+            and any(isinstance(n, ast.Attribute) and n.attr == "doc" for n in ast.walk(f))}
+
+
+def test_mutate_finds_its_sites_in_the_linked_tree_not_by_walking_the_yaml() -> None:
+    """mutate takes its sites from the linked rules (effect nodes, checked expressions, costs, guards, options,
+    values) and reads a module's YAML only to edit the entry written at a site's place: it holds no list of
+    sections or block keys, names no key a module may write, and reads `doc` only to index it by place
+    (`_Finder.slot`) and to apply an edit (`apply`)."""
+    mutate, sites = PACKAGE / "tools" / "mutate.py", PACKAGE / "tools" / "mutation_sites.py"
+    for path in (mutate, sites):
+        imported = {name.lstrip(".") for name in _imports(path)}
+        assert not {n for n in imported if n.startswith(("language.sections", "sections"))}, path.name
+        assert not imported & {"language.syntax", "language.effect_builder"}, path.name
+    assert {"analysis.tree.every_effect", "analysis.tree.rule_bodies", "language.checked"} <= {
+        name.lstrip(".") for name in _imports(sites)}
+    keys = _schema_keys(json.loads((PACKAGE.parent / "grammar" / "module.schema.json").read_text()), set())
+    # Words the tree or the mutant itself uses that a module may also write as a key: a declared value's kind
+    # (ValueDecl.kind) and a mutant's edit (Mutant.op).
+    allowed = {"by_players", "expr", "drop"}
+    for path in (mutate, sites):
+        words = {n.value for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+        assert not (words & keys) - allowed, (path.name, (words & keys) - allowed)
+    # run_mutant reads a scenario's document (Scenario.doc), not a module's
+    assert _doc_readers(sites) == {"slot"} and _doc_readers(mutate) == {"apply", "run_mutant"}
 
 
 def test_the_rules_keep_no_side_table_of_what_names_denote() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import sys
 import textwrap
@@ -54,16 +55,43 @@ def test_mcts_beats_random_on_relay_from_either_seat(seat: str) -> None:
     assert r["wins"][seat] == 4 and r["wins"][other] < 4, r["wins"]
 
 
+def _binomial_below(n: int, p: float, k: int) -> float:
+    """P(X < k) for X ~ Binomial(n, p)."""
+    return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k))
+
+
+def _bar(n: int, p: float, miss: float = 1e-3) -> int:
+    """The most wins out of n a bot that wins each game with probability p reaches with probability 1 - miss."""
+    return max(k for k in range(n + 1) if _binomial_below(n, p, k) <= miss)
+
+
+# (pack, options, budget, opponent, games, a win rate a correct mcts has there: below the rate measured beforehand)
+# Measured on 2-player games, seats alternated, counting wins alone: one-round Village, mcts:4 won 53 of 64
+# against greedy and 54 of 64 against random (0.83, 0.84); Lisboa, mcts:8 won 139 of 200 against random (0.70),
+# but only 17 of 40 against greedy (and mcts:32 16 of 32): at budgets a test can afford, mcts is not stronger
+# than greedy on Lisboa, so that is not claimed (the single seeded game this test played there was luck).
+STRENGTH = [
+    ("village", (("max_rounds", 1),), "mcts:4", "random", 60, 0.8),
+    ("village", (("max_rounds", 1),), "mcts:4", "greedy", 60, 0.8),
+    ("lisboa", (), "mcts:8", "random", 200, 0.67),
+]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("pack, budget", [("lisboa", "mcts:8"), ("village", "mcts:4")])
-@pytest.mark.parametrize("opponent", ["random", "greedy"])
-def test_mcts_beats_random_and_greedy_on_both_packs(pack: str, budget: str, opponent: str) -> None:
-    # One game each, small budgets (Lisboa about 40 s a game, Village about 2.5 min): a check of direction,
-    # not a measure of strength; `boardrules simulate --bots p1=mcts` measures it.
-    r = _wins(ROOT / "rules" / pack, (("p1", budget), ("p2", opponent)), 1)
-    row = r["rows"][0]
-    assert row["winners"] == ["p1"], row["scores"]
-    assert row["scores"]["p1"] >= row["scores"]["p2"]  # the winner by the ranking, its tie-breakers included
+@pytest.mark.parametrize(("pack", "options", "budget", "opponent", "games", "rate"), STRENGTH)
+def test_mcts_beats_random_and_greedy_on_both_packs(pack: str, options: tuple, budget: str, opponent: str,
+                                                    games: int, rate: float) -> None:
+    """A bound, not one lucky game: mcts must win (alone) at least `bar` of `games` games, half from each seat.
+    A correct mcts, winning each game with probability `rate`, falls short once in a thousand runs; a broken
+    one no better than its opponent (at most a half) reaches the bar in fewer than one run in twenty-five.
+    About 60 s of CPU for each Village row and 100 s for Lisboa (0.5 s a game)."""
+    bar = _bar(games, rate)
+    assert 1 - _binomial_below(games, 0.5, bar) < 0.04  # (the bound itself: see the docstring)
+    wins = 0
+    for mine, theirs in (("p1", "p2"), ("p2", "p1")):
+        r = _wins(ROOT / "rules" / pack, ((mine, budget), (theirs, opponent)), games // 2, options)
+        wins += sum(row["winners"] == [mine] for row in r["rows"])
+    assert wins >= bar, (wins, games, bar)
 
 
 def test_a_bot_from_another_package_plugs_in_by_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ np = pytest.importorskip("numpy")
 
 from open_spiel.python.algorithms import mcts  # noqa: E402
 
-from boardrules.adapters.openspiel import load  # noqa: E402
+from boardrules.adapters.openspiel import SampleRolloutEvaluator, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RELAY = ROOT / "tests" / "packs" / "relay"
@@ -163,3 +163,57 @@ def test_a_state_serializes_as_the_games_json_save_and_a_pickle_is_refused() -> 
     with pytest.raises(BoardrulesError) as err:
         three.deserialize_state(text)
     assert err.value.code == "E512" and "2 players" in err.value.diagnostic.message
+
+
+def _count(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """[proofs, options applied] of every boardrules game from now on."""
+    from boardrules.game import Game
+
+    count = [0, 0]
+    prove, apply = Game._prove, Game._apply
+
+    def proved(self: Game, pending: object, i: int) -> bool:
+        count[0] += 1
+        return prove(self, pending, i)  # type: ignore[arg-type]
+
+    def applied(self: Game, option: object) -> None:
+        count[1] += 1
+        apply(self, option)
+
+    monkeypatch.setattr(Game, "_prove", proved)
+    monkeypatch.setattr(Game, "_apply", applied)
+    return count
+
+
+def test_legal_actions_are_proven_when_asked_once_per_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = load(LISBOA, players=2)
+    state = game.new_initial_state()
+    fresh = state.clone()
+    count = _count(monkeypatch)
+    assert state.current_player() == 0  # the first move decision: pending() proves that one move is legal
+    assert count[0] <= 1
+    candidates = state.inner.pending().id_bound
+    legal = state.legal_actions()
+    listed = count[0]
+    assert len(legal) < candidates and listed == candidates  # every candidate proven once, no more
+    assert state.legal_actions() == legal and state.clone().legal_actions() == legal
+    assert count[0] == listed  # cached for the state, and a copy of the state keeps the cache
+    count[0] = 0
+    fresh.apply_action(legal[0])  # never listed: the option applied, and one move of the next decision
+    assert count == [2, 1]
+
+
+def test_the_sample_rollout_evaluator_pays_about_one_proof_a_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = load(LISBOA, players=2)
+    state = game.new_initial_state()
+    count = _count(monkeypatch)
+    per_step = {}
+    for name, evaluator in (("sample", SampleRolloutEvaluator(1, np.random.RandomState(1))),
+                            ("random", mcts.RandomRolloutEvaluator(1, np.random.RandomState(1)))):
+        count[:] = [0, 0]
+        for _ in range(3):
+            evaluator.evaluate(state)
+        per_step[name] = count[0] / count[1]
+    # each step draws candidates in random order until one is legal (and a move's proof plans its later answers);
+    # OpenSpiel's own evaluator lists every legal action at every step (Lisboa: about 27 candidate moves a turn)
+    assert per_step["sample"] < 2 and per_step["random"] > 10, per_step

@@ -12,6 +12,7 @@ returns are the game's `returns()`. Observations (string and tensor) show each p
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
@@ -26,7 +27,7 @@ from open_spiel.python.algorithms import mcts
 from .. import saves
 from ..diagnostics import BoardrulesError
 from ..engine.rules import Rules
-from ..game import CHANCE, Game
+from ..game import CHANCE, Game, Option, Pending
 from ..language.pack import load_rules
 
 MEASURE_GAMES = 20  # random games played to bound the action ids and the game length when none are declared
@@ -150,23 +151,22 @@ def _bounds(game: BoardrulesGame, p: dict[str, Any]) -> tuple[int, int, int]:
     if key not in _BOUNDS:
         actions = outcomes = length = 1
         for s in range(1, MEASURE_GAMES + 1):
-            g, rng, steps = game._proto.clone(), random.Random(s), 0
-            while not g.is_terminal():
-                pending = g.pending()
-                if pending is None:
-                    break
-                top = pending.id_bound  # a bound on the ids without proving every option
-                if pending.player == CHANCE:
-                    outcomes = max(outcomes, top)
-                else:
-                    actions = max(actions, top)
-                g.apply(pending.sample(rng).id)
-                steps += 1
-            length = max(length, steps)
+            g, rng = game._proto.clone(), random.Random(s)
+            tops: list[tuple[str, int]] = []
+            seen = functools.partial(_bound_of, tops)
+            while not g.is_terminal() and g.play_random(rng, None, seen):  # one proof a step, as rollouts play
+                pass
+            actions = max([actions, *(top for who, top in tops if who != CHANCE)])
+            outcomes = max([outcomes, *(top for who, top in tops if who == CHANCE)])
+            length = max(length, len(tops))
         _BOUNDS[key] = (2 * actions, 2 * outcomes, 4 * length)
     measured = _BOUNDS[key]
     return (int(p["max_actions"]) or measured[0], int(p["max_chance_outcomes"]) or measured[1],
             int(p["max_game_length"]) or measured[2])
+
+
+def _bound_of(tops: list[tuple[str, int]], pending: Pending, option: Option) -> None:
+    tops.append((pending.player, pending.id_bound))  # a bound on the decision's ids without proving any
 
 
 class BoardrulesState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no type stubs
@@ -196,6 +196,8 @@ class BoardrulesState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no ty
         return int(pending.player[1:]) - 1
 
     def _legal_actions(self, player: int) -> list[int]:
+        """The ids of every legal option: proven on the first call for this state, then read from the pending
+        decision's cache (a `clone()` of the state keeps it); rollouts and `apply_action` never ask for them."""
         pending = self._box.game.pending()
         if pending is None or pending.player == CHANCE:
             return []
@@ -217,9 +219,10 @@ class BoardrulesState(pyspiel.State):  # type: ignore[misc]  # pyspiel has no ty
     def _action_to_string(self, player: int, action: int) -> str:
         pending = self._box.game.pending()
         if pending is not None:
-            for o in pending.options:
-                if o.id == action:
-                    return o.label
+            try:
+                return pending.option(int(action)).label  # proves this option alone (MCTSBot names its pick)
+            except BoardrulesError:
+                pass
         return f"option {action}"
 
     def is_terminal(self) -> bool:

@@ -1,5 +1,5 @@
 """The names of a module's sections and of the blocks a rule body may hold: one list each, for the linker,
-hooks, extend, mutate, explain, the module checks and the editor support."""
+hooks, extend, explain, the module checks and the editor support."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ DECLARING = ("sets", "values", "counters", "pieces", "zones", "tracks", "dice", 
 # Sections whose entries a module may `replace:`.
 REPLACEABLE = ("values", "costs", "actions", "procedures", "setup", "triggers", "scoring")
 
-# Sections whose entries are rules with a body (`do:`): what hooks wrap, mutate changes, extend reaches into.
+# Sections whose entries are rules with a body (`do:`): what hooks wrap and extend reaches into.
 RULE_SECTIONS = ("setup", "actions", "triggers", "procedures", "scoring")
 
 # The keys that make a mapping in a body a block, in the order the effect builder looks for them.

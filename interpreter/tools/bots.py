@@ -29,10 +29,33 @@ def chance_option(pending: Pending, rng: random.Random) -> Option:
 
 
 def random_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
-    """Uniform over the legal options, proving candidates only until one can be carried out."""
+    """Uniform over the legal options, proving candidates only until one can be carried out. (`play_next` does
+    not call it: seats played by the random bot play through `Game.play_random`.)"""
     return pending.sample(rng)
 
 
+def play_next(game: Game, bots: dict[str, str], rng: random.Random, default: str | None = "random",
+              seen: Callable[[Pending, Option], None] | None = None) -> Option | None:
+    """Let chance or the bot of the seat that decides next answer, and apply the answer; return it, or None
+    when nothing is pending or the decision is a seat's without a bot (`default` None: a person's).
+
+    Seats whose bot is `random` (and chance) play through `Game.play_random`: a move's proof draws its later
+    answers too, so they are played without proving anything again (same distribution as `random_bot`, other
+    seeded games). Every other bot is called as `bot(game, pending, rng)`. `seen(pending, option)` is called
+    before each answer is applied (listing `pending.options` there changes nothing in the game)."""
+    randoms = [seat for seat in game.players if bots.get(seat, default) == "random"]
+    option = game.play_random(rng, randoms, seen)
+    if option is not None:
+        return option
+    pending = game.pending()
+    name = bots.get(pending.player, default) if pending is not None and pending.player != CHANCE else None
+    if pending is None or name is None:  # (play_random answers chance)
+        return None
+    option = bot(name)(game, pending, rng)
+    if seen is not None:
+        seen(pending, option)
+    game.apply(option.id)
+    return option
 
 
 def greedy_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
@@ -51,7 +74,9 @@ def greedy_bot(game: Game, pending: Pending, rng: random.Random) -> Option:
                 if nxt is None or trial.is_terminal() or (nxt.player not in (me, CHANCE)) or \
                         (nxt.player == me and nxt.kind == "move"):
                     break
-                pick = chance_option(nxt, rng) if nxt.player == CHANCE else nxt.options[0]
+                pick = chance_option(nxt, rng) if nxt.player == CHANCE else nxt.first()
+                if pick is None:
+                    break
                 nxt = trial.apply(pick.id)
             value = score(trial, me)
         except BoardrulesError:

@@ -271,10 +271,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 1
     try:
         bots = parse_bots(args.bots, args.players)
+        if args.branching_every < 0:
+            raise BoardrulesError("E509", f"--branching-every takes 0 (never) or more, got {args.branching_every}")
         plain_options = tuple(sorted((k, v) for k, (v, _) in options.items()))
         setup = Setup(str(Path(args.pack).resolve()), tuple(roots), plain_options, args.players, args.chance,
                       tuple(sorted(bots.items())), args.max_steps,
-                      None if args.no_save else str(Path(args.failures).resolve()), not args.no_check)
+                      None if args.no_save else str(Path(args.failures).resolve()), not args.no_check,
+                      args.branching_every)
     except BoardrulesError as err:
         print(render_text([err.diagnostic]))
         return 1
@@ -549,6 +552,9 @@ def _add_commands(sub: Any) -> None:
                      help="where the replayable logs of failed games go (default ./boardrules-failures)")
     sim.add_argument("--no-save", action="store_true", help="do not save the logs of failed games")
     sim.add_argument("--no-check", action="store_true", help="do not check invariants after every step")
+    sim.add_argument("--branching-every", type=int, default=10, metavar="N",
+                     help="measure the branching factor on every Nth move decision of a phase, from the first "
+                          "(listing a decision's moves proves each; 1: every decision, 0: none; default 10)")
     sim.add_argument("--backend", choices=["process", "ray"], default="process",
                      help="run the games on local processes, or as Ray tasks (pip install 'boardrules[ray]')")
     sim.add_argument("--address", metavar="ADDR", help="the Ray cluster to join (default: start a local one)")

@@ -8,7 +8,8 @@ Definitions (docs/embedding.md, "Balance metrics"):
 - a game is *decisive* when one player ranks first alone, a *draw* when two or more share first place;
 - lengths and scores are spread as min, 10th percentile, median, 90th percentile, max, mean with a 95 %
   interval of the mean (normal approximation), and standard deviation;
-- the *branching factor* of a phase is the mean number of moves a player could choose from there;
+- the *branching factor* of a phase is the mean number of moves a player could choose from there, over the
+  move decisions whose moves were listed (`simulate` lists every 10th of a phase, `--branching-every N`);
 - a rule's *firing rate* is the share of games in which it ran at least once (Wilson interval); its share in
   winners' and losers' games is the share of winning and of losing seats in whose own moves it ran (rules that
   run in setup or between moves belong to no seat, and have none).
@@ -116,13 +117,17 @@ def balance(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _branching(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per phase: move decisions, those whose options were listed, and the mean number of options of those
+    (rows written before `listed` existed listed every decision)."""
     total: dict[str, list[int]] = {}
     for r in rows:
         for phase, cell in r["branching"].items():
-            t = total.setdefault(phase, [0, 0])
+            t = total.setdefault(phase, [0, 0, 0])
             t[0] += cell["decisions"]
-            t[1] += cell["options"]
-    return {p: {"decisions": d, "mean": round(o / d, 3) if d else 0.0} for p, (d, o) in sorted(total.items())}
+            t[1] += cell.get("listed", cell["decisions"])
+            t[2] += cell["options"]
+    return {p: {"decisions": d, "listed": n, "mean": round(o / n, 3) if n else 0.0}
+            for p, (d, n, o) in sorted(total.items())}
 
 
 def _rules(rows: list[dict[str, Any]], finished: list[dict[str, Any]], seats: list[str]) -> dict[str, Any]:
@@ -161,8 +166,9 @@ def render(b: dict[str, Any]) -> list[str]:
             lines.append(f"  {label}: median {s['median']}, 10-90 % {s['p10']}-{s['p90']}, mean {s['mean']} "
                          f"[{s['low']}, {s['high']}], sd {s['sd']}")
     if b["branching"]:
-        lines.append("  branching factor (moves to choose from): " + ", ".join(
-            f"{p} {v['mean']}" for p, v in b["branching"].items()))
+        lines.append("  branching factor (moves to choose from; move decisions listed of all): " + ", ".join(
+            f"{p} {v['mean']} ({v['listed']} of {v['decisions']})"
+            for p, v in b["branching"].items()))
     lines.append("  rule: games fired [interval], per game; seats whose moves ran it, winners vs losers")
     width = max((len(k) for k in b["rules"]), default=0)
     for name, c in b["rules"].items():

@@ -6,6 +6,7 @@ shown only once (and on `v`). Setup's steps are folded into one line. Pieces rea
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections.abc import Callable
@@ -14,8 +15,8 @@ from typing import Any
 
 from ..diagnostics import BoardrulesError, Span, source_line
 from ..engine.values import plain
-from ..game import CHANCE, Game, Pending
-from .bots import choose
+from ..game import CHANCE, Game, Option, Pending
+from .bots import play_next
 from .game_files import save_text
 
 HELP = "a number chooses; u undoes your last decision; v shows the whole state; s FILE saves; q quits"
@@ -36,13 +37,19 @@ class Session:
         self.write(f"{', '.join(game.rules.modules)}: {len(game.players)} players, seed {game.seed}; "
                    f"bots: {', '.join(f'{p}={b}' for p, b in sorted(self.bots.items())) or 'none'}. {HELP}")
         while not game.is_terminal():
+            said: list[Callable[[], None]] = []
+            try:  # chance and the bots' seats (the random bot's through Game.play_random)
+                played = play_next(game, self.bots, self.rng, None, functools.partial(self._seen, said))
+            except BoardrulesError as err:
+                self._refused(err)
+                continue
+            if played is not None:
+                said[-1]()
+                continue
             pending = game.pending()
             if pending is None:
                 self.write("the game waits for nothing but is not over")
                 return 1
-            if pending.player == CHANCE or pending.player in self.bots:
-                self._step(pending, choose(game, pending, self.bots, self.rng).id)
-                continue
             outcome = self._ask(pending)
             if outcome is not None:
                 return outcome
@@ -86,31 +93,48 @@ class Session:
         return None
 
     def _step(self, pending: Pending, option_id: int) -> None:
+        """Apply a person's answer and show what it changed."""
+        said = self._said(pending, option_id)
+        try:
+            self.game.apply(option_id)
+        except BoardrulesError as err:
+            self._refused(err)
+            return
+        said()
+
+    def _seen(self, said: list[Callable[[], None]], pending: Pending, option: Option) -> None:
+        said.append(self._said(pending, option.id))
+
+    def _refused(self, err: BoardrulesError) -> None:
+        d = err.diagnostic
+        self.write(f"refused: {d.code}: {d.message}" + (f" [{_short(str(d.span))}]" if d.span else ""))
+
+    def _said(self, pending: Pending, option_id: int) -> Callable[[], None]:
+        """Before the answer is applied (the decision is still pending), what prints it and its changes after."""
         game = self.game
         journal = game.state.journal
         last = journal[-1] if journal else None
-        label = next(o.label for o in pending.options if o.id == option_id)
+        option = pending.option(option_id)  # proves this option alone, not the list
+        label = option.label
         who = pending.player if pending.player not in self.bots else f"{pending.player} ({self.bots[pending.player]})"
         if pending.player == CHANCE:
             who = f"chance ({pending.prompt})"
-        where = _action_rule(game, pending, option_id) or (_short(pending.rule) if pending.rule else None)
+        where = _action_rule(game, pending, option.value) or (_short(pending.rule) if pending.rule else None)
         in_setup = not game.log  # setup is logged when it ends
-        try:
-            game.apply(option_id)
-        except BoardrulesError as err:
-            d = err.diagnostic
-            self.write(f"refused: {d.code}: {d.message}" + (f" [{_short(str(d.span))}]" if d.span else ""))
-            return
-        changes = _changes(game, journal[_after(journal, last):])
-        if in_setup:
-            self.setup.append(f"{pending.prompt}: {label}" if pending.player == CHANCE else f"{who}: {label}")
-            if game.log:  # setup has ended: one line for all of it
-                self.write(f"setup ({'; '.join(self.setup)}): " + _fold(changes))
-                self.setup = []
-            return
-        self.write(f"{who}: {_readable(game, label)}" + (f"  [{where}]" if where else ""))
-        for text in changes:
-            self.write("    " + text)
+
+        def show() -> None:
+            changes = _changes(game, journal[_after(journal, last):])
+            if in_setup:
+                self.setup.append(f"{pending.prompt}: {label}" if pending.player == CHANCE else f"{who}: {label}")
+                if game.log:  # setup has ended: one line for all of it
+                    self.write(f"setup ({'; '.join(self.setup)}): " + _fold(changes))
+                    self.setup = []
+                return
+            self.write(f"{who}: {_readable(game, label)}" + (f"  [{where}]" if where else ""))
+            for text in changes:
+                self.write("    " + text)
+
+        return show
 
     def _undo(self) -> None:
         game, humans = self.game, [p for p in self.game.players if p not in self.bots]
@@ -220,11 +244,10 @@ def _text(span: Span) -> str:
     return line.strip() if line else ""
 
 
-def _action_rule(game: Game, pending: Pending, option_id: int) -> str | None:
-    """For a move, the action's declaration: the rule the move runs."""
+def _action_rule(game: Game, pending: Pending, value: Any) -> str | None:
+    """For a move (its option's value), the action's declaration: the rule the move runs."""
     if pending.kind != "move":
         return None
-    value = next(o.value for o in pending.options if o.id == option_id)
     action = game.rules.actions.get(str(value.get("action"))) if isinstance(value, dict) else None
     return f"actions.{action.name} {_short(str(action.span))}" if action else None
 

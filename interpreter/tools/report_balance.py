@@ -50,8 +50,9 @@ Decisive games {{ ci(b.decisive) }}; draws {{ ci(b.draws) }}.</p>{% endif %}
 <td>{{ s.mean }} [{{ s.low }}, {{ s.high }}]</td><td>{{ s.sd }}</td></tr>{% endif %}
 {% endfor %}
 </table>
-<table><tr><th>phase</th><th>move decisions</th><th>mean moves to choose from</th></tr>
-{% for phase, c in b.branching.items() %}<tr><td>{{ phase }}</td><td>{{ c.decisions }}</td><td>{{ c.mean }}</td></tr>
+<table><tr><th>phase</th><th>move decisions</th><th>of them listed</th><th>mean moves to choose from</th></tr>
+{% for phase, c in b.branching.items() %}<tr><td>{{ phase }}</td><td>{{ c.decisions }}</td>
+<td>{{ c.listed }}</td><td>{{ c.mean }}</td></tr>
 {% endfor %}
 </table>
 <h3>Rules</h3>

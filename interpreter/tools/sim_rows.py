@@ -81,23 +81,31 @@ class FiredCounter(dict[str, int]):
 class Tally:
     """Counts of one game, filled in as it is played; `data` is kept on the game's Outcome."""
 
-    def __init__(self, game: Game, out: Outcome) -> None:
+    def __init__(self, game: Game, out: Outcome, branching_every: int = 1) -> None:
         self.fired = FiredCounter()
         game.driver().tally_rules(self.fired)
+        self.every = branching_every
         self.branching: dict[str, dict[str, int]] = {}
         self.data: dict[str, Any] = {"fired": self.fired, "fired_by": self.fired.by, "branching": self.branching}
         out.data = self.data
 
     def step(self, game: Game, pending: Pending) -> None:
-        """Before a decision is answered: a move starts a new owner for what runs next, and its options count
-        towards the branching factor of the phase it is in."""
+        """Before a decision is answered: a move starts a new owner for what runs next, and the options of every
+        `branching_every`-th move decision of a phase (the 1st, then N + 1st...; none with 0) count towards its
+        branching factor. Listing them proves every candidate, where playing proves about one; it draws nothing
+        from the game's generator, so the game played is the same whatever N is."""
         if pending.kind != "move":
             return
         self.fired.owner = pending.player
         phase = game.driver().phase()
-        cell = self.branching.setdefault(phase.name if phase is not None else "game", {"decisions": 0, "options": 0})
+        name = phase.name if phase is not None else "game"
+        cell = self.branching.get(name)
+        if cell is None:
+            cell = self.branching[name] = {"decisions": 0, "listed": 0, "options": 0}
+        if self.every > 0 and cell["decisions"] % self.every == 0:
+            cell["listed"] += 1
+            cell["options"] += len(pending.options)
         cell["decisions"] += 1
-        cell["options"] += len(pending.options)
 
     def finish(self, game: Game) -> None:
         self.fired.owner = None

@@ -5,6 +5,7 @@ always has seed S + i and the report is built from the games in seed order, so i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import random
@@ -19,8 +20,8 @@ from typing import Any
 from .. import saves
 from ..diagnostics import BoardrulesError, Diagnostic
 from ..engine.rules import Rules
-from ..game import Game
-from .bots import choose
+from ..game import Game, Option, Pending
+from .bots import play_next
 from .invariants import Checker, Violation
 from .metrics import balance
 from .metrics import render as render_balance
@@ -31,6 +32,9 @@ from .sim_rows import Outcome, Tally, row
 FAILURE_FORMAT = saves.FAILURE_FORMAT
 
 MAX_STEPS = 100_000  # decisions in one game before it counts as a game that never ends
+# Listing a move decision's options proves every candidate, where playing it proves about one: the branching
+# factor is measured on the 1st, 11th, 21st... move decision of each phase of a game (sim_rows.Tally).
+BRANCHING_EVERY = 10
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class Setup:
     max_steps: int = MAX_STEPS
     failures: str | None = None  # a directory for the logs of failed games; None: do not save them
     check: bool = True
+    branching_every: int = BRANCHING_EVERY  # list the options of every Nth move decision of a phase (0: none)
 
     def load(self) -> Rules:
         from ..language.pack import load_rules
@@ -64,29 +69,38 @@ MAX_LOADED = 8
 
 def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable[[], None] | None = None) -> Outcome:
     """One game with the setup's bots (random for seats without one; chance by its probabilities), seeded;
-    `step` is called after every decision (the progress bar)."""
+    random seats and chance play through `Game.play_random` (bots.play_next), so an all-random game with seed S
+    is the game `play_random` plays with `random.Random(S)`. `step` is called after every decision (the
+    progress bar)."""
     rules = rules or setup.load()
     out = Outcome(seed)
     rng = random.Random(seed)
     bots = dict(setup.bots)
     checker = Checker(rules, setup.players) if setup.check else None
     game: Game | None = None
-    pending = chosen = None
+    pending: Pending | None = None
+    chosen: Option | None = None
+    playing = False
+
+    def seen(p: Pending, o: Option) -> None:  # before an answer is applied
+        nonlocal pending, chosen
+        pending, chosen = p, o
+        tally.step(game, p)  # type: ignore[arg-type]  # (game is set by then)
+
     try:
         game = Game(rules, setup.players, seed, flow=True, chance=setup.chance)
-        tally = Tally(game, out)
+        tally = Tally(game, out, setup.branching_every)
         game.setup()
+        playing = True
         while not game.is_terminal():
             if checker is not None:
                 bad = checker.check(game)
                 if bad is not None:
                     return _failed(out, setup, game, "invariant", bad, None)
-            pending = game.pending()
-            if pending is None:
+            pending = chosen = None
+            if play_next(game, bots, rng, seen=seen) is None:
                 raise BoardrulesError("E509", "the game waits for nothing but is not over")
-            chosen = choose(game, pending, bots, rng)
-            tally.step(game, pending)
-            game.apply(chosen.id)
+            assert pending is not None
             out.steps += 1
             if step is not None:
                 step()
@@ -99,6 +113,9 @@ def play_one(setup: Setup, seed: int, rules: Rules | None = None, step: Callable
             if bad is not None:
                 return _failed(out, setup, game, "invariant", bad, None)
     except BoardrulesError as err:
+        if pending is None and playing:  # it failed before an answer was drawn: the decision it was at
+            with contextlib.suppress(BoardrulesError):
+                pending = game.pending()  # type: ignore[union-attr]
         d = err.diagnostic
         v = Violation(_rule_of(pending, chosen), str(d.span) if d.span else pending.rule if pending else None,
                       f"{d.code}: {d.message}")
