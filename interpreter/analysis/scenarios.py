@@ -28,10 +28,11 @@ from ..language.pack import display, link
 from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
+from .answers import Asked, asked
 from .tree import Linked, every_effect, rule_bodies
 
 _PLAYER = re.compile(r"^p([1-9])$")
-_WORDS = {"yes", "no", "true", "false", "none"}
+_WORDS = {"yes", "no", "true", "false", "none", "nothing"}  # nothing: a cost alternative as written
 
 
 def _vspan(node: Any, key: str, fallback: Span) -> Span:
@@ -63,6 +64,7 @@ class ScenarioChecker:
         # Per builder, what each expression text resolves to: None, or the error (message, hint) it reports.
         self._resolved: dict[int, dict[str, tuple[str, str | None] | None]] = {}
         self._dirs: dict[str, str] = {}  # real paths of the scenario files' directories, for display()
+        self._asked: dict[int, tuple[Rules, Asked]] = {}  # per action: what its decisions accept
 
     def _builder(self, rules: Rules) -> Builder:
         """A builder over a link, made once for all the scenarios that use it: the checks use only its
@@ -138,7 +140,7 @@ class ScenarioChecker:
         steps = doc.get("steps", []) or []
         for i, step in enumerate(steps):
             if isinstance(step, dict):
-                self._step(rules, step, count, _ispan(steps, i, top))
+                self._step(rules, step, count, _ispan(steps, i, top), doc.get("flow") is True)
         expect = doc.get("expect", {}) or {}
         kspans = getattr(expect, "key_spans", {})
         for key in expect:
@@ -243,7 +245,7 @@ class ScenarioChecker:
         if isinstance(turn, dict) and "player" in turn:
             self._player(turn["player"], count, _vspan(turn, "player", base))
 
-    def _step(self, rules: Rules, step: dict, count: int, span: Span) -> None:
+    def _step(self, rules: Rules, step: dict, count: int, span: Span, flow: bool = False) -> None:
         if "end_turn" in step:
             self._player(step["end_turn"], count, _vspan(step, "end_turn", span))
         code = self._code(step, span)
@@ -258,6 +260,8 @@ class ScenarioChecker:
             return
         if "player" in step:
             self._player(step["player"], count, _vspan(step, "player", span))
+        if not flow and code is None:  # with a flow, the phases a move ends may ask with the step's answers too;
+            self._fits(rules, name, step, span)  # a refused step may stop before its answers (E712 says so)
         params = step.get("params", {}) or {}
         declared = dict(action.params)
         pspans = getattr(params, "key_spans", {})
@@ -270,6 +274,31 @@ class ScenarioChecker:
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))
+
+    def _fits(self, rules: Rules, name: str, step: dict, span: Span) -> None:
+        """Each answer (one the modules know) against what the decisions the action can ask accept."""
+        action = rules.actions[name]
+        hit = self._asked.get(id(action))
+        if hit is None or hit[0] is not rules:
+            hit = self._asked[id(action)] = (rules, asked(rules, self._tree(rules), action))
+        accepts = hit[1]
+        if not accepts.asks():
+            return  # answers to an action that asks nothing are left over when it runs, and `test` lists them
+        answers = step.get("answers", []) or []
+        known = rules.symbols | set(rules.kinds) | set(rules.actions) | self.labels(span.file)
+        for i, answer in enumerate(answers if isinstance(answers, list) else []):
+            where = _ispan(answers, i, span)
+            for atom in _atoms(answer):
+                if isinstance(atom, bool) or not isinstance(atom, str | int):
+                    continue
+                text = str(atom)
+                player = _PLAYER.match(text) is not None
+                if isinstance(atom, str) and (text.lower() in _WORDS or text.startswith("$") or " " in text
+                                              or not (player or text in known)):
+                    continue  # a word every decision may take, a piece, a way to pay, or a name reported already
+                if not accepts.fits(atom, player):
+                    self.error(f"the answer {shown(atom)} fits no decision '{name}' can ask (it asks for: "
+                               f"{accepts.wanted()})", where, "answers go to the step's decisions in order")
 
     def _shape(self, doc: dict[str, Any], top: Span) -> None:
         """What a scenario asks that cannot run: a flow without its setup; steps after a setup that must fail."""
@@ -312,6 +341,15 @@ class ScenarioChecker:
         if text not in known:
             self.error(f"the answer '{text}' is no option, symbol or player the modules know", span,
                        did_you_mean(text, known | self.labels(span.file)))
+
+
+def _atoms(answer: Any) -> list[Any]:
+    """The single values of one answer: `{p2: x}` is x, a list for a `count` choice is its items."""
+    if isinstance(answer, dict) and len(answer) == 1:
+        return _atoms(next(iter(answer.values())))
+    if isinstance(answer, list):
+        return [atom for item in answer for atom in _atoms(item)]
+    return [answer]
 
 
 def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
