@@ -65,28 +65,31 @@ def _bar(n: int, p: float, miss: float = 1e-3) -> int:
     return max(k for k in range(n + 1) if _binomial_below(n, p, k) <= miss)
 
 
-# (pack, options, budget, opponent, games, a win rate a correct mcts has there: below the rate measured beforehand)
+# (pack, options, budget, opponent, games, a win rate a correct mcts has there: below the rate measured beforehand,
+# the most often a bot no better than its opponent may pass)
 # Measured on 2-player games, seats alternated, counting wins alone: one-round Village, mcts:4 won 53 of 64
 # against greedy and 54 of 64 against random (0.83, 0.84); Lisboa, mcts:8 won 139 of 200 against random (0.70),
 # but only 17 of 40 against greedy (and mcts:32 16 of 32): at budgets a test can afford, mcts is not stronger
 # than greedy on Lisboa, so that is not claimed (the single seeded game this test played there was luck).
+# CI's time decides the rows: against random only on Lisboa, with 100 games (a bot no better than random still
+# passes there about one run in three, so it guards against a badly broken search; 200 games cut that to one in
+# 25 at twice the CPU), and on Village only against greedy, the stronger opponent.
 STRENGTH = [
-    ("village", (("max_rounds", 1),), "mcts:4", "random", 60, 0.8),
-    ("village", (("max_rounds", 1),), "mcts:4", "greedy", 60, 0.8),
-    ("lisboa", (), "mcts:8", "random", 200, 0.67),
+    ("village", (("max_rounds", 1),), "mcts:4", "greedy", 60, 0.8, 0.04),
+    ("lisboa", (), "mcts:8", "random", 100, 0.67, 0.4),
 ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("pack", "options", "budget", "opponent", "games", "rate"), STRENGTH)
-def test_mcts_beats_random_and_greedy_on_both_packs(pack: str, options: tuple, budget: str, opponent: str,
-                                                    games: int, rate: float) -> None:
+@pytest.mark.parametrize(("pack", "options", "budget", "opponent", "games", "rate", "luck"), STRENGTH)
+def test_mcts_wins_more_often_than_luck_allows(pack: str, options: tuple, budget: str, opponent: str,
+                                               games: int, rate: float, luck: float) -> None:
     """A bound, not one lucky game: mcts must win (alone) at least `bar` of `games` games, half from each seat.
     A correct mcts, winning each game with probability `rate`, falls short once in a thousand runs; a broken
-    one no better than its opponent (at most a half) reaches the bar in fewer than one run in twenty-five.
-    About 60 s of CPU for each Village row and 100 s for Lisboa (0.5 s a game)."""
+    one no better than its opponent (at most a half) reaches the bar in at most `luck` of the runs. About 60 s of
+    CPU for the Village row and 50 s for Lisboa (0.5 s a game)."""
     bar = _bar(games, rate)
-    assert 1 - _binomial_below(games, 0.5, bar) < 0.04  # (the bound itself: see the docstring)
+    assert 1 - _binomial_below(games, 0.5, bar) < luck  # the bound itself
     wins = 0
     for mine, theirs in (("p1", "p2"), ("p2", "p1")):
         r = _wins(ROOT / "rules" / pack, ((mine, budget), (theirs, opponent)), games // 2, options)

@@ -10,8 +10,8 @@ probabilities (open loop: the tree keys a node by the answers that led to it, so
 chance gave it). The option visited most is played. A decision with one option costs nothing.
 
 Work per decision is about `iterations x (tree depth + rollout)` applied decisions; the tree's decisions list their
-options (every candidate proven), the rollout's prove about one each: on 2-player Lisboa `mcts:8` takes about
-17 ms a decision on one core, three times less than when the rollouts listed every decision.
+options (every candidate proven), the rollout's prove about one each: on the second shipped pack, 2 players,
+`mcts:8` takes about 17 ms a decision on one core, three times less than when the rollouts listed every decision.
 """
 
 from __future__ import annotations
