@@ -11,6 +11,7 @@ Intervals are (low, high) with None for "no bound"; an expression whose range is
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,13 @@ class Ranges:
         self.pmin = min([m for m in mins if m is not None], default=self.rules.players_min)
         self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
         self.counts = range(self.pmin, self.pmax + 1)
+
+    def at(self, players: int) -> Ranges:
+        """The same ranges in a game of `players` players: a size and a value given per player count then agree."""
+        one = copy.copy(self)
+        one.pmin = one.pmax = players
+        one.counts = range(players, players + 1)
+        return one
 
     # ------------------------------------------------------------ numbers known before play
     def resolve(self, raw: Any) -> dict[int, int] | None:
@@ -229,8 +237,32 @@ def _compare(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> No
         diags.warning("W821", f"this comparison can never hold: {sides}", f.span(n),
                       "check the numbers against the counters' min and max, the zones' capacities and the players")
     elif _ALWAYS[n.op](a, b):
-        diags.warning("W822", f"this comparison always holds: {sides}", f.span(n),
-                      "it checks nothing: check the numbers, or remove the condition")
+        diags.warning("W822", f"this comparison always holds: {sides}", f.span(n), _CHECKS_NOTHING)
+    elif len(ranges.counts) > 1:
+        _per_count(ranges, f, n, diags)
+
+
+def _per_count(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> None:
+    """The comparison at each player count alone, where its sides move together (`count(z) <= z_size`, with z's
+    capacity z_size a player-count table): what holds at every count, or at none, is reported as above."""
+    sides = []
+    for players in ranges.counts:
+        one = ranges.at(players)
+        a, b = one.of(n.left), one.of(n.right)
+        if a is None or b is None:
+            return
+        sides.append((players, a, b))
+    players, a, b = sides[0]
+    said = f"with {players} players the left side is {_words(a)}, the right side {_words(b)}, and so on"
+    if all(_NEVER[n.op](a, b) for _, a, b in sides):
+        diags.warning("W821", f"this comparison can never hold at any player count: {said}", f.span(n),
+                      "check the numbers against the counters' min and max, the zones' capacities and the players")
+    elif all(_ALWAYS[n.op](a, b) for _, a, b in sides):
+        diags.warning("W822", f"this comparison always holds at every player count: {said}", f.span(n),
+                      _CHECKS_NOTHING)
+
+
+_CHECKS_NOTHING = "it checks nothing: check the numbers, or remove the condition"
 
 
 def _cost(ranges: Ranges, term: e.CostTermC, span: Span, diags: Diagnostics) -> None:
