@@ -55,6 +55,9 @@ actions:
           do: ["me.coins += 1"]
   rest:
     do: ["me.coins += 1"]
+  give:
+    params: {to: player, all: bool, n: int}
+    do: ["to.coins += n"]
   filtered:
     do:
       - choose c from keys(gems)
@@ -64,7 +67,7 @@ actions:
 
 def _errors(tmp_path: Path, steps: str, flow: bool = False) -> list[tuple[str, int, str]]:
     (tmp_path / "t.yaml").write_text(MODULE, encoding="utf-8")
-    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios").mkdir(exist_ok=True)
     (tmp_path / "scenarios" / "s.yaml").write_text(
         f"scenario: answers\nmodules: [t]\nplayers: 2\nsetup: true\nsteps:\n{steps}", encoding="utf-8")
     diags = Diagnostics()
@@ -119,3 +122,21 @@ def test_a_flow_scenario_is_left_alone(tmp_path: Path) -> None:
     for found in discover([tmp_path], diags):
         check_pack(found, diags)
     assert not [d for d in diags.items if "fits no decision" in d.message]
+
+
+@pytest.mark.parametrize(("step", "wanted"), [
+    ("{action: give, player: p1, params: {to: p2, all: false}}", "'give' needs the parameter 'n' (int)"),
+    ("{action: give, player: p1}", "'give' needs the parameters 'to' (player), 'all' (bool), 'n' (int)"),
+    ("{action: give, player: p1, params: {to: p2, al: false, n: 1}}", "'give' has no parameter 'al'"),
+    ("{action: give, player: p1, params: {to: p3, all: false, n: 1}}", "there is no player 'p3' in a 2-player game"),
+    ("{action: give, player: p1, params: {to: p2, all: 1, n: 1}}", "parameter 'all' of 'give' is true or false, "
+                                                                    "not 1"),
+    ("{action: rest}", "action 'rest' is taken by a player: say which"),
+])
+def test_a_step_missing_or_mistyping_what_its_action_needs(tmp_path: Path, step: str, wanted: str) -> None:
+    assert [m for _, _, m in _errors(tmp_path, f"  - {step}\n")] == [wanted]
+
+
+def test_a_step_testing_the_refusal_is_left_alone(tmp_path: Path) -> None:
+    assert _errors(tmp_path, "  - {action: give, player: p1, expect_error: E509}\n") == []
+    assert _errors(tmp_path, "  - {action: give, player: p1, params: {to: p2, all: true, n: 1}}\n") == []

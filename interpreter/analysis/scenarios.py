@@ -260,6 +260,9 @@ class ScenarioChecker:
             return
         if "player" in step:
             self._player(step["player"], count, _vspan(step, "player", span))
+        elif action.by == "player" and not flow:
+            self.error(f"action '{name}' is taken by a player: say which", _vspan(step, "action", span),
+                       "write player: p1 (or the player who takes it) in the step")
         if not flow and code is None:  # with a flow, the phases a move ends may ask with the step's answers too;
             self._fits(rules, name, step, span)  # a refused step may stop before its answers (E712 says so)
         params = step.get("params", {}) or {}
@@ -274,6 +277,15 @@ class ScenarioChecker:
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))
+            elif declared[key] == "bool" and not isinstance(value, bool):
+                self.error(f"parameter '{key}' of '{name}' is true or false, not {shown(value)}", where)
+            elif declared[key] == "player":
+                self._player(value, count, where)
+        missing = [f"'{key}' ({kind})" for key, kind in action.params if key not in params]
+        if missing and isinstance(params, dict) and all(key in declared for key in params):  # else a typo, said
+            self.error(f"'{name}' needs the parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+                       _vspan(step, "params", _vspan(step, "action", span)),
+                       "give every parameter under params: (a step that tests the refusal expects E509)")
 
     def _fits(self, rules: Rules, name: str, step: dict, span: Span) -> None:
         """Each answer (one the modules know) against what the decisions the action can ask accept."""
