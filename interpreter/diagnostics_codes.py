@@ -469,6 +469,37 @@ CODES: dict[str, Code] = {c.code: c for c in (
        "# base.yaml\nvalues: {yield_size: {unknown: 'printed on the card'}}\n# game.yaml (requires base, has a flow)"
        "\nactions: {gather: {do: ['me.ore += yield_size']}}",
        "# game.yaml\nvalues: {yield_size: {value: 3, note: stand-in}}"),
+    _c("W868", "warning", "check", "a substitute for something no cost asks",
+       "A substitute's `pay:` names a counter (or a key of one, or a marker) that no cost of the game asks for: no "
+       "declared cost, action cost or `pay` line has a term it could stand in for, so it is never offered. Often "
+       "the counter was renamed, or the substitute names what is paid instead the wrong way round.",
+       "costs: {hire: '2 coins'}\nsubstitutes:\n  gems_for_points: {pay: 1 points, with: 2 gems}",
+       "costs: {hire: '2 coins'}\nsubstitutes:\n  gems_for_coins: {pay: 1 coins, with: 2 gems}"),
+    _c("W869", "warning", "check", "a parameter whose domain is empty",
+       "An action's parameter ranges over a range (`in: \"low..high\"`) whose high end is below its low end, at "
+       "every player count or some of them (the ends may be values or player-count tables): no value is ever "
+       "offered, so the action can never be taken there.",
+       "values: {most: {by_players: {2: 0, 3: 1}}}\nactions:\n  buy: {params: {n: {type: int, in: '1..most'}}, "
+       "do: [...]}",
+       "values: {most: {by_players: {2: 1, 3: 2}}}\nactions:\n  buy: {params: {n: {type: int, in: '1..most'}}, "
+       "do: [...]}"),
+    _c("E852", "error", "check", "a marker placed at a space its track does not have",
+       "`place MARKER at N` where N (a number, a value, or a formula whose range is known) is never one of the "
+       "spaces of the marker's track, at any player count: every game that reaches the line stops with E510. "
+       "`advance` stops at a straight track's end and wraps on a circular one; `place` does neither.",
+       "tracks: {dial: {spaces: 10, markers: {gauge: 1}}}\nactions:\n  reset: {do: ['place gauge at 11']}",
+       "tracks: {dial: {spaces: 10, markers: {gauge: 1}}}\nactions:\n  reset: {do: ['place gauge at 10']}"),
+    _c("W870", "warning", "check", "scoring rules that never run (no rule says score)",
+       "The pack has a flow and scoring rules, but no rule of the game (the flow's `end.do`, an action, a trigger, "
+       "a phase) runs the statement `score`, so the scoring rules never run and the ranking reads what play left.",
+       "flow:\n  end: {when: round_number > 4, do: []}\nscoring:\n  farms: {do: ['me.points += count(me.farm)']}",
+       "flow:\n  end: {when: round_number > 4, do: [score]}\nscoring:\n  farms: {do: ['me.points += count(me.farm)']}"),
+    _c("E853", "error", "check", "a take passes a value its parameter's domain never holds",
+       "`take ACTION(v)` (or `... as WHO`) passes, written out, a number or a symbol that the parameter's domain "
+       "(`in:`, a range, a list or a set) holds at no player count: the take is refused with E509 every time, "
+       "and so is the rule that takes it.",
+       "actions:\n  buy: {params: {n: {type: int, in: '1..2'}}, do: [...]}\n  bulk: {do: ['take buy(3)']}",
+       "actions:\n  buy: {params: {n: {type: int, in: '1..3'}}, do: [...]}\n  bulk: {do: ['take buy(3)']}"),
     _c("E900", "error", "any", "boardrules itself failed (a bug to report)",
        "An exception no stage expected: a bug in boardrules, never a mistake in the rules. The message names the "
        "rule or command being run; the state is left as it was, and `boardrules` exits with status 3. Please "

@@ -203,7 +203,8 @@ triggers:
 
 
 @pytest.mark.parametrize(("change", "fires"), [("t.age += 1", True), ("t.age -= 1", False), ("t.age = 0", True),
-                                               ("t.age = me.points", False)])
+                                               ("t.age = me.points", True), ("t.age = me.points - 5", False),
+                                               ("t.age = me.points + shame", True)])
 def test_a_sum_of_a_property_no_rule_makes_negative_never_moves_a_counter_down(
         tmp_path: Path, change: str, fires: bool) -> None:
     diags = Diagnostics()

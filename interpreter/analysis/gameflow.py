@@ -4,7 +4,8 @@
 - a phase whose `if:` never holds in a round the game can reach (W853);
 - an action whose guard contradicts the guard of every phase that offers it (W854);
 - an end condition that can never hold, or that holds before the first round (W855);
-- a ranking key that reads only what no rule ever changes (W856).
+- a ranking key that reads only what no rule ever changes (W856);
+- scoring rules that never run, because no rule says `score` (W870).
 
 Conditions are judged by trying them at test points (points.py) over what the linked rules let each number be
 (domains.py): the rounds before the end, the player counts, counters (keyed ones cell by cell), markers' spaces
@@ -24,7 +25,8 @@ from . import domains
 from .facts import Facts
 from .points import INF, Domain, constants, negation, satisfiable, var_key
 from .ranges import Ranges
-from .tree import Linked, walk
+from .tree import Linked, every_effect, walk
+from .zone_watch import fills
 
 MAX_ROUNDS = 10_000
 
@@ -37,7 +39,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     linked = facts.linked
     consts = constants(rules)
     ranges = Ranges(facts)
-    reach = domains.reachable(facts, linked, ranges)
+    reach = {**domains.reachable(facts, linked, ranges), "round_number": (1, INF)}
     last = _last_round(flow.end_when, consts)
     end = flow.end_when.tree if flow.end_when is not None else None
     if end is not None and (last == 1 or _always(end, domains.at_start(facts, linked, ranges), consts)):
@@ -50,9 +52,10 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                       _at(flow.end_when, flow.span), "check which way the rules move the counters and markers it "
                       "reads (they start where they are declared to), or end the game with 'end game'")
     rounds: Domain = (1, last if last is not None else INF)
-    declared = {**domains.declared(rules, ranges), "round_number": rounds}
+    # What the rules let each number be (counters narrowed to the ways rules move them), in the rounds played.
+    declared = {**reach, "round_number": rounds}
     offered: set[str] = set()
-    for phase in flow.phases:
+    for i, phase in enumerate(flow.phases):
         offered.update(phase.actions)
         guard = phase.guard.tree if phase.guard is not None else None
         if guard is not None and satisfiable([guard], declared, consts) is False:
@@ -60,9 +63,32 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                           f"reaches{_before(last)}", _at(phase.guard, phase.span),
                           "check the condition against the end condition and the counters' ranges")
             continue
+        if guard is not None and end is not None and _after_end(flow.phases, i, flow.end_after) and \
+                satisfiable([guard, negation(end)], declared, consts) is False:
+            diags.warning("W853", f"phase '{phase.name}' never runs: its condition holds only when the end "
+                          "condition does, and the game ends before the phase begins", _at(phase.guard, phase.span),
+                          "check the condition against the end condition")
+            continue
         _actions_against(facts, phase, guard, declared, consts, diags)
     _unoffered(facts, linked, offered, diags)
     _ranking(facts, linked, diags)
+    _unscored(facts, linked, diags)
+
+
+def _unscored(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
+    """W870 for scoring rules when no rule of the game says `score` (the flow's `end.do` usually does)."""
+    if any(isinstance(x, e.ScoreE) for body in linked.bodies.values() for x in every_effect(body)):
+        return
+    for rule in facts.rules.scoring:
+        diags.warning("W870", f"scoring rule '{rule.name}' never runs: no rule of the game says score", rule.span,
+                      "add score to the flow's end.do (or to the rule that ends the game)")
+
+
+def _after_end(phases: list[PhaseDef], i: int, end_after: str | None) -> bool:
+    """Whether the end condition is checked on the state a phase's `if:` sees: between phases, when the game ends
+    at once (no `after:`), for a phase other than a round's first (the first begins before the end is checked)
+    whose previous phase has no `after` steps (they run between the check and the `if:`)."""
+    return end_after is None and i > 0 and not phases[i - 1].after
 
 
 def _before(last: int | None) -> str:
@@ -140,12 +166,6 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
     flow = rules.flow
     assert flow is not None
     moves = linked.counter_moves()
-    changed_props: set[str] = set()
-    zones = False
-    for body in linked.bodies.values():
-        ch = linked.changes(body)
-        changed_props |= ch.props
-        zones = zones or ch.zones
     for key, text in flow.ranking:
         if key.tree is None:
             continue
@@ -153,13 +173,15 @@ def _ranking(facts: Facts, linked: Linked, diags: Diagnostics) -> None:
         read = [(n.ref.kind, n.ref.name) if isinstance(n, c.Name) else (n.kind, n.name)
                 for n in c.nodes(key.tree) if isinstance(n, c.Name | c.Attr)]
         counters = {name for kind, name in read if kind in ("counter", "family")}
-        others = {kind for kind, _ in read} & {"zone", "property", "marker", "player_marker", "position", "builtin"}
-        if not counters or others or {name for _, name in read} & facts.inputs:
-            continue  # reads something else too (a zone, a piece, a marker), or is set from outside the rules
-        if any(n in moves for n in counters):
+        zones = {name for kind, name in read if kind == "zone"}  # read by their sizes: count(me.trophies)
+        others = {kind for kind, _ in read} & {"property", "marker", "player_marker", "position", "builtin"}
+        if not (counters | zones) or others or {name for _, name in read} & facts.inputs:
+            continue  # reads something else too (a piece, a marker), or is set from outside the rules
+        if any(n in moves for n in counters) or any(fills(facts, z) for z in zones):
             continue
-        nothing = "changes it" if len(counters) == 1 else "changes any of them"
-        diags.warning("W856", f"the ranking key '{text}' reads {', '.join(sorted(counters))}, but no rule {nothing}, "
+        names = sorted(counters | zones)
+        nothing = "changes it" if len(names) == 1 else "changes any of them"
+        diags.warning("W856", f"the ranking key '{text}' reads {', '.join(names)}, but no rule {nothing}, "
                       "so it ranks nobody", _at(key, _span(text, flow.span)),
                       "score into the counter the ranking reads, or rank by another")
 

@@ -23,6 +23,9 @@ def declaration_refs(rules: Rules) -> list[Ref]:
     for c in rules.counters.values():
         for raw in (c.initial, c.max, c.min):
             use("read", raw)
+        for raw in (*(c.initial.values() if isinstance(c.initial, dict) else ()),
+                    *(x for limits in c.key_limits.values() for x in limits)):
+            use("read", raw)  # a key's own start or cap, named by a value
         if c.overflow == "carry":
             use("write", c.carry_to, "counters")
             use("increase", c.carry_to, "counters")

@@ -12,7 +12,7 @@ from ..diagnostics import Diagnostics
 from ..engine import effects as e
 from ..language import checked as c
 from .facts import Facts
-from .tree import Changes, walk
+from .tree import Changes, key_symbol, walk
 
 # Calls whose result depends only on their arguments, or on zones (their pieces).
 _PURE = {"min", "max", "abs", "len", "sum", "first", "last", "keys", "floor", "ceil"}
@@ -25,8 +25,19 @@ _FIXED_FLOW = {"players", "player_count"}
 
 def _can_change(tree: c.Node, ch: Changes) -> bool | None:
     """Whether running the body can change what `tree` reads; None when it reads something not judged here.
-    Each name is judged by what the checker resolved it to."""
-    for n in c.nodes(tree):
+    Each name is judged by what the checker resolved it to: a zone by its name, a keyed counter's cell by its key
+    when the key is written out."""
+    unknown = False
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, c.Index) and n.cell is not None and (key := key_symbol(n.cell.key)) is not None:
+            counter = getattr(n.cell.counter, "name", None)
+            if counter is None or ch.changes_cell(counter, key):
+                return True
+            stack.extend(x for x in (n.cell.owner,) if x is not None)
+            continue
+        stack.extend(c.children(n))
         if isinstance(n, c.Name):
             kind = n.ref.kind
             if kind in _LOCAL:
@@ -36,25 +47,25 @@ def _can_change(tree: c.Node, ch: Changes) -> bool | None:
                 if n.ref.name in ch.counters:
                     return True
             elif kind == "zone":
-                if ch.zones:
+                if ch.changes_zone(n.ref.name):
                     return True
             elif kind == "marker":
                 if ch.markers:
                     return True
             elif kind not in _FIXED and not (kind == "flow" and n.ref.name in _FIXED_FLOW):
-                return None
+                unknown = True
         elif isinstance(n, c.Attr):
             if (n.kind in ("counter", "family") and n.name in ch.counters) or (
                     n.kind == "property" and n.name in ch.props):
                 return True
-            if n.kind in ("zone", "player_marker") and (ch.zones or ch.markers):
+            if (n.kind == "zone" and ch.changes_zone(n.name)) or (n.kind == "player_marker" and ch.markers):
                 return True
-            if n.kind not in ("counter", "family", "property", "zone"):
-                return None
+            if n.kind not in ("counter", "family", "property", "zone", "player_marker"):
+                unknown = True
         elif isinstance(n, c.PieceLit | c.Index | c.TableRead | c.CanPay | c.CanTake | c.RankBy) or (
                 isinstance(n, c.Call) and n.fn not in _PURE | _ZONE):
-            return None
-    return False
+            unknown = True
+    return None if unknown else False
 
 
 def check(facts: Facts, diags: Diagnostics) -> None:

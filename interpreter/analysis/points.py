@@ -92,7 +92,32 @@ def _eval(node: c.Node, env: dict[str, Any], consts: dict[str, Any]) -> Any:
     if isinstance(node, c.Call) and node.fn in ("min", "max", "abs") and node.args:
         args = [_eval(a, env, consts) for a in node.args]
         return min(args) if node.fn == "min" else max(args) if node.fn == "max" else abs(args[0])
+    if isinstance(node, c.TableRead) and node.constant[0] and type(node.constant[1]) in (bool, int):
+        return node.constant[1]  # an entry of a constant table, every key written out
     raise _Opaque
+
+
+def evaluate(node: c.Node | None, env: dict[str, Any], consts: dict[str, Any]) -> Any:
+    """The value of a formula over the numbers of `env` and `consts`; None when it reads anything else."""
+    if node is None:
+        return None
+    try:
+        return _eval(node, env, consts)
+    except _Opaque:
+        return None
+
+
+def at_player_counts(rules: Rules, counts: range | None = None) -> dict[int, dict[str, Any]]:
+    """For each player count (the pack's, unless `counts` says): the values fixed before play at that count
+    (constants and player-count tables), and `player_count` itself."""
+    fixed = constants(rules)
+    out: dict[int, dict[str, Any]] = {}
+    for count in counts if counts is not None else range(rules.players_min, rules.players_max + 1):
+        out[count] = {**fixed, "player_count": count}
+        for name, v in rules.values.items():
+            if v.kind == "by_players" and isinstance(v.data, dict) and type(v.data.get(count)) is int:
+                out[count][name] = v.data[count]
+    return out
 
 
 def negation(node: c.Node) -> c.Node:

@@ -4,9 +4,14 @@
 - `N x[different]` asking for more keys than the counter has (E823);
 - a cost larger than the most its counter can ever hold at some player count (E824);
 - limits and capacities that contradict each other (E825): a counter's min above its max, a starting value
-  outside its range, a limit of no use at all, creating more pieces than a zone can ever hold.
+  outside its range, a limit of no use at all, creating more pieces than a zone can ever hold;
+- a parameter whose domain, a range, is empty at some player count (W869);
+- `place` at a space the marker's track never has (E852);
+- `take ACTION(v)` with a `v` written out that the parameter's domain never holds (E853).
 
-Intervals are (low, high) with None for "no bound"; an expression whose range is not known gives None.
+The guards of an action see its parameters over their domains (`in: "5..8"`), and a trigger's guard its `old`
+and `new` over the range of what it watches. Intervals are (low, high) with None for "no bound"; an expression
+whose range is not known gives None.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from typing import Any
 
 from ..diagnostics import Diagnostics, Span
 from ..engine import effects as e
-from ..engine.rules import Rules
+from ..engine.rules import ActionDef, Rules
 from ..language import checked as c
 from .facts import Facts
+from .points import at_player_counts, evaluate
+from .tree import walk
 from .uses import Formula, place
 
 Interval = tuple[float, float]
@@ -36,6 +43,7 @@ class Ranges:
         self.pmin = min([m for m in mins if m is not None], default=self.rules.players_min)
         self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
         self.counts = range(self.pmin, self.pmax + 1)
+        self.params: dict[str, Interval] = {}  # the numbers the rule's parameters range over (their domains)
 
     def at(self, players: int) -> Ranges:
         """The same ranges in a game of `players` players: a size and a value given per player count then agree."""
@@ -94,6 +102,8 @@ def _literal(rg: Ranges, node: c.Literal) -> Interval | None:
 
 def _name(rg: Ranges, node: c.Name) -> Interval | None:
     kind, name = node.ref.kind, node.ref.name
+    if kind == "var" and name in rg.params:
+        return rg.params[name]
     if kind == "flow" and name == "player_count":
         return (rg.pmin, rg.pmax)
     if kind in ("const", "value"):
@@ -151,6 +161,11 @@ def _call(rg: Ranges, node: c.Call) -> Interval | None:
     if node.fn == "count" and len(node.args) == 1:
         zone = c.declared(node.args[0], "zone")
         return (0, rg.zone_size(zone)) if zone is not None else (0, INF)
+    if node.fn == "position" and len(node.args) == 1:  # a marker's space: 1 to its track's length
+        marker = c.declared(node.args[0], "marker") or c.declared(node.args[0], "player_marker")
+        track = rg.rules.tracks.get(rg.rules.markers.get(marker or "", ""))
+        spaces = rg.resolve(track.spaces) if track is not None else None
+        return (1, max(spaces.values())) if spaces else None
     if node.fn in ("min", "max") and len(node.args) > 1:
         parts = [rg.of(a) for a in node.args]
         if any(p is None for p in parts):
@@ -209,11 +224,15 @@ def _words(iv: Interval) -> str:
 
 def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
+    domains = {f"actions.{name}": _domains(ranges, a, diags) for name, a in facts.rules.actions.items()}
+    domains |= _watched(ranges)
     for f in facts.index.formulas:
         if f.role == "guard":
+            ranges.params = domains.get(f.rule, {})
             for n in f.nodes:
                 if isinstance(n, c.Compare) and n.op in _NEVER:
                     _compare(ranges, f, n, diags)
+    ranges.params = {}
     for term, span in facts.index.terms:
         _cost(ranges, term, span, diags)
     for _, eff, _ in facts.index.effects:
@@ -224,7 +243,123 @@ def check(facts: Facts, diags: Diagnostics) -> None:
                             "remove the rule, or allow at least 1")
         elif isinstance(eff, e.CreateE):
             _create(ranges, eff, diags)
+        elif isinstance(eff, e.PlaceE):
+            _place(ranges, eff, diags)
+        elif isinstance(eff, e.TakeE):
+            _take(ranges, eff, diags)
     _counters(ranges, facts, diags)
+
+
+def _written(node: c.Node | None) -> Any:
+    """A whole number or a symbol written out; None for anything else."""
+    if isinstance(node, c.Literal) and type(node.value) is int:
+        return node.value
+    if isinstance(node, c.Name) and node.ref.kind == "symbol":
+        return node.ref.name
+    return None
+
+
+def _domain_values(ranges: Ranges, node: c.Node | None) -> dict[int, set[Any]] | None:
+    """What a domain holds at each player count, when it is written out: a range of constant ends, a list of
+    constants, a set's symbols; None otherwise."""
+    counts = at_player_counts(ranges.rules, ranges.counts)
+    if isinstance(node, c.Range):
+        out: dict[int, set[Any]] = {}
+        for n, consts in counts.items():
+            low, high = evaluate(node.low, {}, consts), evaluate(node.high, {}, consts)
+            if type(low) is not int or type(high) is not int:
+                return None
+            out[n] = set(range(low, high + 1)) if high - low < 10_000 else set()
+        return out
+    if isinstance(node, c.ListLit):
+        items = [_written(x) for x in node.items]
+        return None if any(x is None for x in items) else {n: set(items) for n in counts}
+    if isinstance(node, c.Name) and node.ref.kind == "set":
+        return {n: set(ranges.rules.sets.get(node.ref.name, ())) for n in counts}
+    return None
+
+
+def _take(ranges: Ranges, eff: e.TakeE, diags: Diagnostics) -> None:
+    """E853 for `take ACTION(args)` passing a value written out that is not in the parameter's domain at any
+    player count: the take always fails with E509."""
+    action = ranges.rules.actions.get(eff.action)
+    if action is None:
+        return
+    for (param, _), arg in zip(action.params, eff.args, strict=False):
+        value = _written(arg.tree)
+        domain = action.domains.get(param)
+        held = _domain_values(ranges, domain.tree) if value is not None and domain is not None else None
+        if held is not None and held and all(value not in values for values in held.values()):
+            diags.error("E853", f"take {eff.action} passes {value} as '{param}', which its domain never holds",
+                        place(eff), f"pass one of the values of actions.{eff.action}.params.{param}.in")
+
+
+def _place(ranges: Ranges, eff: e.PlaceE, diags: Diagnostics) -> None:
+    """E852 for `place MARKER at N` where N is never a space of the marker's track (the game would stop with
+    E510 there)."""
+    marker = c.declared(eff.marker.tree, "marker") or c.declared(eff.marker.tree, "player_marker")
+    track = ranges.rules.tracks.get(ranges.rules.markers.get(marker or "", ""))
+    spaces = ranges.resolve(track.spaces) if track is not None else None
+    at = ranges.of(eff.at.tree) if eff.at.tree is not None else None
+    if track is None or not spaces or at is None:
+        return
+    if at[1] < 1 or at[0] > max(spaces.values()):
+        diags.error("E852", f"this places '{marker}' at {_words(at).removeprefix('always ')}, but its track "
+                    f"'{track.name}' has spaces 1 to {max(spaces.values())}", place(eff),
+                    f"place it on a space of tracks.{track.name}, or give the track more spaces")
+
+
+def _watched(ranges: Ranges) -> dict[str, dict[str, Interval]]:
+    """For each trigger on a counter, marker or zone: the numbers its `old` and `new` range over (the counter's
+    range, the track's spaces, the zone's sizes), and `excess` (at least 1) for one on what a limit absorbed."""
+    rules = ranges.rules
+    out: dict[str, dict[str, Interval]] = {}
+    for watched, watchers in rules.watchers.items():
+        kind, _, name = watched.rpartition(" ")
+        iv: Interval | None
+        if kind == "marker":
+            track = rules.tracks.get(rules.markers.get(name, ""))
+            spaces = ranges.resolve(track.spaces) if track is not None else None
+            iv = (1, max(spaces.values())) if spaces else None
+        elif kind == "zone":
+            iv = (0, ranges.zone_size(name))
+        else:
+            iv = ranges.counter(name)
+        if iv is None:
+            continue
+        for w in watchers:
+            out[f"triggers.{w.name}"] = {"old": iv, "new": iv, **({"excess": (1, INF)} if w.limit else {})}
+    return out
+
+
+def _domains(ranges: Ranges, action: ActionDef, diags: Diagnostics) -> dict[str, Interval]:
+    """The numbers each parameter of an action ranges over, from a domain written as a range (`1..n`) or a list of
+    numbers, for the guards of the action; a parameter the body assigns again is left out. W869 for a domain
+    that is empty at some player count."""
+    assigned = {x.name for x in walk(action.body) if isinstance(x, e.LetE) and x.op != "let"}
+    out: dict[str, Interval] = {}
+    for name, fn in action.domains.items():
+        tree = fn.tree
+        if isinstance(tree, c.Range):
+            ends = {n: (evaluate(tree.low, {}, consts), evaluate(tree.high, {}, consts))
+                    for n, consts in at_player_counts(ranges.rules, ranges.counts).items()}
+            empty = [n for n, (low, high) in ends.items() if type(low) is int and type(high) is int and high < low]
+            if empty:
+                at = "" if len(empty) == len(ranges.counts) else f" with {', '.join(map(str, empty))} players"
+                diags.warning("W869", f"parameter '{name}' of '{action.name}' ranges over no value{at}, so the "
+                              "action can never be taken", fn.span(tree, action.span) or action.span,
+                              "check the range's ends (a range low..high with high below low is empty)")
+                continue
+            low, high = ranges.of(tree.low), ranges.of(tree.high)
+            iv = (low[0], high[1]) if low is not None and high is not None else None
+        elif isinstance(tree, c.ListLit) and tree.items:
+            parts = [ranges.of(x) for x in tree.items]
+            iv = (min(p[0] for p in parts), max(p[1] for p in parts)) if all(parts) else None  # type: ignore[index]
+        else:
+            iv = None
+        if iv is not None and name not in assigned:
+            out[name] = iv
+    return out
 
 
 def _compare(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> None:

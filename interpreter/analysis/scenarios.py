@@ -29,7 +29,7 @@ from ..language.parser import ParseError, parse
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
 from .answers import Asked, asked
-from .tree import Linked, every_effect, rule_bodies
+from .tree import Changes, Linked, every_effect, rule_bodies
 
 _PLAYER = re.compile(r"^p([1-9])$")
 _WORDS = {"yes", "no", "true", "false", "none", "nothing"}  # nothing: a cost alternative as written
@@ -429,36 +429,118 @@ def _start_value(rules: Rules, key: str, count: int, state: dict[str, Any]) -> o
 
 
 def _holds_at_start(rules: Rules, linked: Linked, doc: dict[str, Any], count: int) -> bool:
-    """Whether every expectation is a counter whose start (state, or declaration untouched by setup) is already
-    the expected value, and which no step's action can change: the steps could be left out and it would pass.
-    (A scenario whose steps could change what it expects, and do not, proves that they do not.)"""
+    """Whether every expectation is a counter (or a marker's position, or a zone's size) whose start (state, or
+    declaration untouched by setup) is already the expected value, and which no step's action can change: the
+    steps could be left out and it would pass. (A scenario whose steps could change what it expects, and do not,
+    proves that they do not.)"""
     steps = doc.get("steps") or []
     if doc.get("flow") is True or any(not isinstance(st, dict) or "expect_error" in st or "action" not in st
                                       for st in steps):
         return False
     state = doc.get("state", {}) or {}
     counters = {str(k): v for k, v in (state.get("counters", {}) or {}).items()} if isinstance(state, dict) else {}
+    markers = {str(k): v for k, v in (state.get("markers", {}) or {}).items()} if isinstance(state, dict) else {}
     touched: set[str] = set()
     setup = [step.body for step in rules.setup] if doc.get("setup", True) is not False else []
     touched.update(name for body in setup for name in linked.changes(body).counters)
-    acts: list[tuple[str, set[str], Any]] = []  # (who acts, what the step may change, the action)
+    if any(linked.changes(body).markers for body in setup):
+        touched.add(_MARKERS)
+    pieces = state.get("pieces", []) if isinstance(state, dict) else []
+    placed = [str(x.get("zone")) for x in pieces or [] if isinstance(x, dict)]
+    emptied = {str(z) for z in (state.get("empty") or [])} if isinstance(state, dict) else set()
+    # (who acts, the counters the step may change, the action, what its body changes, the cost terms it may pay)
+    acts: list[tuple[str, set[str], Any, Changes, list[e.CostTermC]]] = []
     for st in steps:
         action = rules.actions.get(str(st["action"]))
         if action is None:
             return False
-        paid = action.cost.alternatives if action.cost is not None else ()
-        changed = {term.counter for alt in paid for term in alt} | set(linked.changes(action.body).counters)
-        acts.append((str(st.get("player", "")), changed, action))
+        paid = [term for alt in (action.cost.alternatives if action.cost is not None else ()) for term in alt]
+        paid += [term.lacking for term in paid if term.lacking is not None]
+        paid += [term for sub in rules.substitutes for term in sub.instead] if paid else []
+        ch = linked.changes(action.body)
+        changed = {term.counter for term in paid} | set(ch.counters)
+        if any(term.marker for term in paid) or ch.markers:
+            changed.add(_MARKERS)  # which marker, and whose, is not told apart
+        acts.append((str(st.get("player", "")), changed, action, ch, paid))
+    moved_zones = [linked.changes(rules.actions[str(st["action"])].body) for st in steps]
     for key, want in doc["expect"].items():
+        zone = _zone_count(rules, str(key))
+        if zone is not None:
+            name, written = zone
+            if written not in emptied and any(linked.changes(body).changes_zone(name) for body in setup):
+                return False  # setup may put pieces in it
+            if placed.count(written) != want or type(want) is not int or any(ch.changes_zone(name)
+                                                                            for ch in moved_zones):
+                return False
+            continue
+        space = _marker_space(rules, str(key), markers)
+        if space is not None:
+            if space is _UNSURE or space != want or type(space) is not type(want) or _MARKERS in touched or any(
+                    _MARKERS in act[1] for act in acts):
+                return False
+            continue
         start = _start_value(rules, str(key), count, counters)
         owner, _, name = str(key).split("[")[0].rpartition(".")
         if start is _UNSURE or name in touched or start != want or type(start) is not type(want):
             return False
-        for actor, changed, action in acts:
+        cell = str(key).partition("[")[2].rstrip("]") or None
+        for actor, changed, action, ch, paid in acts:
+            if cell is not None and not _may_change_cell(ch, paid, name, cell):
+                continue  # it changes other keys of the counter only
             # Another player's step changes this player's counter only if the action reaches past its own.
             if name in changed and (not owner or owner == actor or not _only_own(linked, action.body, name)):
                 return False
     return True
+
+
+def _may_change_cell(ch: Changes, paid: list[e.CostTermC], counter: str, key: str) -> bool:
+    """Whether a step may change one key of a keyed counter: its body writes that key (or a key not known before
+    play), or a cost it pays asks that key (or any key)."""
+    return ch.changes_cell(counter, key) or any(
+        term.counter == counter and (term.key_fn is not None or term.key in (None, "any", "different", key))
+        for term in paid)
+
+
+def _marker_space(rules: Rules, key: str, state: dict[str, Any]) -> object:
+    """A marker's space before the steps (`position(pawn)`, `position(p1.runner)`): the scenario's state, else its
+    track's start; None when `key` is no marker's position, _UNSURE when the space is not known."""
+    try:
+        node = parse(key, "expr")
+    except ParseError:
+        return None
+    if not isinstance(node, s.Call) or node.fn != "position" or len(node.args) != 1:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, s.Name):
+        marker, written = arg.id, arg.id
+    elif isinstance(arg, s.Attr) and isinstance(arg.obj, s.Name):
+        marker, written = arg.name, f"{arg.obj.id}.{arg.name}"
+    else:
+        return None
+    track = rules.tracks.get(rules.markers.get(marker, ""))
+    if track is None:
+        return None
+    if written in state:
+        return state[written]
+    start = track.markers.get(marker)
+    return start if type(start) is int else _UNSURE
+
+
+def _zone_count(rules: Rules, key: str) -> tuple[str, str] | None:
+    """(zone, the zone as a scenario writes it) for an expectation on a zone's size (`count(pile)`,
+    `count(p1.hand)`); None for anything else."""
+    try:
+        node = parse(key, "expr")
+    except ParseError:
+        return None
+    if not isinstance(node, s.Call) or node.fn != "count" or len(node.args) != 1:
+        return None
+    arg = node.args[0]
+    if isinstance(arg, s.Name) and arg.id in rules.zones:
+        return arg.id, arg.id
+    if isinstance(arg, s.Attr) and isinstance(arg.obj, s.Name) and arg.name in rules.zones:
+        return arg.name, f"{arg.obj.id}.{arg.name}"
+    return None
 
 
 def _only_own(linked: Linked, body: Any, counter: str) -> bool:
@@ -480,3 +562,4 @@ def _only_own(linked: Linked, body: Any, counter: str) -> bool:
 
 
 _UNSURE = object()
+_MARKERS = " markers"  # in a set of counter names: some marker moves (no counter has this name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..engine import effects as e
@@ -92,12 +93,19 @@ def _literal(node: c.Node | None, consts: dict[str, int]) -> int | None:
 
 def _never_negative(node: c.Node, consts: dict[str, int], props: frozenset[str] = frozenset()) -> bool:
     """Whether an amount is 0 or more whatever the state: a count, a length, a property no rule makes negative
-    (`props`), sums and products of such."""
+    (`props`: a property's name), a counter whose floor is 0 or more (`props`: `counters.NAME`), sums and
+    products of such."""
     amount = _literal(node, consts)
     if amount is not None:
         return amount >= 0
     if isinstance(node, c.Attr):
+        if node.kind == "counter":
+            return f"counters.{node.name}" in props
         return node.kind == "property" and node.name in props
+    if isinstance(node, c.Name) and node.ref.kind == "counter":
+        return f"counters.{node.ref.name}" in props
+    if isinstance(node, c.Index) and node.cell is not None:
+        return f"counters.{getattr(node.cell.counter, 'name', '')}" in props
     if isinstance(node, c.Call):
         if node.fn in ("count", "len", "abs"):
             return True
@@ -133,6 +141,32 @@ def step(op: str, value: Any, consts: dict[str, int] | None = None, props: froze
     return {"up" if up else "down"}
 
 
+def key_symbol(node: c.Node | None) -> str | None:
+    """A key written as a declared symbol (`stock[wine]`); None for any other key."""
+    if isinstance(node, c.Name) and node.ref.kind == "symbol":
+        return node.ref.name
+    if isinstance(node, c.Literal) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _source(node: c.Node | None, origins: dict[str, str | None]) -> str | None:
+    """The one zone whose pieces `node` gives (`me.bench`, `first(pile)`, `hand where ...`, a local name bound
+    to pieces of one zone); None when not known before play."""
+    zone = c.declared(node, "zone")
+    if zone is not None:
+        return zone
+    if isinstance(node, c.Call) and node.fn in ("first", "last", "slot") and node.args:
+        return _source(node.args[0], origins)
+    if isinstance(node, c.Where | c.SortedBy):
+        return _source(node.items, origins)
+    if isinstance(node, c.Index):
+        return _source(node.obj, origins)
+    if isinstance(node, c.Name) and node.ref.kind == "var":
+        return origins.get(node.ref.name)
+    return None
+
+
 @dataclass
 class Changes:
     """What running a body can change."""
@@ -141,12 +175,40 @@ class Changes:
     props: set[str] = field(default_factory=set)
     locals: set[str] = field(default_factory=set)
     markers: bool = False
-    zones: bool = False
+    zones: bool = False  # some zone's pieces change
+    zone_names: set[str] = field(default_factory=set)  # the zones whose pieces change, when known
+    any_zone: bool = False  # a change to a zone not known before play (any zone may change)
+    cells: dict[str, set[str] | None] = field(default_factory=dict)  # keyed counter -> keys changed (None: any)
     turn: bool = False  # ends the turn, round or game, passes, or sets the start player
     events: set[str] = field(default_factory=set)
 
-    def counter(self, name: str, ways: set[str]) -> None:
+    def counter(self, name: str, ways: set[str], key: str | None = None) -> None:
+        """`name` moves `ways`; `key`: the one key changed, when it is known before play."""
         self.counters.setdefault(name, set()).update(ways)
+        if key is None:
+            self.cells[name] = None
+        elif name not in self.cells:
+            self.cells[name] = {key}
+        elif (keys := self.cells[name]) is not None:
+            keys.add(key)
+
+    def changes_cell(self, name: str, key: str) -> bool:
+        """Whether the body can change the `key` cell of a counter."""
+        if name not in self.counters:
+            return False
+        keys = self.cells.get(name)
+        return keys is None or key in keys
+
+    def zone(self, names: set[str] | None) -> None:
+        """Pieces of these zones change (None: of any zone)."""
+        self.zones = True
+        if names is None:
+            self.any_zone = True
+        else:
+            self.zone_names |= names
+
+    def changes_zone(self, name: str) -> bool:
+        return self.any_zone or name in self.zone_names
 
 
 class Linked:
@@ -162,11 +224,15 @@ class Linked:
         self.never_negative = self._never_negative_props()
 
     def _never_negative_props(self) -> frozenset[str]:
-        """Whole-number properties no rule makes negative: each default is 0 or more, and every rule sets them
+        """Counters whose floor is 0 or more (as `counters.NAME`), and whole-number properties no rule makes
+        negative: each default is 0 or more, and every rule sets them
         to, or adds to them, an amount that is never negative (worked out together: one may be set from
         another)."""
         r = self.rules
-        props = {p for p, t in r.properties.items() if t == "int" and p not in self.inputs}
+        floored = {f"counters.{n}" for n, x in r.counters.items()
+                   if x.min is not None and x.min >= 0 and all(low is not None and low >= 0
+                                                                  for low, _ in x.key_limits.values())}
+        props = {p for p, t in r.properties.items() if t == "int" and p not in self.inputs} | floored
         props -= {p for (_, p), default in r.prop_defaults.items() if not (type(default) is int and default >= 0)}
         writes: list[tuple[str, str, Expr]] = []
         for body in self.bodies.values():
@@ -250,27 +316,29 @@ class Linked:
         if hit is not None and hit[0] is body:
             return hit[1]
         out = Changes()
+        own = {id(x) for x in walk(body)}  # the body's own effects: where its local names' zones are known
+        origins = self._origins(body)
         for eff in self.reach(body):
             if isinstance(eff, e.SetCounterE):
                 params = self._param_consts.get(id(eff))
                 ways = direction(eff, {**self.consts, **params} if params else self.consts, self.never_negative)
-                out.counter(eff.counter, ways)
-                c = self.rules.counters.get(eff.counter)
-                if c is not None and c.overflow == "carry" and c.carry_to and "up" in ways:
-                    out.counter(c.carry_to, {"up"})
+                key = eff.key.tree.key if isinstance(eff.key, Expr) and isinstance(eff.key.tree, c.Cell) else None
+                out.counter(eff.counter, ways, key_symbol(key))
+                counter = self.rules.counters.get(eff.counter)
+                if counter is not None and counter.overflow == "carry" and counter.carry_to and "up" in ways:
+                    out.counter(counter.carry_to, {"up"})
             elif isinstance(eff, e.PayE):
-                for alt in eff.cost.alternatives:
-                    for term in alt:
-                        if term.marker:
-                            out.markers = True
-                        else:
-                            out.counter(term.counter, {"down"})
+                self._paid(eff.cost, out)
+            elif isinstance(eff, e.TakeE) and eff.action in self.rules.actions:
+                cost = self.rules.actions[eff.action].cost
+                if cost is not None:
+                    self._paid(cost, out)
             elif isinstance(eff, e.SetPropE):
                 out.props.add(eff.prop)
             elif isinstance(eff, e.LetE | e.ChooseE | e.RollE):
                 out.locals.add(eff.name if isinstance(eff, e.LetE) else eff.var)
             elif isinstance(eff, ZONE_CHANGES):
-                out.zones = True
+                out.zone(self._zones_changed(eff, origins if id(eff) in own else {}))
                 if isinstance(eff, e.DrawE):
                     out.locals.add(eff.var)
                 if isinstance(eff, e.CreateE):
@@ -284,6 +352,115 @@ class Linked:
             elif isinstance(eff, e.EmitE | e.DeferE):
                 out.events.add(eff.event)
         self._changes[id(body)] = (body, out)
+        return out
+
+    def _paid(self, cost: e.CostC, out: Changes) -> None:
+        """What paying a cost can change: its terms, and what a substitute pays instead of any of them."""
+        terms = [term for alt in cost.alternatives for term in alt]
+        terms += [term.lacking for term in terms if term.lacking is not None]
+        terms += [x for sub in self.rules.substitutes for x in sub.instead]
+        for term in terms:
+            if term.marker:
+                out.markers = True
+            else:
+                out.counter(term.counter, {"down"}, term.key if term.key not in (None, "any", "different")
+                            and term.key_fn is None else None)
+
+    @cached_property
+    def _links(self) -> bool:
+        """Whether some rule links pieces."""
+        return any(isinstance(x, e.LinkE) for b in self.bodies.values() for x in walk(b))
+
+    def _origins(self, body: e.Body) -> dict[str, str | None]:
+        """The local names `body` binds to pieces of one zone (`choose t from me.bench`, `for t in pile`), by
+        name; None for a name bound twice, or to anything else. Only while no rule links pieces: a moved piece
+        takes its linked pieces along, from wherever they are."""
+        if self._links:
+            return {}
+        out: dict[str, str | None] = {}
+        for eff in walk(body):
+            bound: tuple[str, Any] | None = None
+            if isinstance(eff, e.ChooseE):
+                bound = (eff.var, eff.options)
+            elif isinstance(eff, e.ForE):
+                bound = (eff.var, eff.items)
+            elif isinstance(eff, e.DrawE):
+                bound = (eff.var, eff.zone)
+            elif isinstance(eff, e.LetE):
+                bound = (eff.name, eff.value if eff.op == "let" else None)
+            elif isinstance(eff, e.CreateE) and eff.bind:
+                decl = self.rules.zones.get(c.declared(eff.zone.tree, "zone") or "")
+                # A piece made in a full zone that carries its overflow is in another zone.
+                bound = (eff.bind, eff.zone if decl is not None and decl.overflow != "carry" else None)
+            if bound is None:
+                continue
+            name, fn = bound
+            zone = _source(fn.tree if isinstance(fn, Expr) else None, out)
+            out[name] = zone if name not in out or out[name] == zone else None
+        return out
+
+    @cached_property
+    def emptied(self) -> set[str] | None:
+        """The zones some rule may take a piece out of (`move`, `remove`, `refill ... from`); None when any zone
+        may lose one. A piece a local name holds was in the zone it was taken from, or in a zone a `move` or
+        `refill` has put some piece in since (and where their overflows carry)."""
+        if self._links:
+            return None  # a moved piece takes its linked pieces along, from wherever they are
+        moved_to: set[str] = set()
+        for body in self.bodies.values():
+            for eff in walk(body):
+                if isinstance(eff, e.MoveE | e.RefillE):
+                    zone = c.declared((eff.to if isinstance(eff, e.MoveE) else eff.zone).tree, "zone")
+                    if zone is None:
+                        return None
+                    while zone is not None and zone not in moved_to:
+                        moved_to.add(zone)
+                        decl = self.rules.zones.get(zone)
+                        zone = decl.carry_to if decl is not None and decl.overflow == "carry" else None
+        out: set[str] = set()
+        for body in self.bodies.values():
+            origins = self._origins(body)
+            for eff in walk(body):
+                if isinstance(eff, e.RefillE):
+                    node = eff.source.tree
+                elif isinstance(eff, e.MoveE | e.RemoveE):
+                    node = eff.what.tree
+                else:
+                    continue
+                zone = _source(node, origins)
+                if zone is None:
+                    return None
+                out.add(zone)
+                if _source(node, {}) is None:  # through a local name: the piece may have moved since
+                    out |= moved_to
+        return out
+
+    def _zones_changed(self, eff: e.Effect, origins: dict[str, str | None]) -> set[str] | None:
+        """The zones whose pieces an effect changes (None: any zone may change)."""
+        if isinstance(eff, e.DrawE):
+            return set()  # a draw binds a piece without moving it
+        if self._links and isinstance(eff, e.MoveE | e.RemoveE):
+            return None  # linked pieces go along, from wherever they are
+        fns: list[Any]
+        if isinstance(eff, e.MoveE):
+            fns = [eff.what, eff.to]
+        elif isinstance(eff, e.CreateE | e.ShuffleE):
+            fns = [eff.zone]
+        elif isinstance(eff, e.RemoveE):
+            fns = [eff.what]
+        elif isinstance(eff, e.RefillE):
+            fns = [eff.zone, eff.source]
+        else:
+            return None
+        out: set[str] = set()
+        for fn in fns:
+            zone = _source(fn.tree if isinstance(fn, Expr) else None, origins)
+            if zone is None:
+                return None
+            while zone is not None and zone not in out:  # a full zone's overflow carries pieces on
+                out.add(zone)
+                decl = self.rules.zones.get(zone)
+                zone = decl.carry_to if decl is not None and decl.overflow == "carry" else None
         return out
 
     def counter_moves(self) -> dict[str, set[str]]:

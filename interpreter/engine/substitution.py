@@ -35,6 +35,7 @@ class SubstituteDef:
     span: Span
     shortfall: bool = False  # only the units the payer lacks are paid instead: one way, not every mix
     texts: tuple[str, str] = ("", "")  # `pay` and `with` as written, for explain
+    pay_at: Span | None = None  # where `pay`'s term is written
 
 
 class Due(NamedTuple):

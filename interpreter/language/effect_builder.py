@@ -38,6 +38,7 @@ from .types import (
     comparable,
     declared,
     list_of,
+    member_of,
 )
 
 _INIT_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -201,6 +202,13 @@ class Builder:
             return None
         return expr
 
+    def domain(self, param: str, word: str, fn: Expr, span: Span) -> None:
+        """E402 when a parameter's domain (`in:`) can hold no value of the parameter's type (`{type: int, in:
+        colours}`): the action could never be taken with a value from it."""
+        if fn.tree is not None and not member_of(declared(word), fn.tree.type):
+            self.error("E402", f"parameter '{param}' is {declared(word).words()}, but its domain gives "
+                       f"{fn.tree.type.words()}", span, "give the parameter the type of its domain's values")
+
     def _bounded(self, value: object, limit: str, what: str, span: Span) -> None:
         """A constant that already exceeds a work limit is reported at check time (E513), not at play."""
         if type(value) is int:
@@ -350,6 +358,11 @@ class Builder:
 
     def _as_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
         who = self.expression(block["as"], here, scope)
+        if who is not None and who.tree is not None and who.tree.type not in (ANY, PLAYER):
+            # `as: w` for a piece (meant `w.owner`) would stop every game that reaches it with E510.
+            self.error("E402", f"the player the block runs for should be a player, but it is "
+                       f"{who.tree.type.words()}", here, "name a player: `as: w.owner`, `as: next_player(me)`")
+            who = None
         inner = scope.child()
         inner.has_me = True  # inside the block `me` is the player it runs for, even in a game rule
         body = self._sub(block, "do", span, inner)

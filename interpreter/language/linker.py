@@ -627,6 +627,7 @@ class Linker:
                 fn = b.expression(spec["in"], _vspan(spec, "in", d.span), Scope({}, by != "game"))
                 if fn is not None:
                     domains[str(pname)] = fn
+                    b.domain(str(pname), dict(params).get(str(pname), "any"), fn, _vspan(spec, "in", d.span))
         return ActionDef(name, str(n.get("title", name)), by, params, guard,
                          str(n["allowed_if"]) if "allowed_if" in n else None, cost, body, d.span, n.get("source"),
                          domains)

@@ -81,8 +81,8 @@ def set_options(rules: Rules, options: dict[str, tuple[Any, Span]], diags: Diagn
 
 def _in_range(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostics) -> None:
     """E851 for a whole number an option gives a value outside what the value feeds: a counter's starting value
-    (the value named as its `initial`) outside its min and max, or a size below 0 (an option on the counter
-    itself is checked by _set_counter)."""
+    (the value named as its `initial`) outside its min and max, a counter's max (or a key's) below its min or its
+    start, or a size below 0 (an option on the counter itself is checked by _set_counter)."""
     if type(value) is not int:
         return
     for c in rules.counters.values():
@@ -95,6 +95,19 @@ def _in_range(rules: Rules, name: str, value: Any, span: Span, diags: Diagnostic
             diags.error("E851", f"option '{name}' = {value} starts counter '{c.name}' outside its range ({where})",
                         span, f"give a number {where}, or change counters.{c.name}'s min or max")
             return
+    for c in rules.counters.values():
+        caps = [(None, c.max)] + [(key, cap) for key, (_, cap) in c.key_limits.items()]
+        for key, cap in caps:
+            if not (isinstance(cap, str) and cap == name):
+                continue
+            floor = c.limits_of(key)[0]
+            start = c.initial.get(key, 0) if isinstance(c.initial, dict) else c.initial
+            bounds = [x for x in (floor, start) if type(x) is int]  # its floor (none: min null) and its start
+            if bounds and value < max(bounds):
+                cell = c.name if key is None else f"{c.name}[{key}]"
+                diags.error("E851", f"option '{name}' = {value} gives counter '{cell}' a max below its min or "
+                            f"start {max(bounds)}", span, f"give a number of at least {max(bounds)}")
+                return
     sizes: list[tuple[Any, str, Any]] = [(z, "capacity", z.capacity) for z in rules.zones.values()]
     sizes += [(z, "slots", z.slots) for z in rules.zones.values()]
     sizes += [(t, "spaces", t.spaces) for t in rules.tracks.values()]
@@ -146,7 +159,7 @@ def _set_counter(rules: Rules, name: str, value: Any, span: Span, diags: Diagnos
     if isinstance(value, dict) and c.keys is not None:
         bad = [k for k in value if k not in c.keys]
         if bad:
-            diags.error("E401", f"option '{name}': {show(bad[0])} is not a key of '{name}'", span,
+            diags.error("E416", f"option '{name}': {show(bad[0])} is not a key of '{name}'", span,
                         did_you_mean(bad[0], c.keys) if len(bad[0]) <= 100 else None)
             return False
         if any(type_of(v) != "int" for v in value.values()):

@@ -61,4 +61,5 @@ def build(b: Builder, rules: Rules, name: str, d: Any) -> None:
         return
     guard = b.expression(n["if"], spans.get("if", d.span), scope) if "if" in n else None
     rules.substitutes.append(SubstituteDef(name, term.counter, term.key, unit, paid.alternatives[0], guard, d.span,
-                                           n.get("shortfall") is True, (str(n.get("pay")), str(n.get("with")))))
+                                           n.get("shortfall") is True, (str(n.get("pay")), str(n.get("with"))),
+                                           pay_text.at(term.pos)))

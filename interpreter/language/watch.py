@@ -128,14 +128,16 @@ def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics)
     if c.overflow not in OVERFLOWS:
         diags.error("E201", f"overflow is one of {', '.join(OVERFLOWS)}, not {shown(c.overflow)}", span)
         return
+    if c.overflow != "refuse" and c.max is None and all(high is None for _, high in c.key_limits.values()):
+        diags.error("E402", f"counter '{c.name}' overflows only above a max, and it has none", span)
     if c.overflow != "carry":
         if c.carry_to is not None:
             diags.error("E402", f"carry_to needs overflow: carry (counter '{c.name}' has {c.overflow})", span)
         return
-    if c.max is None and all(high is None for _, high in c.key_limits.values()):
-        diags.error("E402", f"counter '{c.name}' overflows only above a max, and it has none", span)
     target = rules.counters.get(str(c.carry_to))
-    if target is None:
+    if c.carry_to is None:
+        diags.error("E402", f"counter '{c.name}' carries its excess, but says nowhere to: give carry_to", span)
+    elif target is None:
         diags.error("E401", f"unknown counter '{c.carry_to}'", span, did_you_mean(str(c.carry_to), rules.counters))
     elif target.name == c.name:
         diags.error("E402", f"counter '{c.name}' cannot carry its excess to itself", span)
@@ -143,6 +145,15 @@ def check_overflow(rules: Rules, c: CounterDecl, span: Span, diags: Diagnostics)
         diags.error("E402", f"the excess of game counter '{c.name}' has no owner to go to in '{target.name}'", span)
     elif target.keys is not None and (c.keys is None or not set(c.keys) <= set(target.keys)):
         diags.error("E402", f"'{target.name}' is keyed: the excess of '{c.name}' needs keys it also has", span)
+    else:
+        chain = [c.name]
+        while target is not None and target.name not in chain:
+            chain.append(target.name)
+            target = rules.counters.get(str(target.carry_to)) if target.overflow == "carry" else None
+        if target is not None and target.name == c.name:
+            # With every counter of the circle at its max, the excess would go round without end.
+            diags.error("E402", f"counter '{c.name}' carries its excess in a circle: {' -> '.join([*chain, c.name])}",
+                        span, "let one counter of the circle discard its excess or refuse it")
 
 
 def check_zone_overflow(rules: Rules, z: ZoneDecl, span: Span, diags: Diagnostics) -> None:
@@ -160,7 +171,9 @@ def check_zone_overflow(rules: Rules, z: ZoneDecl, span: Span, diags: Diagnostic
             diags.error("E402", f"carry_to needs overflow: carry (zone '{z.name}' has discard)", span)
         return
     target = rules.zones.get(str(z.carry_to))
-    if target is None:
+    if z.carry_to is None:
+        diags.error("E402", f"zone '{z.name}' carries what does not fit, but says nowhere to: give carry_to", span)
+    elif target is None:
         diags.error("E401", f"unknown zone '{z.carry_to}'", span, did_you_mean(str(z.carry_to), rules.zones))
     elif target.name == z.name:
         diags.error("E402", f"zone '{z.name}' cannot carry its overflow to itself", span)
