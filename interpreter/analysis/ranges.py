@@ -102,7 +102,7 @@ def _literal(rg: Ranges, node: c.Literal) -> Interval | None:
 
 def _name(rg: Ranges, node: c.Name) -> Interval | None:
     kind, name = node.ref.kind, node.ref.name
-    if kind == "var" and name in rg.params:
+    if kind in ("var", "local") and name in rg.params:
         return rg.params[name]
     if kind == "flow" and name == "player_count":
         return (rg.pmin, rg.pmax)
@@ -226,6 +226,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
     domains = {f"actions.{name}": _domains(ranges, a, diags) for name, a in facts.rules.actions.items()}
     domains |= _watched(ranges)
+    for rule, rolled in _rolled(facts).items():
+        domains[rule] = {**rolled, **domains.get(rule, {})}
     for f in facts.index.formulas:
         if f.role == "guard":
             ranges.params = domains.get(f.rule, {})
@@ -330,6 +332,21 @@ def _watched(ranges: Ranges) -> dict[str, dict[str, Interval]]:
         for w in watchers:
             out[f"triggers.{w.name}"] = {"old": iv, "new": iv, **({"excess": (1, INF)} if w.limit else {})}
     return out
+
+
+def _rolled(facts: Facts) -> dict[str, dict[str, Interval]]:
+    """Per rule, the local names only `roll DIE as x` binds there (in every block that binds them), from 1 to the
+    most sides of those dice: `if: r == 7` after `roll d6 as r` never holds."""
+    sides: dict[str, dict[str, list[int | None]]] = {}
+    for rule, eff, _ in facts.index.effects:
+        if isinstance(eff, e.RollE | e.ChooseE | e.DrawE | e.ForE):
+            name: str | None = eff.var
+        else:
+            name = eff.name if isinstance(eff, e.LetE) else eff.bind if isinstance(eff, e.CreateE) else None
+        if name is not None:
+            sides.setdefault(rule, {}).setdefault(name, []).append(eff.sides if isinstance(eff, e.RollE) else None)
+    return {rule: {name: (1, max(s for s in ns if s is not None)) for name, ns in names.items() if None not in ns}
+            for rule, names in sides.items()}
 
 
 def _domains(ranges: Ranges, action: ActionDef, diags: Diagnostics) -> dict[str, Interval]:
