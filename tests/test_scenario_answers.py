@@ -140,3 +140,12 @@ def test_a_step_missing_or_mistyping_what_its_action_needs(tmp_path: Path, step:
 def test_a_step_testing_the_refusal_is_left_alone(tmp_path: Path) -> None:
     assert _errors(tmp_path, "  - {action: give, player: p1, expect_error: E509}\n") == []
     assert _errors(tmp_path, "  - {action: give, player: p1, params: {to: p2, all: true, n: 1}}\n") == []
+
+
+@pytest.mark.parametrize(("tail", "line"), [
+    ("expect:\n  p1.gems: 2\n", 8),
+    ("state:\n  counters:\n    p1.gems: 2\n", 9),
+])
+def test_a_keyed_counter_without_its_key(tmp_path: Path, tail: str, line: int) -> None:
+    errors = _errors(tmp_path, "  - {action: pick, player: p1, answers: [red]}\n" + tail)
+    assert errors == [("E841", line, "'p1.gems' is a keyed counter: name one key")]

@@ -26,6 +26,7 @@ from ..language.loader import load_yaml_bytes, read_file
 from ..language.options import set_options
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
+from ..language.types import FAMILY
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
 from .answers import Asked, asked
@@ -367,9 +368,11 @@ def _atoms(answer: Any) -> list[Any]:
 def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
     """None when `text` is an expression whose names and types resolve; else its error's message and hint."""
     try:
-        builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
+        kind = builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
     except (ParseError, CompileError) as err:
         return err.message, err.hint
+    if kind == FAMILY:  # a keyed counter as a whole holds no one number to set or expect
+        return f"'{text}' is a keyed counter: name one key", f"write {text}[key]"
     return None
 
 
