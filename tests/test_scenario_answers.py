@@ -149,3 +149,30 @@ def test_a_step_testing_the_refusal_is_left_alone(tmp_path: Path) -> None:
 def test_a_keyed_counter_without_its_key(tmp_path: Path, tail: str, line: int) -> None:
     errors = _errors(tmp_path, "  - {action: pick, player: p1, answers: [red]}\n" + tail)
     assert errors == [("E841", line, "'p1.gems' is a keyed counter: name one key")]
+
+
+def test_yes_to_an_action_with_no_may(tmp_path: Path) -> None:
+    assert _errors(tmp_path, "  - {action: pick, player: p1, answers: [red, yes]}\n") == [
+        ("E841", 6, "the answer true fits no decision 'pick' can ask: it has no `may` (it asks for: blue, red)")]
+
+
+def test_a_keyed_counter_counted_in_an_expectation(tmp_path: Path) -> None:
+    errors = _errors(tmp_path, "  - {action: pick, player: p1, answers: [red]}\nexpect:\n  p1.gems[red]: 3\n"
+                               "  count(p1.gems): 1\n")
+    assert errors == [("E841", 9, "argument 1 of 'count' should be a list or a zone, but it is a keyed counter")]
+
+
+def test_a_state_giving_two_pieces_one_id(tmp_path: Path) -> None:
+    (tmp_path / "t.yaml").write_text(MODULE + "pieces:\n  pawn: {}\nzones:\n  yard: {per: player}\n",
+                                     encoding="utf-8")
+    steps = ("  - {action: pick, player: p1, answers: [red]}\nstate:\n  pieces:\n    - {id: a, kind: pawn, zone: "
+             "p1.yard}\n    - {id: a, kind: pawn, zone: p2.yard}\nexpect:\n  p1.yard: 1\n  count(p2.yard): 1\n")
+    (tmp_path / "scenarios").mkdir(exist_ok=True)
+    (tmp_path / "scenarios" / "s.yaml").write_text(
+        f"scenario: answers\nmodules: [t]\nplayers: 2\nsteps:\n{steps}", encoding="utf-8")
+    diags = Diagnostics()
+    for found in discover([tmp_path], diags):
+        check_pack(found, diags)
+    assert [(d.code, d.span.line if d.span else 0, d.message) for d in diags.sorted() if d.severity == "error"] == [
+        ("E403", 9, "a piece with id 'a' already exists"),
+        ("E841", 11, "'p1.yard' is a zone, and a zone is never a number")]

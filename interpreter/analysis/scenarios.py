@@ -26,7 +26,7 @@ from ..language.loader import load_yaml_bytes, read_file
 from ..language.options import set_options
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
-from ..language.types import FAMILY
+from ..language.types import FAMILY, ZONE
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
 from .answers import Asked, asked
@@ -146,6 +146,9 @@ class ScenarioChecker:
         kspans = getattr(expect, "key_spans", {})
         for key in expect:
             self._compiles(builder, str(key), kspans.get(key, top))
+            if _zone_size(builder, str(key)) and type(expect[key]) is int:
+                self.error(f"'{key}' is a zone, and a zone is never a number", kspans.get(key, top),
+                           f"expect its size: count({key})")
         if steps and isinstance(expect, dict) and expect and _holds_at_start(rules, self._tree(rules), doc, count):
             self.diags.warning("W863", "every expectation of this scenario already holds before its steps, so it "
                                "proves nothing about them", getattr(doc, "key_spans", {}).get("expect", top),
@@ -214,7 +217,11 @@ class ScenarioChecker:
             span = _ispan(pieces, i, base)
             if not isinstance(piece, dict):
                 continue
-            ids.add(str(piece.get("id")))
+            pid = str(piece.get("id"))
+            if pid in ids:
+                self.diags.error("E403", f"a piece with id '{pid}' already exists", _vspan(piece, "id", span),
+                                 "give each piece of the state its own id")
+            ids.add(pid)
             kind = str(piece.get("kind"))
             if kind not in rules.kinds:
                 self.error(f"unknown piece kind '{kind}'", _vspan(piece, "kind", span),
@@ -302,7 +309,13 @@ class ScenarioChecker:
         for i, answer in enumerate(answers if isinstance(answers, list) else []):
             where = _ispan(answers, i, span)
             for atom in _atoms(answer):
-                if isinstance(atom, bool) or not isinstance(atom, str | int):
+                if isinstance(atom, bool) or str(atom).lower() in ("yes", "no"):
+                    if not (accepts.yes_no or accepts.anything):
+                        self.error(f"the answer {shown(atom)} fits no decision '{name}' can ask: it has no `may` "
+                                   f"(it asks for: {accepts.wanted()})", where,
+                                   "answers go to the step's decisions in order")
+                    continue
+                if not isinstance(atom, str | int):
                     continue
                 text = str(atom)
                 player = _PLAYER.match(text) is not None
@@ -363,6 +376,14 @@ def _atoms(answer: Any) -> list[Any]:
     if isinstance(answer, list):
         return [atom for item in answer for atom in _atoms(item)]
     return [answer]
+
+
+def _zone_size(builder: Builder, text: str) -> bool:
+    """Whether an expectation's formula is a zone (whose size `count(...)` gives)."""
+    try:
+        return builder.exprs.resolve(parse(text, "expr"), Scope({}, False)) == ZONE
+    except (ParseError, CompileError):
+        return False
 
 
 def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
