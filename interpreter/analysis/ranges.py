@@ -239,9 +239,10 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         _cost(ranges, term, span, diags)
     for _, eff, _ in facts.index.effects:
         if isinstance(eff, e.LimitE):
-            count = eff.count.tree
-            if isinstance(count, c.Literal) and type(count.value) is int and count.value <= 0:
-                diags.error("E825", f"limit {eff.name} to {count.value} allows no use at all", place(eff),
+            count = ranges.of(eff.count.tree) if eff.count.tree is not None else None
+            if count is not None and count[1] <= 0:
+                said = int(count[1]) if count[0] == count[1] else f"at most {int(count[1])}"
+                diags.error("E825", f"limit {eff.name} to {said} allows no use at all", place(eff),
                             "remove the rule, or allow at least 1")
         elif isinstance(eff, e.CreateE):
             _create(ranges, eff, diags)
@@ -476,6 +477,10 @@ def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
             diags.error("E825", f"counter '{name}' has min {low} above its max {min(highs.values())}", where,
                         "swap them, or lower min")
             continue
+        declared = ranges.rules.counters.get(name)
+        if declared is not None and (declared.key_limits or isinstance(declared.initial, dict)):
+            _per_key(ranges, declared, node, decl.span, diags)
+            continue
         initial = ranges.resolve(node.get("initial", 0))
         if not initial or low is None:
             continue
@@ -483,3 +488,23 @@ def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
         if outside:
             diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range",
                         node.at("initial", decl.span), "change the starting value, min or max")
+
+
+def _per_key(ranges: Ranges, counter: Any, node: Any, span: Span, diags: Diagnostics) -> None:
+    """E825 for a keyed counter whose limits or start are given per key: a key's min above its max, or a key
+    starting outside its own range."""
+    for key in counter.keys or ():
+        low, high = counter.key_limits.get(key, (counter.min, counter.max))
+        highs = ranges.resolve(high) if high is not None else None
+        if low is not None and highs and any(h < low for h in highs.values()):
+            diags.error("E825", f"counter '{counter.name}' has min {low} above its max {min(highs.values())} for "
+                        f"{key}", node.at("max", span), "swap them, or lower min")
+            return
+        raw = counter.initial.get(key, 0) if isinstance(counter.initial, dict) else counter.initial
+        start = ranges.resolve(raw if raw is not None else 0)
+        outside = [v for p, v in (start or {}).items()
+                   if (low is not None and v < low) or (highs and p in highs and v > highs[p])]
+        if outside:
+            diags.error("E825", f"counter '{counter.name}' starts at {outside[0]} for {key}, outside its range",
+                        node.at("initial", span), "change the starting value, min or max")
+            return
