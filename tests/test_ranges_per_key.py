@@ -53,3 +53,33 @@ def test_limits_per_key(tmp_path: Path, counter: str, found: list) -> None:
                                               ("0", [(12, "limit a to 0 allows no use at all")]), ("2", [])])
 def test_a_limit_of_no_use(tmp_path: Path, limit: str, found: list) -> None:
     assert _e825(tmp_path, "{per: player, keys: colours}", limit) == found
+
+
+
+TRACK = """
+module: t
+title: Track
+players: {min: 2, max: 3}
+counters:
+  coins: {per: player, output: true}
+tracks:
+  road:
+    spaces: 5
+    markers: {pawn: START}
+actions:
+  a:
+    do: ["advance pawn by 1", "me.coins += position(pawn)"]
+"""
+
+
+@pytest.mark.parametrize(("start", "found"), [
+    ("6", [(10, "marker 'pawn' starts on space 6, but its track 'road' has spaces 1 to 5")]),
+    ("5", []),
+    ("1", []),
+])
+def test_a_marker_starting_off_its_track(tmp_path: Path, start: str, found: list) -> None:
+    (tmp_path / "t.yaml").write_text(TRACK.replace("START", start), encoding="utf-8")
+    diags = Diagnostics()
+    for pack in discover([tmp_path], diags):
+        check_pack(pack, diags)
+    assert [(d.span.line if d.span else 0, d.message) for d in diags.sorted() if d.code == "E852"] == found

@@ -251,6 +251,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         elif isinstance(eff, e.TakeE):
             _take(ranges, eff, diags)
     _counters(ranges, facts, diags)
+    _marker_starts(ranges, diags)
 
 
 def _written(node: c.Node | None) -> Any:
@@ -508,3 +509,18 @@ def _per_key(ranges: Ranges, counter: Any, node: Any, span: Span, diags: Diagnos
             diags.error("E825", f"counter '{counter.name}' starts at {outside[0]} for {key}, outside its range",
                         node.at("initial", span), "change the starting value, min or max")
             return
+
+
+def _marker_starts(ranges: Ranges, diags: Diagnostics) -> None:
+    """E852 for a marker that starts on a space its track does not have (at some player count)."""
+    written = {w.name: w for ws in ranges.rules.written.values() for w in ws if w.section == "tracks"}
+    for name, track in ranges.rules.tracks.items():
+        spaces = ranges.resolve(track.spaces)
+        if not spaces:
+            continue
+        for marker, start in track.markers.items():
+            if start < 1 or start > min(spaces.values()):
+                where = written[name].at("markers", track.span) if name in written else track.span
+                diags.error("E852", f"marker '{marker}' starts on space {start}, but its track '{name}' has spaces "
+                            f"1 to {min(spaces.values())}", where,
+                            f"start it on a space of tracks.{name}, or give the track more spaces")
