@@ -73,12 +73,12 @@ def asked(rules: Rules, linked: Linked, action: ActionDef) -> Asked:
 
 
 def _by_chance(by: Any) -> bool:
-    tree = getattr(by, "tree", None)
+    tree = by.tree if by is not None else None
     return isinstance(tree, c.Name) and tree.ref.kind == "flow" and tree.ref.name == "chance"
 
 
 def _choice(rules: Rules, eff: e.ChooseE, out: Asked) -> None:
-    tree = getattr(eff.options, "tree", None)
+    tree = eff.options.tree
     kind = tree.type if tree is not None else ANY
     if eff.optional:
         out.words.add("none")
