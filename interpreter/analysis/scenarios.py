@@ -26,7 +26,7 @@ from ..language.loader import load_yaml_bytes, read_file
 from ..language.options import set_options
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
-from ..language.types import FAMILY, ZONE
+from ..language.types import FAMILY, ZONE, Type
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
 from .answers import Asked, asked
@@ -63,9 +63,10 @@ class ScenarioChecker:
         self._trees: dict[int, tuple[Rules, Linked]] = {}
         self._builders: dict[int, tuple[Rules, Builder]] = {}
         # Per builder, what each expression text resolves to: None, or the error (message, hint) it reports.
-        self._resolved: dict[int, dict[str, tuple[str, str | None] | None]] = {}
+        self._resolved: dict[int, dict[str, tuple[tuple[str, str | None] | None, Type | None]]] = {}
         self._dirs: dict[str, str] = {}  # real paths of the scenario files' directories, for display()
         self._asked: dict[int, tuple[Rules, Asked]] = {}  # per action: what its decisions accept
+        self._known: dict[int, tuple[Rules, set[str]]] = {}  # per link: the names an answer may be
 
     def _builder(self, rules: Rules) -> Builder:
         """A builder over a link, made once for all the scenarios that use it: the checks use only its
@@ -145,8 +146,7 @@ class ScenarioChecker:
         expect = doc.get("expect", {}) or {}
         kspans = getattr(expect, "key_spans", {})
         for key in expect:
-            self._compiles(builder, str(key), kspans.get(key, top))
-            if _zone_size(builder, str(key)) and type(expect[key]) is int:
+            if self._compiles(builder, str(key), kspans.get(key, top)) == ZONE and type(expect[key]) is int:
                 self.error(f"'{key}' is a zone, and a zone is never a number", kspans.get(key, top),
                            f"expect its size: count({key})")
         if steps and isinstance(expect, dict) and expect and _holds_at_start(rules, self._tree(rules), doc, count):
@@ -175,15 +175,17 @@ class ScenarioChecker:
             self._rules[key] = None if found.has_errors else rules
         return self._rules[key]
 
-    def _compiles(self, builder: Builder, text: str, span: Span) -> None:
-        """Resolve an expression's names and types (E841 for each problem), without generating its code. The
-        same text against the same link resolves the same way: many scenarios expect the same counters."""
+    def _compiles(self, builder: Builder, text: str, span: Span) -> Type | None:
+        """Resolve an expression's names and types (E841 for each problem), without generating its code; its type
+        when it resolves. The same text against the same link resolves the same way: many scenarios expect the
+        same counters."""
         known = self._resolved[id(builder)]
         if text not in known:
             known[text] = _resolution(builder, text)
-        failed = known[text]
+        failed, kind = known[text]
         if failed is not None:
             self.error(failed[0], span, failed[1])
+        return kind
 
     def _player(self, raw: Any, count: int, span: Span) -> bool:
         m = _PLAYER.match(str(raw))
@@ -305,7 +307,11 @@ class ScenarioChecker:
         if not accepts.asks():
             return  # answers to an action that asks nothing are left over when it runs, and `test` lists them
         answers = step.get("answers", []) or []
-        known = rules.symbols | set(rules.kinds) | set(rules.actions) | self.labels(span.file)
+        hit_known = self._known.get(id(rules))
+        if hit_known is None or hit_known[0] is not rules:
+            words = rules.symbols | set(rules.kinds) | set(rules.actions) | self.labels(span.file)
+            hit_known = self._known[id(rules)] = (rules, words)
+        known = hit_known[1]
         for i, answer in enumerate(answers if isinstance(answers, list) else []):
             where = _ispan(answers, i, span)
             for atom in _atoms(answer):
@@ -378,23 +384,16 @@ def _atoms(answer: Any) -> list[Any]:
     return [answer]
 
 
-def _zone_size(builder: Builder, text: str) -> bool:
-    """Whether an expectation's formula is a zone (whose size `count(...)` gives)."""
-    try:
-        return builder.exprs.resolve(parse(text, "expr"), Scope({}, False)) == ZONE
-    except (ParseError, CompileError):
-        return False
-
-
-def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
-    """None when `text` is an expression whose names and types resolve; else its error's message and hint."""
+def _resolution(builder: Builder, text: str) -> tuple[tuple[str, str | None] | None, Type | None]:
+    """(None, its type) when `text` is an expression whose names and types resolve; else (its error's message
+    and hint, None)."""
     try:
         kind = builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
     except (ParseError, CompileError) as err:
-        return err.message, err.hint
+        return (err.message, err.hint), None
     if kind == FAMILY:  # a keyed counter as a whole holds no one number to set or expect
-        return f"'{text}' is a keyed counter: name one key", f"write {text}[key]"
-    return None
+        return (f"'{text}' is a keyed counter: name one key", f"write {text}[key]"), None
+    return None, kind
 
 
 def option_labels(rules: Rules) -> set[str]:
