@@ -3,7 +3,8 @@
 `dataclasses` writes each class's `__init__`, `__repr__`, `__eq__`, `__hash__` and frozen `__setattr__` as
 source text and compiles it when the class is made. For the ~130 classes of the syntax tree, the checked tree,
 the effect tree and the linked rules that was most of the package's own import time, paid again by every
-process (`boardrules check` of the shipped packs spent about 150 ms on it). `dataclass_table.py` holds those
+process (`boardrules check` of the shipped packs spent about 150 ms on it); the ~30 classes of the other modules
+`check` imports (MODULES) cost another ~20 ms until they came from the table too. `dataclass_table.py` holds those
 texts compiled as ordinary functions, so Python keeps their bytecode like any module's; `dataclass` below is the
 standard decorator, which finds each text it would compile in that table and takes the function made from it.
 A text the table does not hold is compiled as usual, so a class is always exactly what `dataclasses` makes of it
@@ -26,7 +27,17 @@ from types import FunctionType
 from typing import Any, TypeVar, cast, dataclass_transform
 
 MODULES = ("boardrules.language.syntax", "boardrules.language.checked", "boardrules.engine.effects",
-           "boardrules.engine.rules")
+           "boardrules.engine.rules",
+           # and the other modules `check` imports that make dataclasses (each class compiled from source costs
+           # about five times one from the table; together they were a twentieth of an uncached check), but the
+           # linker, whose Module holds a module's YAML document (test_analysis_tree lists who reads one)
+           "boardrules.diagnostics", "boardrules.diagnostics_codes", "boardrules.engine.values",
+           "boardrules.engine.budget", "boardrules.engine.substitution", "boardrules.language.option_values",
+           "boardrules.language.loader", "boardrules.language.builtins",
+           "boardrules.language.yaml_slips", "boardrules.language.types", "boardrules.language.places",
+           "boardrules.language.value_tables", "boardrules.language.pack", "boardrules.language.checker",
+           "boardrules.language.hooks", "boardrules.analysis.uses", "boardrules.analysis.facts",
+           "boardrules.analysis.tree", "boardrules.tools.scenario_refusal")
 TABLE_FILE = Path(__file__).with_name("dataclass_table.py")
 _WRAPPER = "def __create_fn__("  # how every text dataclasses compiles begins (Python 3.11 and 3.12)
 

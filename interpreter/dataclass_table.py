@@ -1860,31 +1860,34 @@ def _f251():
  return __hash__
 
 
-def _f252(_type_kind, _type_name, _type_decl, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_decl, _return_type):
- def __init__(self,kind:_type_kind,name:_type_name,decl:_type_decl=_dflt_decl)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'kind',kind)
-  __dataclass_builtins_object__.__setattr__(self,'name',name)
-  __dataclass_builtins_object__.__setattr__(self,'decl',decl)
+def _f252(_type_file, _type_line, _type_col, _type_end_line, _type_end_col, _type_text, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_end_line, _dflt_end_col, _dflt_text, _return_type):
+ def __init__(self,file:_type_file,line:_type_line,col:_type_col,end_line:_type_end_line=_dflt_end_line,end_col:_type_end_col=_dflt_end_col,text:_type_text=_dflt_text)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'file',file)
+  __dataclass_builtins_object__.__setattr__(self,'line',line)
+  __dataclass_builtins_object__.__setattr__(self,'col',col)
+  __dataclass_builtins_object__.__setattr__(self,'end_line',end_line)
+  __dataclass_builtins_object__.__setattr__(self,'end_col',end_col)
+  __dataclass_builtins_object__.__setattr__(self,'text',text)
  return __init__
 
 
 def _f253():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(kind={self.kind!r}, name={self.name!r}, decl={self.decl!r})"
+  return self.__class__.__qualname__ + f"(file={self.file!r}, line={self.line!r}, col={self.col!r}, end_line={self.end_line!r}, end_col={self.end_col!r}, text={self.text!r})"
  return __repr__
 
 
 def _f254():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.kind,self.name,self.decl,)==(other.kind,other.name,other.decl,)
+   return (self.file,self.line,self.col,self.end_line,self.end_col,)==(other.file,other.line,other.col,other.end_line,other.end_col,)
   return NotImplemented
  return __eq__
 
 
 def _f255(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('kind','name','decl',):
+  if type(self) is cls or name in ('file','line','col','end_line','end_col','text',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -1892,7 +1895,7 @@ def _f255(cls, FrozenInstanceError):
 
 def _f256(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('kind','name','decl',):
+  if type(self) is cls or name in ('file','line','col','end_line','end_col','text',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -1900,11 +1903,187 @@ def _f256(cls, FrozenInstanceError):
 
 def _f257():
  def __hash__(self):
+  return hash((self.file,self.line,self.col,self.end_line,self.end_col,))
+ return __hash__
+
+
+def _f258(_type_severity, _type_code, _type_message, _type_span, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_span, _dflt_hint, _return_type):
+ def __init__(self,severity:_type_severity,code:_type_code,message:_type_message,span:_type_span=_dflt_span,hint:_type_hint=_dflt_hint)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'severity',severity)
+  __dataclass_builtins_object__.__setattr__(self,'code',code)
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
+ return __init__
+
+
+def _f259():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(severity={self.severity!r}, code={self.code!r}, message={self.message!r}, span={self.span!r}, hint={self.hint!r})"
+ return __repr__
+
+
+def _f260():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.severity,self.code,self.message,self.span,self.hint,)==(other.severity,other.code,other.message,other.span,other.hint,)
+  return NotImplemented
+ return __eq__
+
+
+def _f261(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('severity','code','message','span','hint',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f262(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('severity','code','message','span','hint',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f263():
+ def __hash__(self):
+  return hash((self.severity,self.code,self.message,self.span,self.hint,))
+ return __hash__
+
+
+def _f264(_type_span, _type_style, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_style, _return_type):
+ def __init__(self,span:_type_span,style:_type_style=_dflt_style)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'style',style)
+ return __init__
+
+
+def _f265():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, style={self.style!r})"
+ return __repr__
+
+
+def _f266():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.style,)==(other.span,other.style,)
+  return NotImplemented
+ return __eq__
+
+
+def _f267(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','style',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f268(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','style',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f269():
+ def __hash__(self):
+  return hash((self.span,self.style,))
+ return __hash__
+
+
+def _f270(_type_name, _type_elem, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_elem, _return_type):
+ def __init__(self,name:_type_name,elem:_type_elem=_dflt_elem)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'elem',elem)
+ return __init__
+
+
+def _f271():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(name={self.name!r}, elem={self.elem!r})"
+ return __repr__
+
+
+def _f272():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.name,self.elem,)==(other.name,other.elem,)
+  return NotImplemented
+ return __eq__
+
+
+def _f273(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','elem',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f274(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','elem',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f275():
+ def __hash__(self):
+  return hash((self.name,self.elem,))
+ return __hash__
+
+
+def _f276(_type_kind, _type_name, _type_decl, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_decl, _return_type):
+ def __init__(self,kind:_type_kind,name:_type_name,decl:_type_decl=_dflt_decl)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'kind',kind)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'decl',decl)
+ return __init__
+
+
+def _f277():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(kind={self.kind!r}, name={self.name!r}, decl={self.decl!r})"
+ return __repr__
+
+
+def _f278():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.kind,self.name,self.decl,)==(other.kind,other.name,other.decl,)
+  return NotImplemented
+ return __eq__
+
+
+def _f279(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('kind','name','decl',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f280(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('kind','name','decl',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f281():
+ def __hash__(self):
   return hash((self.kind,self.name,self.decl,))
  return __hash__
 
 
-def _f258(_type_pos, _type_end, _type_type, _type_syntax, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f282(_type_pos, _type_end, _type_type, _type_syntax, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -1913,13 +2092,13 @@ def _f258(_type_pos, _type_end, _type_type, _type_syntax, MISSING, _HAS_DEFAULT_
  return __init__
 
 
-def _f259():
+def _f283():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r})"
  return __repr__
 
 
-def _f260(cls, FrozenInstanceError):
+def _f284(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -1927,7 +2106,7 @@ def _f260(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f261(cls, FrozenInstanceError):
+def _f285(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -1935,7 +2114,7 @@ def _f261(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f262(_type_pos, _type_end, _type_type, _type_syntax, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f286(_type_pos, _type_end, _type_type, _type_syntax, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,value:_type_value)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -1945,13 +2124,13 @@ def _f262(_type_pos, _type_end, _type_type, _type_syntax, _type_value, MISSING, 
  return __init__
 
 
-def _f263():
+def _f287():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, value={self.value!r})"
  return __repr__
 
 
-def _f264(cls, FrozenInstanceError):
+def _f288(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','value',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -1959,7 +2138,7 @@ def _f264(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f265(cls, FrozenInstanceError):
+def _f289(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','value',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -1967,7 +2146,7 @@ def _f265(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f266(_type_pos, _type_end, _type_type, _type_syntax, _type_ref, _type_live, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_live, _return_type):
+def _f290(_type_pos, _type_end, _type_type, _type_syntax, _type_ref, _type_live, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_live, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,ref:_type_ref,live:_type_live=_dflt_live)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -1978,13 +2157,13 @@ def _f266(_type_pos, _type_end, _type_type, _type_syntax, _type_ref, _type_live,
  return __init__
 
 
-def _f267():
+def _f291():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, ref={self.ref!r}, live={self.live!r})"
  return __repr__
 
 
-def _f268(cls, FrozenInstanceError):
+def _f292(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','ref','live',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -1992,7 +2171,7 @@ def _f268(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f269(cls, FrozenInstanceError):
+def _f293(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','ref','live',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2000,7 +2179,7 @@ def _f269(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f270(_type_pos, _type_end, _type_type, _type_syntax, _type_id, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f294(_type_pos, _type_end, _type_type, _type_syntax, _type_id, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,id:_type_id)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2010,13 +2189,13 @@ def _f270(_type_pos, _type_end, _type_type, _type_syntax, _type_id, MISSING, _HA
  return __init__
 
 
-def _f271():
+def _f295():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, id={self.id!r})"
  return __repr__
 
 
-def _f272(cls, FrozenInstanceError):
+def _f296(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','id',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2024,7 +2203,7 @@ def _f272(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f273(cls, FrozenInstanceError):
+def _f297(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','id',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2032,7 +2211,7 @@ def _f273(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f274(_type_pos, _type_end, _type_type, _type_syntax, _type_obj, _type_name, _type_kind, _type_decl, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_decl, _return_type):
+def _f298(_type_pos, _type_end, _type_type, _type_syntax, _type_obj, _type_name, _type_kind, _type_decl, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_decl, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,obj:_type_obj,name:_type_name,kind:_type_kind,decl:_type_decl=_dflt_decl)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2045,13 +2224,13 @@ def _f274(_type_pos, _type_end, _type_type, _type_syntax, _type_obj, _type_name,
  return __init__
 
 
-def _f275():
+def _f299():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, obj={self.obj!r}, name={self.name!r}, kind={self.kind!r}, decl={self.decl!r})"
  return __repr__
 
 
-def _f276(cls, FrozenInstanceError):
+def _f300(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','obj','name','kind','decl',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2059,7 +2238,7 @@ def _f276(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f277(cls, FrozenInstanceError):
+def _f301(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','obj','name','kind','decl',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2067,7 +2246,7 @@ def _f277(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f278(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_owner, _type_key, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f302(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_owner, _type_key, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,counter:_type_counter,owner:_type_owner,key:_type_key)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2079,13 +2258,13 @@ def _f278(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_o
  return __init__
 
 
-def _f279():
+def _f303():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, counter={self.counter!r}, owner={self.owner!r}, key={self.key!r})"
  return __repr__
 
 
-def _f280(cls, FrozenInstanceError):
+def _f304(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','counter','owner','key',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2093,7 +2272,7 @@ def _f280(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f281(cls, FrozenInstanceError):
+def _f305(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','counter','owner','key',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2101,7 +2280,7 @@ def _f281(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f282(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_owner, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f306(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_owner, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,counter:_type_counter,owner:_type_owner)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2112,13 +2291,13 @@ def _f282(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_o
  return __init__
 
 
-def _f283():
+def _f307():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, counter={self.counter!r}, owner={self.owner!r})"
  return __repr__
 
 
-def _f284(cls, FrozenInstanceError):
+def _f308(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','counter','owner',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2126,7 +2305,7 @@ def _f284(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f285(cls, FrozenInstanceError):
+def _f309(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','counter','owner',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2134,7 +2313,7 @@ def _f285(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f286(_type_pos, _type_end, _type_type, _type_syntax, _type_family, _type_key, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f310(_type_pos, _type_end, _type_type, _type_syntax, _type_family, _type_key, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,family:_type_family,key:_type_key)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2145,13 +2324,13 @@ def _f286(_type_pos, _type_end, _type_type, _type_syntax, _type_family, _type_ke
  return __init__
 
 
-def _f287():
+def _f311():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, family={self.family!r}, key={self.key!r})"
  return __repr__
 
 
-def _f288(cls, FrozenInstanceError):
+def _f312(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','family','key',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2159,7 +2338,7 @@ def _f288(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f289(cls, FrozenInstanceError):
+def _f313(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','family','key',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2167,7 +2346,7 @@ def _f289(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f290(_type_pos, _type_end, _type_type, _type_syntax, _type_obj, _type_key, _type_cell, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f314(_type_pos, _type_end, _type_type, _type_syntax, _type_obj, _type_key, _type_cell, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,obj:_type_obj,key:_type_key,cell:_type_cell)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2179,13 +2358,13 @@ def _f290(_type_pos, _type_end, _type_type, _type_syntax, _type_obj, _type_key, 
  return __init__
 
 
-def _f291():
+def _f315():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, obj={self.obj!r}, key={self.key!r}, cell={self.cell!r})"
  return __repr__
 
 
-def _f292(cls, FrozenInstanceError):
+def _f316(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','obj','key','cell',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2193,7 +2372,7 @@ def _f292(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f293(cls, FrozenInstanceError):
+def _f317(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','obj','key','cell',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2201,7 +2380,7 @@ def _f293(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f294(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_keys, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f318(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_keys, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,counter:_type_counter,keys:_type_keys)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2212,13 +2391,13 @@ def _f294(_type_pos, _type_end, _type_type, _type_syntax, _type_counter, _type_k
  return __init__
 
 
-def _f295():
+def _f319():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, counter={self.counter!r}, keys={self.keys!r})"
  return __repr__
 
 
-def _f296(cls, FrozenInstanceError):
+def _f320(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','counter','keys',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2226,7 +2405,7 @@ def _f296(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f297(cls, FrozenInstanceError):
+def _f321(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','counter','keys',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2234,7 +2413,7 @@ def _f297(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f298(_type_pos, _type_end, _type_type, _type_syntax, _type_fn, _type_args, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f322(_type_pos, _type_end, _type_type, _type_syntax, _type_fn, _type_args, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,fn:_type_fn,args:_type_args)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2245,13 +2424,13 @@ def _f298(_type_pos, _type_end, _type_type, _type_syntax, _type_fn, _type_args, 
  return __init__
 
 
-def _f299():
+def _f323():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, fn={self.fn!r}, args={self.args!r})"
  return __repr__
 
 
-def _f300(cls, FrozenInstanceError):
+def _f324(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','fn','args',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2259,7 +2438,7 @@ def _f300(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f301(cls, FrozenInstanceError):
+def _f325(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','fn','args',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2267,7 +2446,7 @@ def _f301(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f302(_type_pos, _type_end, _type_type, _type_syntax, _type_items, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f326(_type_pos, _type_end, _type_type, _type_syntax, _type_items, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,items:_type_items)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2277,13 +2456,13 @@ def _f302(_type_pos, _type_end, _type_type, _type_syntax, _type_items, MISSING, 
  return __init__
 
 
-def _f303():
+def _f327():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, items={self.items!r})"
  return __repr__
 
 
-def _f304(cls, FrozenInstanceError):
+def _f328(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','items',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2291,7 +2470,7 @@ def _f304(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f305(cls, FrozenInstanceError):
+def _f329(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','items',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2299,7 +2478,7 @@ def _f305(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f306(_type_pos, _type_end, _type_type, _type_syntax, _type_element, _type_var, _type_iterable, _type_cond, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f330(_type_pos, _type_end, _type_type, _type_syntax, _type_element, _type_var, _type_iterable, _type_cond, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,element:_type_element,var:_type_var,iterable:_type_iterable,cond:_type_cond)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2312,13 +2491,13 @@ def _f306(_type_pos, _type_end, _type_type, _type_syntax, _type_element, _type_v
  return __init__
 
 
-def _f307():
+def _f331():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, element={self.element!r}, var={self.var!r}, iterable={self.iterable!r}, cond={self.cond!r})"
  return __repr__
 
 
-def _f308(cls, FrozenInstanceError):
+def _f332(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','element','var','iterable','cond',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2326,7 +2505,7 @@ def _f308(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f309(cls, FrozenInstanceError):
+def _f333(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','element','var','iterable','cond',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2334,7 +2513,7 @@ def _f309(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f310(_type_pos, _type_end, _type_type, _type_syntax, _type_items, _type_cond, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f334(_type_pos, _type_end, _type_type, _type_syntax, _type_items, _type_cond, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,items:_type_items,cond:_type_cond)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2345,13 +2524,13 @@ def _f310(_type_pos, _type_end, _type_type, _type_syntax, _type_items, _type_con
  return __init__
 
 
-def _f311():
+def _f335():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, items={self.items!r}, cond={self.cond!r})"
  return __repr__
 
 
-def _f312(cls, FrozenInstanceError):
+def _f336(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','items','cond',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2359,7 +2538,7 @@ def _f312(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f313(cls, FrozenInstanceError):
+def _f337(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','items','cond',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2367,7 +2546,7 @@ def _f313(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f314(_type_pos, _type_end, _type_type, _type_syntax, _type_items, _type_key, _type_descending, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f338(_type_pos, _type_end, _type_type, _type_syntax, _type_items, _type_key, _type_descending, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,items:_type_items,key:_type_key,descending:_type_descending)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2379,13 +2558,13 @@ def _f314(_type_pos, _type_end, _type_type, _type_syntax, _type_items, _type_key
  return __init__
 
 
-def _f315():
+def _f339():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, items={self.items!r}, key={self.key!r}, descending={self.descending!r})"
  return __repr__
 
 
-def _f316(cls, FrozenInstanceError):
+def _f340(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','items','key','descending',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2393,7 +2572,7 @@ def _f316(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f317(cls, FrozenInstanceError):
+def _f341(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','items','key','descending',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2401,7 +2580,7 @@ def _f317(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f318(_type_pos, _type_end, _type_type, _type_syntax, _type_op, _type_left, _type_right, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_op, _type_left, _type_right, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,op:_type_op,left:_type_left,right:_type_right)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2413,13 +2592,13 @@ def _f318(_type_pos, _type_end, _type_type, _type_syntax, _type_op, _type_left, 
  return __init__
 
 
-def _f319():
+def _f343():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, op={self.op!r}, left={self.left!r}, right={self.right!r})"
  return __repr__
 
 
-def _f320(cls, FrozenInstanceError):
+def _f344(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','op','left','right',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2427,7 +2606,7 @@ def _f320(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f321(cls, FrozenInstanceError):
+def _f345(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','op','left','right',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2435,7 +2614,7 @@ def _f321(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f322(_type_pos, _type_end, _type_type, _type_syntax, _type_operand, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f346(_type_pos, _type_end, _type_type, _type_syntax, _type_operand, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,operand:_type_operand)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2445,13 +2624,13 @@ def _f322(_type_pos, _type_end, _type_type, _type_syntax, _type_operand, MISSING
  return __init__
 
 
-def _f323():
+def _f347():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, operand={self.operand!r})"
  return __repr__
 
 
-def _f324(cls, FrozenInstanceError):
+def _f348(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','operand',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2459,7 +2638,7 @@ def _f324(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f325(cls, FrozenInstanceError):
+def _f349(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','operand',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2467,7 +2646,7 @@ def _f325(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f326(_type_pos, _type_end, _type_type, _type_syntax, _type_then, _type_test, _type_other, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f350(_type_pos, _type_end, _type_type, _type_syntax, _type_then, _type_test, _type_other, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,then:_type_then,test:_type_test,other:_type_other)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2479,13 +2658,13 @@ def _f326(_type_pos, _type_end, _type_type, _type_syntax, _type_then, _type_test
  return __init__
 
 
-def _f327():
+def _f351():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, then={self.then!r}, test={self.test!r}, other={self.other!r})"
  return __repr__
 
 
-def _f328(cls, FrozenInstanceError):
+def _f352(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','then','test','other',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2493,7 +2672,7 @@ def _f328(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f329(cls, FrozenInstanceError):
+def _f353(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','then','test','other',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2501,7 +2680,7 @@ def _f329(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f330(_type_pos, _type_end, _type_type, _type_syntax, _type_low, _type_high, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f354(_type_pos, _type_end, _type_type, _type_syntax, _type_low, _type_high, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,low:_type_low,high:_type_high)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2512,13 +2691,13 @@ def _f330(_type_pos, _type_end, _type_type, _type_syntax, _type_low, _type_high,
  return __init__
 
 
-def _f331():
+def _f355():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, low={self.low!r}, high={self.high!r})"
  return __repr__
 
 
-def _f332(cls, FrozenInstanceError):
+def _f356(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','low','high',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2526,7 +2705,7 @@ def _f332(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f333(cls, FrozenInstanceError):
+def _f357(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','low','high',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2534,7 +2713,7 @@ def _f333(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f334(_type_pos, _type_end, _type_type, _type_syntax, _type_cost, _type_payer, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f358(_type_pos, _type_end, _type_type, _type_syntax, _type_cost, _type_payer, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,cost:_type_cost,payer:_type_payer)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2545,13 +2724,13 @@ def _f334(_type_pos, _type_end, _type_type, _type_syntax, _type_cost, _type_paye
  return __init__
 
 
-def _f335():
+def _f359():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, cost={self.cost!r}, payer={self.payer!r})"
  return __repr__
 
 
-def _f336(cls, FrozenInstanceError):
+def _f360(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','cost','payer',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2559,7 +2738,7 @@ def _f336(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f337(cls, FrozenInstanceError):
+def _f361(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','cost','payer',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2567,7 +2746,7 @@ def _f337(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f338(_type_pos, _type_end, _type_type, _type_syntax, _type_action, _type_args, _type_who, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f362(_type_pos, _type_end, _type_type, _type_syntax, _type_action, _type_args, _type_who, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,action:_type_action,args:_type_args,who:_type_who)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2579,13 +2758,13 @@ def _f338(_type_pos, _type_end, _type_type, _type_syntax, _type_action, _type_ar
  return __init__
 
 
-def _f339():
+def _f363():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, action={self.action!r}, args={self.args!r}, who={self.who!r})"
  return __repr__
 
 
-def _f340(cls, FrozenInstanceError):
+def _f364(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','action','args','who',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2593,7 +2772,7 @@ def _f340(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f341(cls, FrozenInstanceError):
+def _f365(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','action','args','who',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2601,7 +2780,7 @@ def _f341(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_keys, _type_constant, _type_name, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f366(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_keys, _type_constant, _type_name, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,table:_type_table,keys:_type_keys,constant:_type_constant,name:_type_name)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2614,13 +2793,13 @@ def _f342(_type_pos, _type_end, _type_type, _type_syntax, _type_table, _type_key
  return __init__
 
 
-def _f343():
+def _f367():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, table={self.table!r}, keys={self.keys!r}, constant={self.constant!r}, name={self.name!r})"
  return __repr__
 
 
-def _f344(cls, FrozenInstanceError):
+def _f368(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant','name',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2628,7 +2807,7 @@ def _f344(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f345(cls, FrozenInstanceError):
+def _f369(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','table','keys','constant','name',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2636,7 +2815,7 @@ def _f345(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f346(_type_pos, _type_end, _type_type, _type_syntax, _type_key, _type_group, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f370(_type_pos, _type_end, _type_type, _type_syntax, _type_key, _type_group, _type_subject, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,pos:_type_pos,end:_type_end,type:_type_type,syntax:_type_syntax,key:_type_key,group:_type_group,subject:_type_subject)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'pos',pos)
   __dataclass_builtins_object__.__setattr__(self,'end',end)
@@ -2648,13 +2827,13 @@ def _f346(_type_pos, _type_end, _type_type, _type_syntax, _type_key, _type_group
  return __init__
 
 
-def _f347():
+def _f371():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(pos={self.pos!r}, end={self.end!r}, type={self.type!r}, syntax={self.syntax!r}, key={self.key!r}, group={self.group!r}, subject={self.subject!r})"
  return __repr__
 
 
-def _f348(cls, FrozenInstanceError):
+def _f372(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('pos','end','type','syntax','key','group','subject',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2662,7 +2841,7 @@ def _f348(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f349(cls, FrozenInstanceError):
+def _f373(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('pos','end','type','syntax','key','group','subject',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2670,7 +2849,7 @@ def _f349(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f350(_type_tree, _type_fn, _type_src, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_src, _return_type):
+def _f374(_type_tree, _type_fn, _type_src, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_src, _return_type):
  def __init__(self,tree:_type_tree,fn:_type_fn,src:_type_src=_dflt_src)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'tree',tree)
   __dataclass_builtins_object__.__setattr__(self,'fn',fn)
@@ -2678,13 +2857,13 @@ def _f350(_type_tree, _type_fn, _type_src, MISSING, _HAS_DEFAULT_FACTORY, __data
  return __init__
 
 
-def _f351():
+def _f375():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(tree={self.tree!r}, fn={self.fn!r}, src={self.src!r})"
  return __repr__
 
 
-def _f352(cls, FrozenInstanceError):
+def _f376(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('tree','fn','src',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2692,7 +2871,7 @@ def _f352(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f353(cls, FrozenInstanceError):
+def _f377(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('tree','fn','src',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2700,19 +2879,19 @@ def _f353(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f354(_type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f378(_type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
  return __init__
 
 
-def _f355():
+def _f379():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r})"
  return __repr__
 
 
-def _f356():
+def _f380():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,)==(other.span,)
@@ -2720,7 +2899,7 @@ def _f356():
  return __eq__
 
 
-def _f357(cls, FrozenInstanceError):
+def _f381(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2728,7 +2907,7 @@ def _f357(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f358(cls, FrozenInstanceError):
+def _f382(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2736,13 +2915,13 @@ def _f358(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f359():
+def _f383():
  def __hash__(self):
   return hash((self.span,))
  return __hash__
 
 
-def _f360(_type_span, _type_name, _type_value, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_op, _return_type):
+def _f384(_type_span, _type_name, _type_value, _type_op, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_op, _return_type):
  def __init__(self,span:_type_span,name:_type_name,value:_type_value,op:_type_op=_dflt_op)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'name',name)
@@ -2751,13 +2930,13 @@ def _f360(_type_span, _type_name, _type_value, _type_op, MISSING, _HAS_DEFAULT_F
  return __init__
 
 
-def _f361():
+def _f385():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, name={self.name!r}, value={self.value!r}, op={self.op!r})"
  return __repr__
 
 
-def _f362():
+def _f386():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.name,self.value,self.op,)==(other.span,other.name,other.value,other.op,)
@@ -2765,7 +2944,7 @@ def _f362():
  return __eq__
 
 
-def _f363(cls, FrozenInstanceError):
+def _f387(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','name','value','op',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2773,7 +2952,7 @@ def _f363(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f364(cls, FrozenInstanceError):
+def _f388(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','name','value','op',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2781,13 +2960,13 @@ def _f364(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f365():
+def _f389():
  def __hash__(self):
   return hash((self.span,self.name,self.value,self.op,))
  return __hash__
 
 
-def _f366(_type_span, _type_key, _type_counter, _type_op, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f390(_type_span, _type_key, _type_counter, _type_op, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,key:_type_key,counter:_type_counter,op:_type_op,value:_type_value)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'key',key)
@@ -2797,13 +2976,13 @@ def _f366(_type_span, _type_key, _type_counter, _type_op, _type_value, MISSING, 
  return __init__
 
 
-def _f367():
+def _f391():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, key={self.key!r}, counter={self.counter!r}, op={self.op!r}, value={self.value!r})"
  return __repr__
 
 
-def _f368():
+def _f392():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.key,self.counter,self.op,self.value,)==(other.span,other.key,other.counter,other.op,other.value,)
@@ -2811,7 +2990,7 @@ def _f368():
  return __eq__
 
 
-def _f369(cls, FrozenInstanceError):
+def _f393(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','key','counter','op','value',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2819,7 +2998,7 @@ def _f369(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f370(cls, FrozenInstanceError):
+def _f394(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','key','counter','op','value',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2827,13 +3006,13 @@ def _f370(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f371():
+def _f395():
  def __hash__(self):
   return hash((self.span,self.key,self.counter,self.op,self.value,))
  return __hash__
 
 
-def _f372(_type_span, _type_piece, _type_prop, _type_op, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f396(_type_span, _type_piece, _type_prop, _type_op, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,piece:_type_piece,prop:_type_prop,op:_type_op,value:_type_value)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'piece',piece)
@@ -2843,13 +3022,13 @@ def _f372(_type_span, _type_piece, _type_prop, _type_op, _type_value, MISSING, _
  return __init__
 
 
-def _f373():
+def _f397():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, piece={self.piece!r}, prop={self.prop!r}, op={self.op!r}, value={self.value!r})"
  return __repr__
 
 
-def _f374():
+def _f398():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.piece,self.prop,self.op,self.value,)==(other.span,other.piece,other.prop,other.op,other.value,)
@@ -2857,7 +3036,7 @@ def _f374():
  return __eq__
 
 
-def _f375(cls, FrozenInstanceError):
+def _f399(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','piece','prop','op','value',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2865,7 +3044,7 @@ def _f375(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f376(cls, FrozenInstanceError):
+def _f400(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','piece','prop','op','value',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2873,13 +3052,13 @@ def _f376(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f377():
+def _f401():
  def __hash__(self):
   return hash((self.span,self.piece,self.prop,self.op,self.value,))
  return __hash__
 
 
-def _f378(_type_amount, _type_counter, _type_per, _type_key, _type_key_fn, _type_marker, _type_lacking, _type_pos, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_marker, _dflt_lacking, _dflt_pos, _return_type):
+def _f402(_type_amount, _type_counter, _type_per, _type_key, _type_key_fn, _type_marker, _type_lacking, _type_pos, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_marker, _dflt_lacking, _dflt_pos, _return_type):
  def __init__(self,amount:_type_amount,counter:_type_counter,per:_type_per,key:_type_key,key_fn:_type_key_fn,marker:_type_marker=_dflt_marker,lacking:_type_lacking=_dflt_lacking,pos:_type_pos=_dflt_pos)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'amount',amount)
   __dataclass_builtins_object__.__setattr__(self,'counter',counter)
@@ -2892,13 +3071,13 @@ def _f378(_type_amount, _type_counter, _type_per, _type_key, _type_key_fn, _type
  return __init__
 
 
-def _f379():
+def _f403():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(amount={self.amount!r}, counter={self.counter!r}, per={self.per!r}, key={self.key!r}, key_fn={self.key_fn!r}, marker={self.marker!r}, lacking={self.lacking!r}, pos={self.pos!r})"
  return __repr__
 
 
-def _f380():
+def _f404():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.amount,self.counter,self.per,self.key,self.key_fn,self.marker,self.lacking,self.pos,)==(other.amount,other.counter,other.per,other.key,other.key_fn,other.marker,other.lacking,other.pos,)
@@ -2906,7 +3085,7 @@ def _f380():
  return __eq__
 
 
-def _f381(cls, FrozenInstanceError):
+def _f405(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('amount','counter','per','key','key_fn','marker','lacking','pos',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2914,7 +3093,7 @@ def _f381(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f382(cls, FrozenInstanceError):
+def _f406(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('amount','counter','per','key','key_fn','marker','lacking','pos',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2922,13 +3101,13 @@ def _f382(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f383():
+def _f407():
  def __hash__(self):
   return hash((self.amount,self.counter,self.per,self.key,self.key_fn,self.marker,self.lacking,self.pos,))
  return __hash__
 
 
-def _f384(_type_span, _type_alternatives, _type_text, _type_named, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named, _return_type):
+def _f408(_type_span, _type_alternatives, _type_text, _type_named, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named, _return_type):
  def __init__(self,span:_type_span,alternatives:_type_alternatives,text:_type_text,named:_type_named=_dflt_named)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'alternatives',alternatives)
@@ -2937,13 +3116,13 @@ def _f384(_type_span, _type_alternatives, _type_text, _type_named, MISSING, _HAS
  return __init__
 
 
-def _f385():
+def _f409():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, alternatives={self.alternatives!r}, text={self.text!r}, named={self.named!r})"
  return __repr__
 
 
-def _f386():
+def _f410():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.alternatives,self.text,self.named,)==(other.span,other.alternatives,other.text,other.named,)
@@ -2951,7 +3130,7 @@ def _f386():
  return __eq__
 
 
-def _f387(cls, FrozenInstanceError):
+def _f411(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','alternatives','text','named',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -2959,7 +3138,7 @@ def _f387(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f388(cls, FrozenInstanceError):
+def _f412(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','alternatives','text','named',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -2967,13 +3146,13 @@ def _f388(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f389():
+def _f413():
  def __hash__(self):
   return hash((self.span,self.alternatives,self.text,self.named,))
  return __hash__
 
 
-def _f390(_type_span, _type_cost, _type_by, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f414(_type_span, _type_cost, _type_by, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,cost:_type_cost,by:_type_by)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'cost',cost)
@@ -2981,13 +3160,13 @@ def _f390(_type_span, _type_cost, _type_by, MISSING, _HAS_DEFAULT_FACTORY, __dat
  return __init__
 
 
-def _f391():
+def _f415():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, cost={self.cost!r}, by={self.by!r})"
  return __repr__
 
 
-def _f392():
+def _f416():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.cost,self.by,)==(other.span,other.cost,other.by,)
@@ -2995,7 +3174,7 @@ def _f392():
  return __eq__
 
 
-def _f393(cls, FrozenInstanceError):
+def _f417(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','cost','by',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3003,7 +3182,7 @@ def _f393(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f394(cls, FrozenInstanceError):
+def _f418(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','cost','by',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3011,13 +3190,13 @@ def _f394(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f395():
+def _f419():
  def __hash__(self):
   return hash((self.span,self.cost,self.by,))
  return __hash__
 
 
-def _f396(_type_span, _type_what, _type_to, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f420(_type_span, _type_what, _type_to, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,what:_type_what,to:_type_to,at:_type_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'what',what)
@@ -3026,13 +3205,13 @@ def _f396(_type_span, _type_what, _type_to, _type_at, MISSING, _HAS_DEFAULT_FACT
  return __init__
 
 
-def _f397():
+def _f421():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, what={self.what!r}, to={self.to!r}, at={self.at!r})"
  return __repr__
 
 
-def _f398():
+def _f422():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.what,self.to,self.at,)==(other.span,other.what,other.to,other.at,)
@@ -3040,7 +3219,7 @@ def _f398():
  return __eq__
 
 
-def _f399(cls, FrozenInstanceError):
+def _f423(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','what','to','at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3048,7 +3227,7 @@ def _f399(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f400(cls, FrozenInstanceError):
+def _f424(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','what','to','at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3056,13 +3235,13 @@ def _f400(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f401():
+def _f425():
  def __hash__(self):
   return hash((self.span,self.what,self.to,self.at,))
  return __hash__
 
 
-def _f402(_type_span, _type_count, _type_kind, _type_zone, _type_at, _type_props, _type_bind, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
+def _f426(_type_span, _type_count, _type_kind, _type_zone, _type_at, _type_props, _type_bind, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
  def __init__(self,span:_type_span,count:_type_count,kind:_type_kind,zone:_type_zone,at:_type_at,props:_type_props,bind:_type_bind,named_at:_type_named_at=_dflt_named_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'count',count)
@@ -3075,13 +3254,13 @@ def _f402(_type_span, _type_count, _type_kind, _type_zone, _type_at, _type_props
  return __init__
 
 
-def _f403():
+def _f427():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, count={self.count!r}, kind={self.kind!r}, zone={self.zone!r}, at={self.at!r}, props={self.props!r}, bind={self.bind!r}, named_at={self.named_at!r})"
  return __repr__
 
 
-def _f404():
+def _f428():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.count,self.kind,self.zone,self.at,self.props,self.bind,self.named_at,)==(other.span,other.count,other.kind,other.zone,other.at,other.props,other.bind,other.named_at,)
@@ -3089,7 +3268,7 @@ def _f404():
  return __eq__
 
 
-def _f405(cls, FrozenInstanceError):
+def _f429(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','count','kind','zone','at','props','bind','named_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3097,7 +3276,7 @@ def _f405(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f406(cls, FrozenInstanceError):
+def _f430(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','count','kind','zone','at','props','bind','named_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3105,26 +3284,26 @@ def _f406(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f407():
+def _f431():
  def __hash__(self):
   return hash((self.span,self.count,self.kind,self.zone,self.at,self.props,self.bind,self.named_at,))
  return __hash__
 
 
-def _f408(_type_span, _type_what, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f432(_type_span, _type_what, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,what:_type_what)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'what',what)
  return __init__
 
 
-def _f409():
+def _f433():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, what={self.what!r})"
  return __repr__
 
 
-def _f410():
+def _f434():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.what,)==(other.span,other.what,)
@@ -3132,7 +3311,7 @@ def _f410():
  return __eq__
 
 
-def _f411(cls, FrozenInstanceError):
+def _f435(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','what',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3140,7 +3319,7 @@ def _f411(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f412(cls, FrozenInstanceError):
+def _f436(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','what',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3148,13 +3327,13 @@ def _f412(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f413():
+def _f437():
  def __hash__(self):
   return hash((self.span,self.what,))
  return __hash__
 
 
-def _f414(_type_span, _type_a, _type_b, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f438(_type_span, _type_a, _type_b, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,a:_type_a,b:_type_b)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'a',a)
@@ -3162,13 +3341,13 @@ def _f414(_type_span, _type_a, _type_b, MISSING, _HAS_DEFAULT_FACTORY, __datacla
  return __init__
 
 
-def _f415():
+def _f439():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, a={self.a!r}, b={self.b!r})"
  return __repr__
 
 
-def _f416():
+def _f440():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.a,self.b,)==(other.span,other.a,other.b,)
@@ -3176,7 +3355,7 @@ def _f416():
  return __eq__
 
 
-def _f417(cls, FrozenInstanceError):
+def _f441(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','a','b',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3184,7 +3363,7 @@ def _f417(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f418(cls, FrozenInstanceError):
+def _f442(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','a','b',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3192,13 +3371,13 @@ def _f418(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f419():
+def _f443():
  def __hash__(self):
   return hash((self.span,self.a,self.b,))
  return __hash__
 
 
-def _f420(_type_span, _type_var, _type_options, _type_by, _type_optional, _type_count, _type_prompt, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f444(_type_span, _type_var, _type_options, _type_by, _type_optional, _type_count, _type_prompt, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,var:_type_var,options:_type_options,by:_type_by,optional:_type_optional,count:_type_count,prompt:_type_prompt)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'var',var)
@@ -3210,13 +3389,13 @@ def _f420(_type_span, _type_var, _type_options, _type_by, _type_optional, _type_
  return __init__
 
 
-def _f421():
+def _f445():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, var={self.var!r}, options={self.options!r}, by={self.by!r}, optional={self.optional!r}, count={self.count!r}, prompt={self.prompt!r})"
  return __repr__
 
 
-def _f422():
+def _f446():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.var,self.options,self.by,self.optional,self.count,self.prompt,)==(other.span,other.var,other.options,other.by,other.optional,other.count,other.prompt,)
@@ -3224,7 +3403,7 @@ def _f422():
  return __eq__
 
 
-def _f423(cls, FrozenInstanceError):
+def _f447(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','var','options','by','optional','count','prompt',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3232,7 +3411,7 @@ def _f423(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f424(cls, FrozenInstanceError):
+def _f448(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','var','options','by','optional','count','prompt',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3240,13 +3419,13 @@ def _f424(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f425():
+def _f449():
  def __hash__(self):
   return hash((self.span,self.var,self.options,self.by,self.optional,self.count,self.prompt,))
  return __hash__
 
 
-def _f426(_type_span, _type_die, _type_sides, _type_var, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f450(_type_span, _type_die, _type_sides, _type_var, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,die:_type_die,sides:_type_sides,var:_type_var)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'die',die)
@@ -3255,13 +3434,13 @@ def _f426(_type_span, _type_die, _type_sides, _type_var, MISSING, _HAS_DEFAULT_F
  return __init__
 
 
-def _f427():
+def _f451():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, die={self.die!r}, sides={self.sides!r}, var={self.var!r})"
  return __repr__
 
 
-def _f428():
+def _f452():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.die,self.sides,self.var,)==(other.span,other.die,other.sides,other.var,)
@@ -3269,184 +3448,9 @@ def _f428():
  return __eq__
 
 
-def _f429(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','die','sides','var',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f430(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','die','sides','var',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f431():
- def __hash__(self):
-  return hash((self.span,self.die,self.sides,self.var,))
- return __hash__
-
-
-def _f432(_type_span, _type_var, _type_zone, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,var:_type_var,zone:_type_zone)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'var',var)
-  __dataclass_builtins_object__.__setattr__(self,'zone',zone)
- return __init__
-
-
-def _f433():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, var={self.var!r}, zone={self.zone!r})"
- return __repr__
-
-
-def _f434():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.var,self.zone,)==(other.span,other.var,other.zone,)
-  return NotImplemented
- return __eq__
-
-
-def _f435(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','var','zone',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f436(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','var','zone',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f437():
- def __hash__(self):
-  return hash((self.span,self.var,self.zone,))
- return __hash__
-
-
-def _f438(_type_span, _type_zone, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,zone:_type_zone)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'zone',zone)
- return __init__
-
-
-def _f439():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, zone={self.zone!r})"
- return __repr__
-
-
-def _f440():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.zone,)==(other.span,other.zone,)
-  return NotImplemented
- return __eq__
-
-
-def _f441(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','zone',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f442(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','zone',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f443():
- def __hash__(self):
-  return hash((self.span,self.zone,))
- return __hash__
-
-
-def _f444(_type_span, _type_zone, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,zone:_type_zone,source:_type_source)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'zone',zone)
-  __dataclass_builtins_object__.__setattr__(self,'source',source)
- return __init__
-
-
-def _f445():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, zone={self.zone!r}, source={self.source!r})"
- return __repr__
-
-
-def _f446():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.zone,self.source,)==(other.span,other.zone,other.source,)
-  return NotImplemented
- return __eq__
-
-
-def _f447(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','zone','source',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f448(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','zone','source',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f449():
- def __hash__(self):
-  return hash((self.span,self.zone,self.source,))
- return __hash__
-
-
-def _f450(_type_span, _type_marker, _type_by, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,marker:_type_marker,by:_type_by)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'marker',marker)
-  __dataclass_builtins_object__.__setattr__(self,'by',by)
- return __init__
-
-
-def _f451():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, marker={self.marker!r}, by={self.by!r})"
- return __repr__
-
-
-def _f452():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.marker,self.by,)==(other.span,other.marker,other.by,)
-  return NotImplemented
- return __eq__
-
-
 def _f453(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','marker','by',):
+  if type(self) is cls or name in ('span','die','sides','var',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -3454,7 +3458,7 @@ def _f453(cls, FrozenInstanceError):
 
 def _f454(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','marker','by',):
+  if type(self) is cls or name in ('span','die','sides','var',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -3462,35 +3466,35 @@ def _f454(cls, FrozenInstanceError):
 
 def _f455():
  def __hash__(self):
-  return hash((self.span,self.marker,self.by,))
+  return hash((self.span,self.die,self.sides,self.var,))
  return __hash__
 
 
-def _f456(_type_span, _type_marker, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,marker:_type_marker,at:_type_at)->_return_type:
+def _f456(_type_span, _type_var, _type_zone, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,var:_type_var,zone:_type_zone)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'marker',marker)
-  __dataclass_builtins_object__.__setattr__(self,'at',at)
+  __dataclass_builtins_object__.__setattr__(self,'var',var)
+  __dataclass_builtins_object__.__setattr__(self,'zone',zone)
  return __init__
 
 
 def _f457():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, marker={self.marker!r}, at={self.at!r})"
+  return self.__class__.__qualname__ + f"(span={self.span!r}, var={self.var!r}, zone={self.zone!r})"
  return __repr__
 
 
 def _f458():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.span,self.marker,self.at,)==(other.span,other.marker,other.at,)
+   return (self.span,self.var,self.zone,)==(other.span,other.var,other.zone,)
   return NotImplemented
  return __eq__
 
 
 def _f459(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','marker','at',):
+  if type(self) is cls or name in ('span','var','zone',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -3498,7 +3502,7 @@ def _f459(cls, FrozenInstanceError):
 
 def _f460(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','marker','at',):
+  if type(self) is cls or name in ('span','var','zone',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -3506,11 +3510,186 @@ def _f460(cls, FrozenInstanceError):
 
 def _f461():
  def __hash__(self):
+  return hash((self.span,self.var,self.zone,))
+ return __hash__
+
+
+def _f462(_type_span, _type_zone, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,zone:_type_zone)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'zone',zone)
+ return __init__
+
+
+def _f463():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, zone={self.zone!r})"
+ return __repr__
+
+
+def _f464():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.zone,)==(other.span,other.zone,)
+  return NotImplemented
+ return __eq__
+
+
+def _f465(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','zone',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f466(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','zone',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f467():
+ def __hash__(self):
+  return hash((self.span,self.zone,))
+ return __hash__
+
+
+def _f468(_type_span, _type_zone, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,zone:_type_zone,source:_type_source)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'zone',zone)
+  __dataclass_builtins_object__.__setattr__(self,'source',source)
+ return __init__
+
+
+def _f469():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, zone={self.zone!r}, source={self.source!r})"
+ return __repr__
+
+
+def _f470():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.zone,self.source,)==(other.span,other.zone,other.source,)
+  return NotImplemented
+ return __eq__
+
+
+def _f471(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','zone','source',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f472(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','zone','source',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f473():
+ def __hash__(self):
+  return hash((self.span,self.zone,self.source,))
+ return __hash__
+
+
+def _f474(_type_span, _type_marker, _type_by, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,marker:_type_marker,by:_type_by)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'marker',marker)
+  __dataclass_builtins_object__.__setattr__(self,'by',by)
+ return __init__
+
+
+def _f475():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, marker={self.marker!r}, by={self.by!r})"
+ return __repr__
+
+
+def _f476():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.marker,self.by,)==(other.span,other.marker,other.by,)
+  return NotImplemented
+ return __eq__
+
+
+def _f477(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','marker','by',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f478(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','marker','by',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f479():
+ def __hash__(self):
+  return hash((self.span,self.marker,self.by,))
+ return __hash__
+
+
+def _f480(_type_span, _type_marker, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,marker:_type_marker,at:_type_at)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'marker',marker)
+  __dataclass_builtins_object__.__setattr__(self,'at',at)
+ return __init__
+
+
+def _f481():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, marker={self.marker!r}, at={self.at!r})"
+ return __repr__
+
+
+def _f482():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.marker,self.at,)==(other.span,other.marker,other.at,)
+  return NotImplemented
+ return __eq__
+
+
+def _f483(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','marker','at',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f484(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','marker','at',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f485():
+ def __hash__(self):
   return hash((self.span,self.marker,self.at,))
  return __hash__
 
 
-def _f462(_type_span, _type_event, _type_args, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
+def _f486(_type_span, _type_event, _type_args, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
  def __init__(self,span:_type_span,event:_type_event,args:_type_args,named_at:_type_named_at=_dflt_named_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'event',event)
@@ -3519,13 +3698,13 @@ def _f462(_type_span, _type_event, _type_args, _type_named_at, MISSING, _HAS_DEF
  return __init__
 
 
-def _f463():
+def _f487():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, event={self.event!r}, args={self.args!r}, named_at={self.named_at!r})"
  return __repr__
 
 
-def _f464():
+def _f488():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.event,self.args,self.named_at,)==(other.span,other.event,other.args,other.named_at,)
@@ -3533,7 +3712,7 @@ def _f464():
  return __eq__
 
 
-def _f465(cls, FrozenInstanceError):
+def _f489(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','event','args','named_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3541,7 +3720,7 @@ def _f465(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f466(cls, FrozenInstanceError):
+def _f490(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','event','args','named_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3549,13 +3728,13 @@ def _f466(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f467():
+def _f491():
  def __hash__(self):
   return hash((self.span,self.event,self.args,self.named_at,))
  return __hash__
 
 
-def _f468(_type_span, _type_event, _type_args, _type_until, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
+def _f492(_type_span, _type_event, _type_args, _type_until, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
  def __init__(self,span:_type_span,event:_type_event,args:_type_args,until:_type_until,named_at:_type_named_at=_dflt_named_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'event',event)
@@ -3565,13 +3744,13 @@ def _f468(_type_span, _type_event, _type_args, _type_until, _type_named_at, MISS
  return __init__
 
 
-def _f469():
+def _f493():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, event={self.event!r}, args={self.args!r}, until={self.until!r}, named_at={self.named_at!r})"
  return __repr__
 
 
-def _f470():
+def _f494():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.event,self.args,self.until,self.named_at,)==(other.span,other.event,other.args,other.until,other.named_at,)
@@ -3579,7 +3758,7 @@ def _f470():
  return __eq__
 
 
-def _f471(cls, FrozenInstanceError):
+def _f495(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','event','args','until','named_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3587,7 +3766,7 @@ def _f471(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f472(cls, FrozenInstanceError):
+def _f496(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','event','args','until','named_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3595,13 +3774,13 @@ def _f472(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f473():
+def _f497():
  def __hash__(self):
   return hash((self.span,self.event,self.args,self.until,self.named_at,))
  return __hash__
 
 
-def _f474(_type_span, _type_proc, _type_args, _type_as_player, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_as_player, _dflt_named_at, _return_type):
+def _f498(_type_span, _type_proc, _type_args, _type_as_player, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_as_player, _dflt_named_at, _return_type):
  def __init__(self,span:_type_span,proc:_type_proc,args:_type_args,as_player:_type_as_player=_dflt_as_player,named_at:_type_named_at=_dflt_named_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'proc',proc)
@@ -3611,13 +3790,13 @@ def _f474(_type_span, _type_proc, _type_args, _type_as_player, _type_named_at, M
  return __init__
 
 
-def _f475():
+def _f499():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, proc={self.proc!r}, args={self.args!r}, as_player={self.as_player!r}, named_at={self.named_at!r})"
  return __repr__
 
 
-def _f476():
+def _f500():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.proc,self.args,self.as_player,self.named_at,)==(other.span,other.proc,other.args,other.as_player,other.named_at,)
@@ -3625,7 +3804,7 @@ def _f476():
  return __eq__
 
 
-def _f477(cls, FrozenInstanceError):
+def _f501(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','proc','args','as_player','named_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3633,7 +3812,7 @@ def _f477(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f478(cls, FrozenInstanceError):
+def _f502(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','proc','args','as_player','named_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3641,13 +3820,13 @@ def _f478(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f479():
+def _f503():
  def __hash__(self):
   return hash((self.span,self.proc,self.args,self.as_player,self.named_at,))
  return __hash__
 
 
-def _f480(_type_span, _type_cond, _type_message, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f504(_type_span, _type_cond, _type_message, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,cond:_type_cond,message:_type_message)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'cond',cond)
@@ -3655,13 +3834,13 @@ def _f480(_type_span, _type_cond, _type_message, MISSING, _HAS_DEFAULT_FACTORY, 
  return __init__
 
 
-def _f481():
+def _f505():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, cond={self.cond!r}, message={self.message!r})"
  return __repr__
 
 
-def _f482():
+def _f506():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.cond,self.message,)==(other.span,other.cond,other.message,)
@@ -3669,7 +3848,7 @@ def _f482():
  return __eq__
 
 
-def _f483(cls, FrozenInstanceError):
+def _f507(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','cond','message',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3677,7 +3856,7 @@ def _f483(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f484(cls, FrozenInstanceError):
+def _f508(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','cond','message',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3685,26 +3864,26 @@ def _f484(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f485():
+def _f509():
  def __hash__(self):
   return hash((self.span,self.cond,self.message,))
  return __hash__
 
 
-def _f486(_type_span, _type_message, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f510(_type_span, _type_message, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,message:_type_message)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'message',message)
  return __init__
 
 
-def _f487():
+def _f511():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, message={self.message!r})"
  return __repr__
 
 
-def _f488():
+def _f512():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.message,)==(other.span,other.message,)
@@ -3712,7 +3891,7 @@ def _f488():
  return __eq__
 
 
-def _f489(cls, FrozenInstanceError):
+def _f513(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','message',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3720,7 +3899,7 @@ def _f489(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f490(cls, FrozenInstanceError):
+def _f514(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','message',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3728,13 +3907,13 @@ def _f490(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f491():
+def _f515():
  def __hash__(self):
   return hash((self.span,self.message,))
  return __hash__
 
 
-def _f492(_type_span, _type_name, _type_key, _type_count, _type_scope, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
+def _f516(_type_span, _type_name, _type_key, _type_count, _type_scope, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
  def __init__(self,span:_type_span,name:_type_name,key:_type_key,count:_type_count,scope:_type_scope,named_at:_type_named_at=_dflt_named_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'name',name)
@@ -3745,13 +3924,13 @@ def _f492(_type_span, _type_name, _type_key, _type_count, _type_scope, _type_nam
  return __init__
 
 
-def _f493():
+def _f517():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, name={self.name!r}, key={self.key!r}, count={self.count!r}, scope={self.scope!r}, named_at={self.named_at!r})"
  return __repr__
 
 
-def _f494():
+def _f518():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.name,self.key,self.count,self.scope,self.named_at,)==(other.span,other.name,other.key,other.count,other.scope,other.named_at,)
@@ -3759,7 +3938,7 @@ def _f494():
  return __eq__
 
 
-def _f495(cls, FrozenInstanceError):
+def _f519(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','name','key','count','scope','named_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3767,7 +3946,7 @@ def _f495(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f496(cls, FrozenInstanceError):
+def _f520(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','name','key','count','scope','named_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3775,13 +3954,13 @@ def _f496(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f497():
+def _f521():
  def __hash__(self):
   return hash((self.span,self.name,self.key,self.count,self.scope,self.named_at,))
  return __hash__
 
 
-def _f498(_type_span, _type_what, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_at, _return_type):
+def _f522(_type_span, _type_what, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_at, _return_type):
  def __init__(self,span:_type_span,what:_type_what,at:_type_at=_dflt_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'what',what)
@@ -3789,13 +3968,13 @@ def _f498(_type_span, _type_what, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dat
  return __init__
 
 
-def _f499():
+def _f523():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, what={self.what!r}, at={self.at!r})"
  return __repr__
 
 
-def _f500():
+def _f524():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.what,self.at,)==(other.span,other.what,other.at,)
@@ -3803,7 +3982,7 @@ def _f500():
  return __eq__
 
 
-def _f501(cls, FrozenInstanceError):
+def _f525(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','what','at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3811,7 +3990,7 @@ def _f501(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f502(cls, FrozenInstanceError):
+def _f526(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','what','at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3819,26 +3998,26 @@ def _f502(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f503():
+def _f527():
  def __hash__(self):
   return hash((self.span,self.what,self.at,))
  return __hash__
 
 
-def _f504(_type_span, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f528(_type_span, _type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,value:_type_value)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'value',value)
  return __init__
 
 
-def _f505():
+def _f529():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, value={self.value!r})"
  return __repr__
 
 
-def _f506():
+def _f530():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.value,)==(other.span,other.value,)
@@ -3846,7 +4025,7 @@ def _f506():
  return __eq__
 
 
-def _f507(cls, FrozenInstanceError):
+def _f531(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','value',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3854,7 +4033,7 @@ def _f507(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f508(cls, FrozenInstanceError):
+def _f532(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','value',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3862,13 +4041,13 @@ def _f508(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f509():
+def _f533():
  def __hash__(self):
   return hash((self.span,self.value,))
  return __hash__
 
 
-def _f510(_type_span, _type_action, _type_args, _type_as_player, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
+def _f534(_type_span, _type_action, _type_args, _type_as_player, _type_named_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_named_at, _return_type):
  def __init__(self,span:_type_span,action:_type_action,args:_type_args,as_player:_type_as_player,named_at:_type_named_at=_dflt_named_at)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'action',action)
@@ -3878,13 +4057,13 @@ def _f510(_type_span, _type_action, _type_args, _type_as_player, _type_named_at,
  return __init__
 
 
-def _f511():
+def _f535():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, action={self.action!r}, args={self.args!r}, as_player={self.as_player!r}, named_at={self.named_at!r})"
  return __repr__
 
 
-def _f512():
+def _f536():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.action,self.args,self.as_player,self.named_at,)==(other.span,other.action,other.args,other.as_player,other.named_at,)
@@ -3892,7 +4071,7 @@ def _f512():
  return __eq__
 
 
-def _f513(cls, FrozenInstanceError):
+def _f537(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','action','args','as_player','named_at',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3900,7 +4079,7 @@ def _f513(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f514(cls, FrozenInstanceError):
+def _f538(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','action','args','as_player','named_at',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3908,13 +4087,13 @@ def _f514(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f515():
+def _f539():
  def __hash__(self):
   return hash((self.span,self.action,self.args,self.as_player,self.named_at,))
  return __hash__
 
 
-def _f516(_type_span, _type_who, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f540(_type_span, _type_who, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,who:_type_who,body:_type_body)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'who',who)
@@ -3922,13 +4101,13 @@ def _f516(_type_span, _type_who, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __da
  return __init__
 
 
-def _f517():
+def _f541():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, who={self.who!r}, body={self.body!r})"
  return __repr__
 
 
-def _f518():
+def _f542():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.who,self.body,)==(other.span,other.who,other.body,)
@@ -3936,7 +4115,7 @@ def _f518():
  return __eq__
 
 
-def _f519(cls, FrozenInstanceError):
+def _f543(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','who','body',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3944,7 +4123,7 @@ def _f519(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f520(cls, FrozenInstanceError):
+def _f544(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','who','body',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3952,13 +4131,13 @@ def _f520(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f521():
+def _f545():
  def __hash__(self):
   return hash((self.span,self.who,self.body,))
  return __hash__
 
 
-def _f522(_type_span, _type_cond, _type_then, _type_other, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f546(_type_span, _type_cond, _type_then, _type_other, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,cond:_type_cond,then:_type_then,other:_type_other)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'cond',cond)
@@ -3967,13 +4146,13 @@ def _f522(_type_span, _type_cond, _type_then, _type_other, MISSING, _HAS_DEFAULT
  return __init__
 
 
-def _f523():
+def _f547():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, cond={self.cond!r}, then={self.then!r}, other={self.other!r})"
  return __repr__
 
 
-def _f524():
+def _f548():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.cond,self.then,self.other,)==(other.span,other.cond,other.then,other.other,)
@@ -3981,7 +4160,7 @@ def _f524():
  return __eq__
 
 
-def _f525(cls, FrozenInstanceError):
+def _f549(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','cond','then','other',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -3989,7 +4168,7 @@ def _f525(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f526(cls, FrozenInstanceError):
+def _f550(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','cond','then','other',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -3997,13 +4176,13 @@ def _f526(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f527():
+def _f551():
  def __hash__(self):
   return hash((self.span,self.cond,self.then,self.other,))
  return __hash__
 
 
-def _f528(_type_span, _type_var, _type_items, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f552(_type_span, _type_var, _type_items, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,var:_type_var,items:_type_items,body:_type_body)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'var',var)
@@ -4012,13 +4191,13 @@ def _f528(_type_span, _type_var, _type_items, _type_body, MISSING, _HAS_DEFAULT_
  return __init__
 
 
-def _f529():
+def _f553():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, var={self.var!r}, items={self.items!r}, body={self.body!r})"
  return __repr__
 
 
-def _f530():
+def _f554():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.var,self.items,self.body,)==(other.span,other.var,other.items,other.body,)
@@ -4026,7 +4205,7 @@ def _f530():
  return __eq__
 
 
-def _f531(cls, FrozenInstanceError):
+def _f555(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','var','items','body',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4034,7 +4213,7 @@ def _f531(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f532(cls, FrozenInstanceError):
+def _f556(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','var','items','body',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4042,13 +4221,13 @@ def _f532(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f533():
+def _f557():
  def __hash__(self):
   return hash((self.span,self.var,self.items,self.body,))
  return __hash__
 
 
-def _f534(_type_span, _type_count, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f558(_type_span, _type_count, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,count:_type_count,body:_type_body)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'count',count)
@@ -4056,13 +4235,13 @@ def _f534(_type_span, _type_count, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __
  return __init__
 
 
-def _f535():
+def _f559():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, count={self.count!r}, body={self.body!r})"
  return __repr__
 
 
-def _f536():
+def _f560():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.count,self.body,)==(other.span,other.count,other.body,)
@@ -4070,7 +4249,7 @@ def _f536():
  return __eq__
 
 
-def _f537(cls, FrozenInstanceError):
+def _f561(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('span','count','body',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4078,7 +4257,7 @@ def _f537(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f538(cls, FrozenInstanceError):
+def _f562(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('span','count','body',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4086,13 +4265,13 @@ def _f538(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f539():
+def _f563():
  def __hash__(self):
   return hash((self.span,self.count,self.body,))
  return __hash__
 
 
-def _f540(_type_span, _type_subject, _type_cases, _type_other, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f564(_type_span, _type_subject, _type_cases, _type_other, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,span:_type_span,subject:_type_subject,cases:_type_cases,other:_type_other)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
   __dataclass_builtins_object__.__setattr__(self,'subject',subject)
@@ -4101,13 +4280,13 @@ def _f540(_type_span, _type_subject, _type_cases, _type_other, MISSING, _HAS_DEF
  return __init__
 
 
-def _f541():
+def _f565():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(span={self.span!r}, subject={self.subject!r}, cases={self.cases!r}, other={self.other!r})"
  return __repr__
 
 
-def _f542():
+def _f566():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.span,self.subject,self.cases,self.other,)==(other.span,other.subject,other.cases,other.other,)
@@ -4115,185 +4294,9 @@ def _f542():
  return __eq__
 
 
-def _f543(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','subject','cases','other',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f544(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','subject','cases','other',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f545():
- def __hash__(self):
-  return hash((self.span,self.subject,self.cases,self.other,))
- return __hash__
-
-
-def _f546(_type_span, _type_by, _type_options, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,by:_type_by,options:_type_options)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'by',by)
-  __dataclass_builtins_object__.__setattr__(self,'options',options)
- return __init__
-
-
-def _f547():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, by={self.by!r}, options={self.options!r})"
- return __repr__
-
-
-def _f548():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.by,self.options,)==(other.span,other.by,other.options,)
-  return NotImplemented
- return __eq__
-
-
-def _f549(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','by','options',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f550(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','by','options',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f551():
- def __hash__(self):
-  return hash((self.span,self.by,self.options,))
- return __hash__
-
-
-def _f552(_type_span, _type_by, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,by:_type_by,body:_type_body)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'by',by)
-  __dataclass_builtins_object__.__setattr__(self,'body',body)
- return __init__
-
-
-def _f553():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, by={self.by!r}, body={self.body!r})"
- return __repr__
-
-
-def _f554():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.by,self.body,)==(other.span,other.by,other.body,)
-  return NotImplemented
- return __eq__
-
-
-def _f555(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','by','body',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f556(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','by','body',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f557():
- def __hash__(self):
-  return hash((self.span,self.by,self.body,))
- return __hash__
-
-
-def _f558(_type_span, _type_cond, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,cond:_type_cond,body:_type_body)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'cond',cond)
-  __dataclass_builtins_object__.__setattr__(self,'body',body)
- return __init__
-
-
-def _f559():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, cond={self.cond!r}, body={self.body!r})"
- return __repr__
-
-
-def _f560():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.cond,self.body,)==(other.span,other.cond,other.body,)
-  return NotImplemented
- return __eq__
-
-
-def _f561(cls, FrozenInstanceError):
- def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','cond','body',):
-   raise FrozenInstanceError(f"cannot assign to field {name!r}")
-  super(cls, self).__setattr__(name, value)
- return __setattr__
-
-
-def _f562(cls, FrozenInstanceError):
- def __delattr__(self,name):
-  if type(self) is cls or name in ('span','cond','body',):
-   raise FrozenInstanceError(f"cannot delete field {name!r}")
-  super(cls, self).__delattr__(name)
- return __delattr__
-
-
-def _f563():
- def __hash__(self):
-  return hash((self.span,self.cond,self.body,))
- return __hash__
-
-
-def _f564(_type_span, _type_name, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,name:_type_name,body:_type_body)->_return_type:
-  __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'name',name)
-  __dataclass_builtins_object__.__setattr__(self,'body',body)
- return __init__
-
-
-def _f565():
- def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, name={self.name!r}, body={self.body!r})"
- return __repr__
-
-
-def _f566():
- def __eq__(self,other):
-  if other.__class__ is self.__class__:
-   return (self.span,self.name,self.body,)==(other.span,other.name,other.body,)
-  return NotImplemented
- return __eq__
-
-
 def _f567(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','name','body',):
+  if type(self) is cls or name in ('span','subject','cases','other',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -4301,7 +4304,7 @@ def _f567(cls, FrozenInstanceError):
 
 def _f568(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','name','body',):
+  if type(self) is cls or name in ('span','subject','cases','other',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -4309,39 +4312,35 @@ def _f568(cls, FrozenInstanceError):
 
 def _f569():
  def __hash__(self):
-  return hash((self.span,self.name,self.body,))
+  return hash((self.span,self.subject,self.cases,self.other,))
  return __hash__
 
 
-def _f570(_type_span, _type_target, _type_module, _type_before, _type_instead, _type_after, _type_inner, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
- def __init__(self,span:_type_span,target:_type_target,module:_type_module,before:_type_before,instead:_type_instead,after:_type_after,inner:_type_inner)->_return_type:
+def _f570(_type_span, _type_by, _type_options, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,by:_type_by,options:_type_options)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'span',span)
-  __dataclass_builtins_object__.__setattr__(self,'target',target)
-  __dataclass_builtins_object__.__setattr__(self,'module',module)
-  __dataclass_builtins_object__.__setattr__(self,'before',before)
-  __dataclass_builtins_object__.__setattr__(self,'instead',instead)
-  __dataclass_builtins_object__.__setattr__(self,'after',after)
-  __dataclass_builtins_object__.__setattr__(self,'inner',inner)
+  __dataclass_builtins_object__.__setattr__(self,'by',by)
+  __dataclass_builtins_object__.__setattr__(self,'options',options)
  return __init__
 
 
 def _f571():
  def __repr__(self):
-  return self.__class__.__qualname__ + f"(span={self.span!r}, target={self.target!r}, module={self.module!r}, before={self.before!r}, instead={self.instead!r}, after={self.after!r}, inner={self.inner!r})"
+  return self.__class__.__qualname__ + f"(span={self.span!r}, by={self.by!r}, options={self.options!r})"
  return __repr__
 
 
 def _f572():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
-   return (self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,)==(other.span,other.target,other.module,other.before,other.instead,other.after,other.inner,)
+   return (self.span,self.by,self.options,)==(other.span,other.by,other.options,)
   return NotImplemented
  return __eq__
 
 
 def _f573(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
-  if type(self) is cls or name in ('span','target','module','before','instead','after','inner',):
+  if type(self) is cls or name in ('span','by','options',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
   super(cls, self).__setattr__(name, value)
  return __setattr__
@@ -4349,7 +4348,7 @@ def _f573(cls, FrozenInstanceError):
 
 def _f574(cls, FrozenInstanceError):
  def __delattr__(self,name):
-  if type(self) is cls or name in ('span','target','module','before','instead','after','inner',):
+  if type(self) is cls or name in ('span','by','options',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
   super(cls, self).__delattr__(name)
  return __delattr__
@@ -4357,11 +4356,334 @@ def _f574(cls, FrozenInstanceError):
 
 def _f575():
  def __hash__(self):
-  return hash((self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,))
+  return hash((self.span,self.by,self.options,))
  return __hash__
 
 
-def _f576(_type_id, _type_title, _type_players, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f576(_type_span, _type_by, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,by:_type_by,body:_type_body)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'by',by)
+  __dataclass_builtins_object__.__setattr__(self,'body',body)
+ return __init__
+
+
+def _f577():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, by={self.by!r}, body={self.body!r})"
+ return __repr__
+
+
+def _f578():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.by,self.body,)==(other.span,other.by,other.body,)
+  return NotImplemented
+ return __eq__
+
+
+def _f579(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','by','body',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f580(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','by','body',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f581():
+ def __hash__(self):
+  return hash((self.span,self.by,self.body,))
+ return __hash__
+
+
+def _f582(_type_span, _type_cond, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,cond:_type_cond,body:_type_body)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'cond',cond)
+  __dataclass_builtins_object__.__setattr__(self,'body',body)
+ return __init__
+
+
+def _f583():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, cond={self.cond!r}, body={self.body!r})"
+ return __repr__
+
+
+def _f584():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.cond,self.body,)==(other.span,other.cond,other.body,)
+  return NotImplemented
+ return __eq__
+
+
+def _f585(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','cond','body',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f586(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','cond','body',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f587():
+ def __hash__(self):
+  return hash((self.span,self.cond,self.body,))
+ return __hash__
+
+
+def _f588(_type_span, _type_name, _type_body, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,span:_type_span,name:_type_name,body:_type_body)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'body',body)
+ return __init__
+
+
+def _f589():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, name={self.name!r}, body={self.body!r})"
+ return __repr__
+
+
+def _f590():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.name,self.body,)==(other.span,other.name,other.body,)
+  return NotImplemented
+ return __eq__
+
+
+def _f591(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','name','body',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f592(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','name','body',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f593():
+ def __hash__(self):
+  return hash((self.span,self.name,self.body,))
+ return __hash__
+
+
+def _f594(_type_span, _type_target, _type_module, _type_before, _type_instead, _type_after, _type_inner, _type_instead_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_instead_span, _return_type):
+ def __init__(self,span:_type_span,target:_type_target,module:_type_module,before:_type_before,instead:_type_instead,after:_type_after,inner:_type_inner,instead_span:_type_instead_span=_dflt_instead_span)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'target',target)
+  __dataclass_builtins_object__.__setattr__(self,'module',module)
+  __dataclass_builtins_object__.__setattr__(self,'before',before)
+  __dataclass_builtins_object__.__setattr__(self,'instead',instead)
+  __dataclass_builtins_object__.__setattr__(self,'after',after)
+  __dataclass_builtins_object__.__setattr__(self,'inner',inner)
+  __dataclass_builtins_object__.__setattr__(self,'instead_span',instead_span)
+ return __init__
+
+
+def _f595():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(span={self.span!r}, target={self.target!r}, module={self.module!r}, before={self.before!r}, instead={self.instead!r}, after={self.after!r}, inner={self.inner!r}, instead_span={self.instead_span!r})"
+ return __repr__
+
+
+def _f596():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,self.instead_span,)==(other.span,other.target,other.module,other.before,other.instead,other.after,other.inner,other.instead_span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f597(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('span','target','module','before','instead','after','inner','instead_span',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f598(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('span','target','module','before','instead','after','inner','instead_span',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f599():
+ def __hash__(self):
+  return hash((self.span,self.target,self.module,self.before,self.instead,self.after,self.inner,self.instead_span,))
+ return __hash__
+
+
+def _f600(_type_id, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,id:_type_id)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'id',id)
+ return __init__
+
+
+def _f601():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(id={self.id!r})"
+ return __repr__
+
+
+def _f602(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('id',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f603(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('id',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f604(_type_key, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,key:_type_key)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'key',key)
+ return __init__
+
+
+def _f605():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(key={self.key!r})"
+ return __repr__
+
+
+def _f606():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.key,)==(other.key,)
+  return NotImplemented
+ return __eq__
+
+
+def _f607(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('key',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f608(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('key',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f609():
+ def __hash__(self):
+  return hash((self.key,))
+ return __hash__
+
+
+def _f610(_type_kind, _type_name, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,kind:_type_kind,name:_type_name)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'kind',kind)
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+ return __init__
+
+
+def _f611():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(kind={self.kind!r}, name={self.name!r})"
+ return __repr__
+
+
+def _f612():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.kind,self.name,)==(other.kind,other.name,)
+  return NotImplemented
+ return __eq__
+
+
+def _f613(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('kind','name',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f614(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('kind','name',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f615():
+ def __hash__(self):
+  return hash((self.kind,self.name,))
+ return __hash__
+
+
+def _f616(_type_name, _type_note, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,name:_type_name,note:_type_note)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'note',note)
+ return __init__
+
+
+def _f617():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(name={self.name!r}, note={self.note!r})"
+ return __repr__
+
+
+def _f618(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','note',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f619(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','note',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f620(_type_id, _type_title, _type_players, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,id:_type_id,title:_type_title,players:_type_players,span:_type_span)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'id',id)
   __dataclass_builtins_object__.__setattr__(self,'title',title)
@@ -4370,13 +4692,13 @@ def _f576(_type_id, _type_title, _type_players, _type_span, MISSING, _HAS_DEFAUL
  return __init__
 
 
-def _f577():
+def _f621():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(id={self.id!r}, title={self.title!r}, players={self.players!r}, span={self.span!r})"
  return __repr__
 
 
-def _f578():
+def _f622():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.id,self.title,self.players,self.span,)==(other.id,other.title,other.players,other.span,)
@@ -4384,7 +4706,7 @@ def _f578():
  return __eq__
 
 
-def _f579(cls, FrozenInstanceError):
+def _f623(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('id','title','players','span',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4392,7 +4714,7 @@ def _f579(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f580(cls, FrozenInstanceError):
+def _f624(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('id','title','players','span',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4400,13 +4722,13 @@ def _f580(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f581():
+def _f625():
  def __hash__(self):
   return hash((self.id,self.title,self.players,self.span,))
  return __hash__
 
 
-def _f582(_type_module, _type_section, _type_name, _type_word, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f626(_type_module, _type_section, _type_name, _type_word, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,module:_type_module,section:_type_section,name:_type_name,word:_type_word,span:_type_span)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'module',module)
   __dataclass_builtins_object__.__setattr__(self,'section',section)
@@ -4416,13 +4738,13 @@ def _f582(_type_module, _type_section, _type_name, _type_word, _type_span, MISSI
  return __init__
 
 
-def _f583():
+def _f627():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(module={self.module!r}, section={self.section!r}, name={self.name!r}, word={self.word!r}, span={self.span!r})"
  return __repr__
 
 
-def _f584():
+def _f628():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.module,self.section,self.name,self.word,self.span,)==(other.module,other.section,other.name,other.word,other.span,)
@@ -4430,7 +4752,7 @@ def _f584():
  return __eq__
 
 
-def _f585(cls, FrozenInstanceError):
+def _f629(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('module','section','name','word','span',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4438,7 +4760,7 @@ def _f585(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f586(cls, FrozenInstanceError):
+def _f630(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('module','section','name','word','span',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4446,13 +4768,13 @@ def _f586(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f587():
+def _f631():
  def __hash__(self):
   return hash((self.module,self.section,self.name,self.word,self.span,))
  return __hash__
 
 
-def _f588(_type_section, _type_name, _type_module, _type_span, _type_given, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f632(_type_section, _type_name, _type_module, _type_span, _type_given, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,section:_type_section,name:_type_name,module:_type_module,span:_type_span,given:_type_given)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'section',section)
   __dataclass_builtins_object__.__setattr__(self,'name',name)
@@ -4462,13 +4784,13 @@ def _f588(_type_section, _type_name, _type_module, _type_span, _type_given, MISS
  return __init__
 
 
-def _f589():
+def _f633():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(section={self.section!r}, name={self.name!r}, module={self.module!r}, span={self.span!r}, given={self.given!r})"
  return __repr__
 
 
-def _f590():
+def _f634():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.section,self.name,self.module,self.span,self.given,)==(other.section,other.name,other.module,other.span,other.given,)
@@ -4476,7 +4798,7 @@ def _f590():
  return __eq__
 
 
-def _f591(cls, FrozenInstanceError):
+def _f635(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('section','name','module','span','given',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4484,7 +4806,7 @@ def _f591(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f592(cls, FrozenInstanceError):
+def _f636(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('section','name','module','span','given',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4492,13 +4814,13 @@ def _f592(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f593():
+def _f637():
  def __hash__(self):
   return hash((self.section,self.name,self.module,self.span,self.given,))
  return __hash__
 
 
-def _f594(_type_target, _type_module, _type_declared_in, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f638(_type_target, _type_module, _type_declared_in, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,target:_type_target,module:_type_module,declared_in:_type_declared_in,span:_type_span)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'target',target)
   __dataclass_builtins_object__.__setattr__(self,'module',module)
@@ -4507,13 +4829,13 @@ def _f594(_type_target, _type_module, _type_declared_in, _type_span, MISSING, _H
  return __init__
 
 
-def _f595():
+def _f639():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(target={self.target!r}, module={self.module!r}, declared_in={self.declared_in!r}, span={self.span!r})"
  return __repr__
 
 
-def _f596():
+def _f640():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.target,self.module,self.declared_in,self.span,)==(other.target,other.module,other.declared_in,other.span,)
@@ -4521,7 +4843,7 @@ def _f596():
  return __eq__
 
 
-def _f597(cls, FrozenInstanceError):
+def _f641(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('target','module','declared_in','span',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4529,7 +4851,7 @@ def _f597(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f598(cls, FrozenInstanceError):
+def _f642(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('target','module','declared_in','span',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4537,13 +4859,13 @@ def _f598(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f599():
+def _f643():
  def __hash__(self):
   return hash((self.target,self.module,self.declared_in,self.span,))
  return __hash__
 
 
-def _f600(_type_module, _type_target, _type_added, _type_dropped, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f644(_type_module, _type_target, _type_added, _type_dropped, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,module:_type_module,target:_type_target,added:_type_added,dropped:_type_dropped,span:_type_span)->_return_type:
   __dataclass_builtins_object__.__setattr__(self,'module',module)
   __dataclass_builtins_object__.__setattr__(self,'target',target)
@@ -4553,13 +4875,13 @@ def _f600(_type_module, _type_target, _type_added, _type_dropped, _type_span, MI
  return __init__
 
 
-def _f601():
+def _f645():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(module={self.module!r}, target={self.target!r}, added={self.added!r}, dropped={self.dropped!r}, span={self.span!r})"
  return __repr__
 
 
-def _f602():
+def _f646():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.module,self.target,self.added,self.dropped,self.span,)==(other.module,other.target,other.added,other.dropped,other.span,)
@@ -4567,7 +4889,7 @@ def _f602():
  return __eq__
 
 
-def _f603(cls, FrozenInstanceError):
+def _f647(cls, FrozenInstanceError):
  def __setattr__(self,name,value):
   if type(self) is cls or name in ('module','target','added','dropped','span',):
    raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -4575,7 +4897,7 @@ def _f603(cls, FrozenInstanceError):
  return __setattr__
 
 
-def _f604(cls, FrozenInstanceError):
+def _f648(cls, FrozenInstanceError):
  def __delattr__(self,name):
   if type(self) is cls or name in ('module','target','added','dropped','span',):
    raise FrozenInstanceError(f"cannot delete field {name!r}")
@@ -4583,13 +4905,13 @@ def _f604(cls, FrozenInstanceError):
  return __delattr__
 
 
-def _f605():
+def _f649():
  def __hash__(self):
   return hash((self.module,self.target,self.added,self.dropped,self.span,))
  return __hash__
 
 
-def _f606(_type_name, _type_per, _type_keys, _type_initial, _type_min, _type_max, _type_span, _type_overflow, _type_carry_to, _type_underflow, _type_key_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _dflt_underflow, _dflt_key_limits, _return_type):
+def _f650(_type_name, _type_per, _type_keys, _type_initial, _type_min, _type_max, _type_span, _type_overflow, _type_carry_to, _type_underflow, _type_key_limits, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _dflt_underflow, _dflt_key_limits, _return_type):
  def __init__(self,name:_type_name,per:_type_per,keys:_type_keys,initial:_type_initial,min:_type_min,max:_type_max,span:_type_span,overflow:_type_overflow=_dflt_overflow,carry_to:_type_carry_to=_dflt_carry_to,underflow:_type_underflow=_dflt_underflow,key_limits:_type_key_limits=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.per=per
@@ -4605,13 +4927,13 @@ def _f606(_type_name, _type_per, _type_keys, _type_initial, _type_min, _type_max
  return __init__
 
 
-def _f607():
+def _f651():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, per={self.per!r}, keys={self.keys!r}, initial={self.initial!r}, min={self.min!r}, max={self.max!r}, span={self.span!r}, overflow={self.overflow!r}, carry_to={self.carry_to!r}, underflow={self.underflow!r}, key_limits={self.key_limits!r})"
  return __repr__
 
 
-def _f608():
+def _f652():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.per,self.keys,self.initial,self.min,self.max,self.span,self.overflow,self.carry_to,self.underflow,self.key_limits,)==(other.name,other.per,other.keys,other.initial,other.min,other.max,other.span,other.overflow,other.carry_to,other.underflow,other.key_limits,)
@@ -4619,7 +4941,7 @@ def _f608():
  return __eq__
 
 
-def _f609(_type_name, _type_per, _type_ordered, _type_slots, _type_slot_capacity, _type_capacity, _type_span, _type_overflow, _type_carry_to, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _return_type):
+def _f653(_type_name, _type_per, _type_ordered, _type_slots, _type_slot_capacity, _type_capacity, _type_span, _type_overflow, _type_carry_to, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_overflow, _dflt_carry_to, _return_type):
  def __init__(self,name:_type_name,per:_type_per,ordered:_type_ordered,slots:_type_slots,slot_capacity:_type_slot_capacity,capacity:_type_capacity,span:_type_span,overflow:_type_overflow=_dflt_overflow,carry_to:_type_carry_to=_dflt_carry_to)->_return_type:
   self.name=name
   self.per=per
@@ -4633,13 +4955,13 @@ def _f609(_type_name, _type_per, _type_ordered, _type_slots, _type_slot_capacity
  return __init__
 
 
-def _f610():
+def _f654():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, per={self.per!r}, ordered={self.ordered!r}, slots={self.slots!r}, slot_capacity={self.slot_capacity!r}, capacity={self.capacity!r}, span={self.span!r}, overflow={self.overflow!r}, carry_to={self.carry_to!r})"
  return __repr__
 
 
-def _f611():
+def _f655():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.per,self.ordered,self.slots,self.slot_capacity,self.capacity,self.span,self.overflow,self.carry_to,)==(other.name,other.per,other.ordered,other.slots,other.slot_capacity,other.capacity,other.span,other.overflow,other.carry_to,)
@@ -4647,7 +4969,7 @@ def _f611():
  return __eq__
 
 
-def _f612(_type_name, _type_spaces, _type_circular, _type_icons, _type_markers, _type_span, _type_spend, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spend, _return_type):
+def _f656(_type_name, _type_spaces, _type_circular, _type_icons, _type_markers, _type_span, _type_spend, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_spend, _return_type):
  def __init__(self,name:_type_name,spaces:_type_spaces,circular:_type_circular,icons:_type_icons,markers:_type_markers,span:_type_span,spend:_type_spend=_dflt_spend)->_return_type:
   self.name=name
   self.spaces=spaces
@@ -4659,13 +4981,13 @@ def _f612(_type_name, _type_spaces, _type_circular, _type_icons, _type_markers, 
  return __init__
 
 
-def _f613():
+def _f657():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, spaces={self.spaces!r}, circular={self.circular!r}, icons={self.icons!r}, markers={self.markers!r}, span={self.span!r}, spend={self.spend!r})"
  return __repr__
 
 
-def _f614():
+def _f658():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.spaces,self.circular,self.icons,self.markers,self.span,self.spend,)==(other.name,other.spaces,other.circular,other.icons,other.markers,other.span,other.spend,)
@@ -4673,7 +4995,7 @@ def _f614():
  return __eq__
 
 
-def _f615(_type_name, _type_kind, _type_data, _type_span, _type_source, _type_compiled, _type_type, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _dflt_compiled, _dflt_type, _return_type):
+def _f659(_type_name, _type_kind, _type_data, _type_span, _type_source, _type_compiled, _type_type, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _dflt_compiled, _dflt_type, _return_type):
  def __init__(self,name:_type_name,kind:_type_kind,data:_type_data,span:_type_span,source:_type_source=_dflt_source,compiled:_type_compiled=_dflt_compiled,type:_type_type=_dflt_type)->_return_type:
   self.name=name
   self.kind=kind
@@ -4685,13 +5007,13 @@ def _f615(_type_name, _type_kind, _type_data, _type_span, _type_source, _type_co
  return __init__
 
 
-def _f616():
+def _f660():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, kind={self.kind!r}, data={self.data!r}, span={self.span!r}, source={self.source!r}, compiled={self.compiled!r}, type={self.type!r})"
  return __repr__
 
 
-def _f617():
+def _f661():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.kind,self.data,self.span,self.source,self.compiled,self.type,)==(other.name,other.kind,other.data,other.span,other.source,other.compiled,other.type,)
@@ -4699,7 +5021,7 @@ def _f617():
  return __eq__
 
 
-def _f618(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_guard_text, _type_cost, _type_body, _type_span, _type_source, _type_domains, _type_rule, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_domains, _return_type):
+def _f662(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_guard_text, _type_cost, _type_body, _type_span, _type_source, _type_domains, _type_rule, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_domains, _return_type):
  def __init__(self,name:_type_name,title:_type_title,by:_type_by,params:_type_params,guard:_type_guard,guard_text:_type_guard_text,cost:_type_cost,body:_type_body,span:_type_span,source:_type_source,domains:_type_domains=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.title=title
@@ -4716,13 +5038,13 @@ def _f618(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_gu
  return __init__
 
 
-def _f619():
+def _f663():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, title={self.title!r}, by={self.by!r}, params={self.params!r}, guard={self.guard!r}, guard_text={self.guard_text!r}, cost={self.cost!r}, body={self.body!r}, span={self.span!r}, source={self.source!r}, domains={self.domains!r})"
  return __repr__
 
 
-def _f620():
+def _f664():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.title,self.by,self.params,self.guard,self.guard_text,self.cost,self.body,self.span,self.source,self.domains,self.rule,)==(other.name,other.title,other.by,other.params,other.guard,other.guard_text,other.cost,other.body,other.span,other.source,other.domains,other.rule,)
@@ -4730,7 +5052,7 @@ def _f620():
  return __eq__
 
 
-def _f621(_type_name, _type_event, _type_guard, _type_body, _type_span, _type_guard_text, _type_source, _type_on_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_guard_text, _dflt_source, _dflt_on_span, _return_type):
+def _f665(_type_name, _type_event, _type_guard, _type_body, _type_span, _type_guard_text, _type_source, _type_on_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_guard_text, _dflt_source, _dflt_on_span, _return_type):
  def __init__(self,name:_type_name,event:_type_event,guard:_type_guard,body:_type_body,span:_type_span,guard_text:_type_guard_text=_dflt_guard_text,source:_type_source=_dflt_source,on_span:_type_on_span=_dflt_on_span)->_return_type:
   self.name=name
   self.event=event
@@ -4743,13 +5065,13 @@ def _f621(_type_name, _type_event, _type_guard, _type_body, _type_span, _type_gu
  return __init__
 
 
-def _f622():
+def _f666():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, event={self.event!r}, guard={self.guard!r}, body={self.body!r}, span={self.span!r}, guard_text={self.guard_text!r}, source={self.source!r}, on_span={self.on_span!r})"
  return __repr__
 
 
-def _f623():
+def _f667():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.event,self.guard,self.body,self.span,self.guard_text,self.source,self.on_span,)==(other.name,other.event,other.guard,other.body,other.span,other.guard_text,other.source,other.on_span,)
@@ -4757,7 +5079,7 @@ def _f623():
  return __eq__
 
 
-def _f624(_type_name, _type_counter, _type_crosses, _type_every, _type_guard, _type_body, _type_span, _type_down, _type_limit, _type_source, _type_guard_text, _type_on_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_down, _dflt_limit, _dflt_source, _dflt_guard_text, _dflt_on_spans, _return_type):
+def _f668(_type_name, _type_counter, _type_crosses, _type_every, _type_guard, _type_body, _type_span, _type_down, _type_limit, _type_source, _type_guard_text, _type_on_spans, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_down, _dflt_limit, _dflt_source, _dflt_guard_text, _dflt_on_spans, _return_type):
  def __init__(self,name:_type_name,counter:_type_counter,crosses:_type_crosses,every:_type_every,guard:_type_guard,body:_type_body,span:_type_span,down:_type_down=_dflt_down,limit:_type_limit=_dflt_limit,source:_type_source=_dflt_source,guard_text:_type_guard_text=_dflt_guard_text,on_spans:_type_on_spans=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.counter=counter
@@ -4774,13 +5096,13 @@ def _f624(_type_name, _type_counter, _type_crosses, _type_every, _type_guard, _t
  return __init__
 
 
-def _f625():
+def _f669():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, counter={self.counter!r}, crosses={self.crosses!r}, every={self.every!r}, guard={self.guard!r}, body={self.body!r}, span={self.span!r}, down={self.down!r}, limit={self.limit!r}, source={self.source!r}, guard_text={self.guard_text!r}, on_spans={self.on_spans!r})"
  return __repr__
 
 
-def _f626():
+def _f670():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.counter,self.crosses,self.every,self.guard,self.body,self.span,self.down,self.limit,self.source,self.guard_text,self.on_spans,)==(other.name,other.counter,other.crosses,other.every,other.guard,other.body,other.span,other.down,other.limit,other.source,other.guard_text,other.on_spans,)
@@ -4788,7 +5110,7 @@ def _f626():
  return __eq__
 
 
-def _f627(_type_name, _type_params, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
+def _f671(_type_name, _type_params, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
  def __init__(self,name:_type_name,params:_type_params,body:_type_body,span:_type_span,source:_type_source=_dflt_source)->_return_type:
   self.name=name
   self.params=params
@@ -4798,13 +5120,13 @@ def _f627(_type_name, _type_params, _type_body, _type_span, _type_source, MISSIN
  return __init__
 
 
-def _f628():
+def _f672():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, params={self.params!r}, body={self.body!r}, span={self.span!r}, source={self.source!r})"
  return __repr__
 
 
-def _f629():
+def _f673():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.params,self.body,self.span,self.source,)==(other.name,other.params,other.body,other.span,other.source,)
@@ -4812,7 +5134,7 @@ def _f629():
  return __eq__
 
 
-def _f630(_type_name, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
+def _f674(_type_name, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_source, _return_type):
  def __init__(self,name:_type_name,body:_type_body,span:_type_span,source:_type_source=_dflt_source)->_return_type:
   self.name=name
   self.body=body
@@ -4821,13 +5143,13 @@ def _f630(_type_name, _type_body, _type_span, _type_source, MISSING, _HAS_DEFAUL
  return __init__
 
 
-def _f631():
+def _f675():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, body={self.body!r}, span={self.span!r}, source={self.source!r})"
  return __repr__
 
 
-def _f632():
+def _f676():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.body,self.span,self.source,)==(other.name,other.body,other.span,other.source,)
@@ -4835,7 +5157,7 @@ def _f632():
  return __eq__
 
 
-def _f633(_type_first, _type_until, _type_until_fn, _type_per_turn, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f677(_type_first, _type_until, _type_until_fn, _type_per_turn, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,first:_type_first,until:_type_until,until_fn:_type_until_fn,per_turn:_type_per_turn,span:_type_span)->_return_type:
   self.first=first
   self.until=until
@@ -4845,13 +5167,13 @@ def _f633(_type_first, _type_until, _type_until_fn, _type_per_turn, _type_span, 
  return __init__
 
 
-def _f634():
+def _f678():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(first={self.first!r}, until={self.until!r}, until_fn={self.until_fn!r}, per_turn={self.per_turn!r}, span={self.span!r})"
  return __repr__
 
 
-def _f635():
+def _f679():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.first,self.until,self.until_fn,self.per_turn,self.span,)==(other.first,other.until,other.until_fn,other.per_turn,other.span,)
@@ -4859,7 +5181,7 @@ def _f635():
  return __eq__
 
 
-def _f636(_type_name, _type_guard, _type_turns, _type_actions, _type_before, _type_body, _type_after, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f680(_type_name, _type_guard, _type_turns, _type_actions, _type_before, _type_body, _type_after, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,name:_type_name,guard:_type_guard,turns:_type_turns,actions:_type_actions,before:_type_before,body:_type_body,after:_type_after,span:_type_span)->_return_type:
   self.name=name
   self.guard=guard
@@ -4872,13 +5194,13 @@ def _f636(_type_name, _type_guard, _type_turns, _type_actions, _type_before, _ty
  return __init__
 
 
-def _f637():
+def _f681():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, guard={self.guard!r}, turns={self.turns!r}, actions={self.actions!r}, before={self.before!r}, body={self.body!r}, after={self.after!r}, span={self.span!r})"
  return __repr__
 
 
-def _f638():
+def _f682():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.guard,self.turns,self.actions,self.before,self.body,self.after,self.span,)==(other.name,other.guard,other.turns,other.actions,other.before,other.body,other.after,other.span,)
@@ -4886,7 +5208,7 @@ def _f638():
  return __eq__
 
 
-def _f639(_type_phases, _type_first_player, _type_end_when, _type_end_text, _type_final, _type_ranking, _type_span, _type_end_after, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_end_after, _return_type):
+def _f683(_type_phases, _type_first_player, _type_end_when, _type_end_text, _type_final, _type_ranking, _type_span, _type_end_after, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_end_after, _return_type):
  def __init__(self,phases:_type_phases,first_player:_type_first_player,end_when:_type_end_when,end_text:_type_end_text,final:_type_final,ranking:_type_ranking,span:_type_span,end_after:_type_end_after=_dflt_end_after)->_return_type:
   self.phases=phases
   self.first_player=first_player
@@ -4899,13 +5221,13 @@ def _f639(_type_phases, _type_first_player, _type_end_when, _type_end_text, _typ
  return __init__
 
 
-def _f640():
+def _f684():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(phases={self.phases!r}, first_player={self.first_player!r}, end_when={self.end_when!r}, end_text={self.end_text!r}, final={self.final!r}, ranking={self.ranking!r}, span={self.span!r}, end_after={self.end_after!r})"
  return __repr__
 
 
-def _f641():
+def _f685():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.phases,self.first_player,self.end_when,self.end_text,self.final,self.ranking,self.span,self.end_after,)==(other.phases,other.first_player,other.end_when,other.end_text,other.final,other.ranking,other.span,other.end_after,)
@@ -4913,7 +5235,7 @@ def _f641():
  return __eq__
 
 
-def _f642(_type_name, _type_per, _type_check, _type_text, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+def _f686(_type_name, _type_per, _type_check, _type_text, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
  def __init__(self,name:_type_name,per:_type_per,check:_type_check,text:_type_text,span:_type_span)->_return_type:
   self.name=name
   self.per=per
@@ -4923,13 +5245,13 @@ def _f642(_type_name, _type_per, _type_check, _type_text, _type_span, MISSING, _
  return __init__
 
 
-def _f643():
+def _f687():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(name={self.name!r}, per={self.per!r}, check={self.check!r}, text={self.text!r}, span={self.span!r})"
  return __repr__
 
 
-def _f644():
+def _f688():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.name,self.per,self.check,self.text,self.span,)==(other.name,other.per,other.check,other.text,other.span,)
@@ -4937,7 +5259,7 @@ def _f644():
  return __eq__
 
 
-def _f645(_type_modules, _type_module_info, _type_additions, _type_written, _type_replacements, _type_choice_changes, _type_players_min, _type_players_max, _type_sets, _type_symbols, _type_values, _type_counters, _type_kinds, _type_properties, _type_prop_defaults, _type_zones, _type_tracks, _type_markers, _type_player_markers, _type_dice, _type_events, _type_costs, _type_procedures, _type_setup, _type_actions, _type_triggers, _type_watchers, _type_substitutes, _type_scoring, _type_flow, _type_options, _type_fingerprint, _type_pack, _type_unknowns, _type_invariants, _type_bot_score, _type_hidden, _type_conserved, _type_compile_body, _type_compiled, _type_compile_after, _type_runs, _type_floors, _type_cost_cells, _type_totality, _type_independence, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_modules, _dflt_module_info, _dflt_additions, _dflt_written, _dflt_replacements, _dflt_choice_changes, _dflt_players_min, _dflt_players_max, _dflt_sets, _dflt_symbols, _dflt_values, _dflt_counters, _dflt_kinds, _dflt_properties, _dflt_prop_defaults, _dflt_zones, _dflt_tracks, _dflt_markers, _dflt_player_markers, _dflt_dice, _dflt_events, _dflt_costs, _dflt_procedures, _dflt_setup, _dflt_actions, _dflt_triggers, _dflt_watchers, _dflt_substitutes, _dflt_scoring, _dflt_flow, _dflt_options, _dflt_fingerprint, _dflt_pack, _dflt_unknowns, _dflt_invariants, _dflt_bot_score, _dflt_hidden, _dflt_conserved, _dflt_compile_body, _dflt_compiled, _dflt_compile_after, _dflt_runs, _dflt_floors, _dflt_cost_cells, _dflt_totality, _dflt_independence, _return_type):
+def _f689(_type_modules, _type_module_info, _type_additions, _type_written, _type_replacements, _type_choice_changes, _type_players_min, _type_players_max, _type_sets, _type_symbols, _type_values, _type_counters, _type_kinds, _type_properties, _type_prop_defaults, _type_zones, _type_tracks, _type_markers, _type_player_markers, _type_dice, _type_events, _type_costs, _type_procedures, _type_setup, _type_actions, _type_triggers, _type_watchers, _type_substitutes, _type_scoring, _type_flow, _type_options, _type_fingerprint, _type_pack, _type_unknowns, _type_invariants, _type_bot_score, _type_hidden, _type_conserved, _type_compile_body, _type_compiled, _type_compile_after, _type_runs, _type_floors, _type_cost_cells, _type_totality, _type_independence, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_modules, _dflt_module_info, _dflt_additions, _dflt_written, _dflt_replacements, _dflt_choice_changes, _dflt_players_min, _dflt_players_max, _dflt_sets, _dflt_symbols, _dflt_values, _dflt_counters, _dflt_kinds, _dflt_properties, _dflt_prop_defaults, _dflt_zones, _dflt_tracks, _dflt_markers, _dflt_player_markers, _dflt_dice, _dflt_events, _dflt_costs, _dflt_procedures, _dflt_setup, _dflt_actions, _dflt_triggers, _dflt_watchers, _dflt_substitutes, _dflt_scoring, _dflt_flow, _dflt_options, _dflt_fingerprint, _dflt_pack, _dflt_unknowns, _dflt_invariants, _dflt_bot_score, _dflt_hidden, _dflt_conserved, _dflt_compile_body, _dflt_compiled, _dflt_compile_after, _dflt_runs, _dflt_floors, _dflt_cost_cells, _dflt_totality, _dflt_independence, _return_type):
  def __init__(self,modules:_type_modules=_HAS_DEFAULT_FACTORY,module_info:_type_module_info=_HAS_DEFAULT_FACTORY,additions:_type_additions=_HAS_DEFAULT_FACTORY,written:_type_written=_HAS_DEFAULT_FACTORY,replacements:_type_replacements=_HAS_DEFAULT_FACTORY,choice_changes:_type_choice_changes=_HAS_DEFAULT_FACTORY,players_min:_type_players_min=_dflt_players_min,players_max:_type_players_max=_dflt_players_max,sets:_type_sets=_HAS_DEFAULT_FACTORY,symbols:_type_symbols=_HAS_DEFAULT_FACTORY,values:_type_values=_HAS_DEFAULT_FACTORY,counters:_type_counters=_HAS_DEFAULT_FACTORY,kinds:_type_kinds=_HAS_DEFAULT_FACTORY,properties:_type_properties=_HAS_DEFAULT_FACTORY,prop_defaults:_type_prop_defaults=_HAS_DEFAULT_FACTORY,zones:_type_zones=_HAS_DEFAULT_FACTORY,tracks:_type_tracks=_HAS_DEFAULT_FACTORY,markers:_type_markers=_HAS_DEFAULT_FACTORY,player_markers:_type_player_markers=_HAS_DEFAULT_FACTORY,dice:_type_dice=_HAS_DEFAULT_FACTORY,events:_type_events=_HAS_DEFAULT_FACTORY,costs:_type_costs=_HAS_DEFAULT_FACTORY,procedures:_type_procedures=_HAS_DEFAULT_FACTORY,setup:_type_setup=_HAS_DEFAULT_FACTORY,actions:_type_actions=_HAS_DEFAULT_FACTORY,triggers:_type_triggers=_HAS_DEFAULT_FACTORY,watchers:_type_watchers=_HAS_DEFAULT_FACTORY,substitutes:_type_substitutes=_HAS_DEFAULT_FACTORY,scoring:_type_scoring=_HAS_DEFAULT_FACTORY,flow:_type_flow=_dflt_flow,options:_type_options=_HAS_DEFAULT_FACTORY,fingerprint:_type_fingerprint=_HAS_DEFAULT_FACTORY,pack:_type_pack=_dflt_pack,unknowns:_type_unknowns=_HAS_DEFAULT_FACTORY,invariants:_type_invariants=_HAS_DEFAULT_FACTORY,bot_score:_type_bot_score=_dflt_bot_score,hidden:_type_hidden=_HAS_DEFAULT_FACTORY,conserved:_type_conserved=_HAS_DEFAULT_FACTORY,compile_body:_type_compile_body=_dflt_compile_body,compiled:_type_compiled=_HAS_DEFAULT_FACTORY,compile_after:_type_compile_after=_dflt_compile_after,runs:_type_runs=_HAS_DEFAULT_FACTORY,floors:_type_floors=_HAS_DEFAULT_FACTORY,cost_cells:_type_cost_cells=_HAS_DEFAULT_FACTORY,totality:_type_totality=_dflt_totality,independence:_type_independence=_dflt_independence)->_return_type:
   self.modules=_dflt_modules() if modules is _HAS_DEFAULT_FACTORY else modules
   self.module_info=_dflt_module_info() if module_info is _HAS_DEFAULT_FACTORY else module_info
@@ -4988,18 +5310,715 @@ def _f645(_type_modules, _type_module_info, _type_additions, _type_written, _typ
  return __init__
 
 
-def _f646():
+def _f690():
  def __repr__(self):
   return self.__class__.__qualname__ + f"(modules={self.modules!r}, module_info={self.module_info!r}, additions={self.additions!r}, written={self.written!r}, replacements={self.replacements!r}, choice_changes={self.choice_changes!r}, players_min={self.players_min!r}, players_max={self.players_max!r}, sets={self.sets!r}, symbols={self.symbols!r}, values={self.values!r}, counters={self.counters!r}, kinds={self.kinds!r}, properties={self.properties!r}, prop_defaults={self.prop_defaults!r}, zones={self.zones!r}, tracks={self.tracks!r}, markers={self.markers!r}, player_markers={self.player_markers!r}, dice={self.dice!r}, events={self.events!r}, costs={self.costs!r}, procedures={self.procedures!r}, setup={self.setup!r}, actions={self.actions!r}, triggers={self.triggers!r}, watchers={self.watchers!r}, substitutes={self.substitutes!r}, scoring={self.scoring!r}, flow={self.flow!r}, options={self.options!r}, fingerprint={self.fingerprint!r}, pack={self.pack!r}, unknowns={self.unknowns!r}, invariants={self.invariants!r}, bot_score={self.bot_score!r}, hidden={self.hidden!r}, conserved={self.conserved!r})"
  return __repr__
 
 
-def _f647():
+def _f691():
  def __eq__(self,other):
   if other.__class__ is self.__class__:
    return (self.modules,self.module_info,self.additions,self.written,self.replacements,self.choice_changes,self.players_min,self.players_max,self.sets,self.symbols,self.values,self.counters,self.kinds,self.properties,self.prop_defaults,self.zones,self.tracks,self.markers,self.player_markers,self.dice,self.events,self.costs,self.procedures,self.setup,self.actions,self.triggers,self.watchers,self.substitutes,self.scoring,self.flow,self.options,self.fingerprint,self.pack,self.unknowns,self.invariants,self.bot_score,self.hidden,self.conserved,)==(other.modules,other.module_info,other.additions,other.written,other.replacements,other.choice_changes,other.players_min,other.players_max,other.sets,other.symbols,other.values,other.counters,other.kinds,other.properties,other.prop_defaults,other.zones,other.tracks,other.markers,other.player_markers,other.dice,other.events,other.costs,other.procedures,other.setup,other.actions,other.triggers,other.watchers,other.substitutes,other.scoring,other.flow,other.options,other.fingerprint,other.pack,other.unknowns,other.invariants,other.bot_score,other.hidden,other.conserved,)
   return NotImplemented
  return __eq__
+
+
+def _f692(_type_code, _type_severity, _type_stage, _type_summary, _type_explanation, _type_wrong, _type_right, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,code:_type_code,severity:_type_severity,stage:_type_stage,summary:_type_summary,explanation:_type_explanation,wrong:_type_wrong,right:_type_right)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'code',code)
+  __dataclass_builtins_object__.__setattr__(self,'severity',severity)
+  __dataclass_builtins_object__.__setattr__(self,'stage',stage)
+  __dataclass_builtins_object__.__setattr__(self,'summary',summary)
+  __dataclass_builtins_object__.__setattr__(self,'explanation',explanation)
+  __dataclass_builtins_object__.__setattr__(self,'wrong',wrong)
+  __dataclass_builtins_object__.__setattr__(self,'right',right)
+ return __init__
+
+
+def _f693():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(code={self.code!r}, severity={self.severity!r}, stage={self.stage!r}, summary={self.summary!r}, explanation={self.explanation!r}, wrong={self.wrong!r}, right={self.right!r})"
+ return __repr__
+
+
+def _f694():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.code,self.severity,self.stage,self.summary,self.explanation,self.wrong,self.right,)==(other.code,other.severity,other.stage,other.summary,other.explanation,other.wrong,other.right,)
+  return NotImplemented
+ return __eq__
+
+
+def _f695(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('code','severity','stage','summary','explanation','wrong','right',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f696(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('code','severity','stage','summary','explanation','wrong','right',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f697():
+ def __hash__(self):
+  return hash((self.code,self.severity,self.stage,self.summary,self.explanation,self.wrong,self.right,))
+ return __hash__
+
+
+def _f698(_type_work, _type_pieces, _type_range_size, _type_max_int, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_work, _dflt_pieces, _dflt_range_size, _dflt_max_int, _return_type):
+ def __init__(self,work:_type_work=_dflt_work,pieces:_type_pieces=_dflt_pieces,range_size:_type_range_size=_dflt_range_size,max_int:_type_max_int=_dflt_max_int)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'work',work)
+  __dataclass_builtins_object__.__setattr__(self,'pieces',pieces)
+  __dataclass_builtins_object__.__setattr__(self,'range_size',range_size)
+  __dataclass_builtins_object__.__setattr__(self,'max_int',max_int)
+ return __init__
+
+
+def _f699():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(work={self.work!r}, pieces={self.pieces!r}, range_size={self.range_size!r}, max_int={self.max_int!r})"
+ return __repr__
+
+
+def _f700():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.work,self.pieces,self.range_size,self.max_int,)==(other.work,other.pieces,other.range_size,other.max_int,)
+  return NotImplemented
+ return __eq__
+
+
+def _f701(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('work','pieces','range_size','max_int',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f702(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('work','pieces','range_size','max_int',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f703():
+ def __hash__(self):
+  return hash((self.work,self.pieces,self.range_size,self.max_int,))
+ return __hash__
+
+
+def _f704(_type_name, _type_counter, _type_key, _type_unit, _type_instead, _type_guard, _type_span, _type_shortfall, _type_texts, _type_pay_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_shortfall, _dflt_texts, _dflt_pay_at, _return_type):
+ def __init__(self,name:_type_name,counter:_type_counter,key:_type_key,unit:_type_unit,instead:_type_instead,guard:_type_guard,span:_type_span,shortfall:_type_shortfall=_dflt_shortfall,texts:_type_texts=_dflt_texts,pay_at:_type_pay_at=_dflt_pay_at)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'counter',counter)
+  __dataclass_builtins_object__.__setattr__(self,'key',key)
+  __dataclass_builtins_object__.__setattr__(self,'unit',unit)
+  __dataclass_builtins_object__.__setattr__(self,'instead',instead)
+  __dataclass_builtins_object__.__setattr__(self,'guard',guard)
+  __dataclass_builtins_object__.__setattr__(self,'span',span)
+  __dataclass_builtins_object__.__setattr__(self,'shortfall',shortfall)
+  __dataclass_builtins_object__.__setattr__(self,'texts',texts)
+  __dataclass_builtins_object__.__setattr__(self,'pay_at',pay_at)
+ return __init__
+
+
+def _f705():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(name={self.name!r}, counter={self.counter!r}, key={self.key!r}, unit={self.unit!r}, instead={self.instead!r}, guard={self.guard!r}, span={self.span!r}, shortfall={self.shortfall!r}, texts={self.texts!r}, pay_at={self.pay_at!r})"
+ return __repr__
+
+
+def _f706():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.name,self.counter,self.key,self.unit,self.instead,self.guard,self.span,self.shortfall,self.texts,self.pay_at,)==(other.name,other.counter,other.key,other.unit,other.instead,other.guard,other.span,other.shortfall,other.texts,other.pay_at,)
+  return NotImplemented
+ return __eq__
+
+
+def _f707(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','counter','key','unit','instead','guard','span','shortfall','texts','pay_at',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f708(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','counter','key','unit','instead','guard','span','shortfall','texts','pay_at',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f709():
+ def __hash__(self):
+  return hash((self.name,self.counter,self.key,self.unit,self.instead,self.guard,self.span,self.shortfall,self.texts,self.pay_at,))
+ return __hash__
+
+
+def _f710(_type_alternative, _type_dues, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,alternative:_type_alternative,dues:_type_dues)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'alternative',alternative)
+  __dataclass_builtins_object__.__setattr__(self,'dues',dues)
+ return __init__
+
+
+def _f711():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(alternative={self.alternative!r}, dues={self.dues!r})"
+ return __repr__
+
+
+def _f712():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.alternative,self.dues,)==(other.alternative,other.dues,)
+  return NotImplemented
+ return __eq__
+
+
+def _f713(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('alternative','dues',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f714(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('alternative','dues',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f715():
+ def __hash__(self):
+  return hash((self.alternative,self.dues,))
+ return __hash__
+
+
+def _f716(_type_message, _type_line, _type_col, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,message:_type_message,line:_type_line,col:_type_col,hint:_type_hint)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
+  __dataclass_builtins_object__.__setattr__(self,'line',line)
+  __dataclass_builtins_object__.__setattr__(self,'col',col)
+  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
+ return __init__
+
+
+def _f717():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(message={self.message!r}, line={self.line!r}, col={self.col!r}, hint={self.hint!r})"
+ return __repr__
+
+
+def _f718():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.message,self.line,self.col,self.hint,)==(other.message,other.line,other.col,other.hint,)
+  return NotImplemented
+ return __eq__
+
+
+def _f719(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('message','line','col','hint',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f720(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('message','line','col','hint',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f721():
+ def __hash__(self):
+  return hash((self.message,self.line,self.col,self.hint,))
+ return __hash__
+
+
+def _f722(_type_value, _type_size, _type_height, _type_text, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,value:_type_value,size:_type_size,height:_type_height,text:_type_text,span:_type_span)->_return_type:
+  self.value=value
+  self.size=size
+  self.height=height
+  self.text=text
+  self.span=span
+ return __init__
+
+
+def _f723():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(value={self.value!r}, size={self.size!r}, height={self.height!r}, text={self.text!r}, span={self.span!r})"
+ return __repr__
+
+
+def _f724():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.value,self.size,self.height,self.text,self.span,)==(other.value,other.size,other.height,other.text,other.span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f725(_type_container, _type_span, _type_start_count, _type_anchor, _type_height, _type_has_key, _type_key, _type_key_span, _type_first_lines, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_height, _dflt_has_key, _dflt_key, _dflt_key_span, _dflt_first_lines, _return_type):
+ def __init__(self,container:_type_container,span:_type_span,start_count:_type_start_count,anchor:_type_anchor,height:_type_height=_dflt_height,has_key:_type_has_key=_dflt_has_key,key:_type_key=_dflt_key,key_span:_type_key_span=_dflt_key_span,first_lines:_type_first_lines=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.container=container
+  self.span=span
+  self.start_count=start_count
+  self.anchor=anchor
+  self.height=height
+  self.has_key=has_key
+  self.key=key
+  self.key_span=key_span
+  self.first_lines=_dflt_first_lines() if first_lines is _HAS_DEFAULT_FACTORY else first_lines
+ return __init__
+
+
+def _f726():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(container={self.container!r}, span={self.span!r}, start_count={self.start_count!r}, anchor={self.anchor!r}, height={self.height!r}, has_key={self.has_key!r}, key={self.key!r}, key_span={self.key_span!r}, first_lines={self.first_lines!r})"
+ return __repr__
+
+
+def _f727():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.container,self.span,self.start_count,self.anchor,self.height,self.has_key,self.key,self.key_span,self.first_lines,)==(other.container,other.span,other.start_count,other.anchor,other.height,other.has_key,other.key,other.key_span,other.first_lines,)
+  return NotImplemented
+ return __eq__
+
+
+def _f728(_type_value, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,value:_type_value)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'value',value)
+ return __init__
+
+
+def _f729():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(value={self.value!r})"
+ return __repr__
+
+
+def _f730():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.value,)==(other.value,)
+  return NotImplemented
+ return __eq__
+
+
+def _f731(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('value',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f732(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('value',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f733():
+ def __hash__(self):
+  return hash((self.value,))
+ return __hash__
+
+
+def _f734(_type_code, _type_why, _type_hint, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_hint, _return_type):
+ def __init__(self,code:_type_code,why:_type_why,hint:_type_hint=_dflt_hint)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'code',code)
+  __dataclass_builtins_object__.__setattr__(self,'why',why)
+  __dataclass_builtins_object__.__setattr__(self,'hint',hint)
+ return __init__
+
+
+def _f735():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(code={self.code!r}, why={self.why!r}, hint={self.hint!r})"
+ return __repr__
+
+
+def _f736():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.code,self.why,self.hint,)==(other.code,other.why,other.hint,)
+  return NotImplemented
+ return __eq__
+
+
+def _f737(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('code','why','hint',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f738(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('code','why','hint',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f739():
+ def __hash__(self):
+  return hash((self.code,self.why,self.hint,))
+ return __hash__
+
+
+def _f740(_type_min_args, _type_max_args, _type_impl, _type_result, _type_args, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_args, _return_type):
+ def __init__(self,min_args:_type_min_args,max_args:_type_max_args,impl:_type_impl,result:_type_result,args:_type_args=_dflt_args)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'min_args',min_args)
+  __dataclass_builtins_object__.__setattr__(self,'max_args',max_args)
+  __dataclass_builtins_object__.__setattr__(self,'impl',impl)
+  __dataclass_builtins_object__.__setattr__(self,'result',result)
+  __dataclass_builtins_object__.__setattr__(self,'args',args)
+ return __init__
+
+
+def _f741():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(min_args={self.min_args!r}, max_args={self.max_args!r}, impl={self.impl!r}, result={self.result!r}, args={self.args!r})"
+ return __repr__
+
+
+def _f742():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.min_args,self.max_args,self.impl,self.result,self.args,)==(other.min_args,other.max_args,other.impl,other.result,other.args,)
+  return NotImplemented
+ return __eq__
+
+
+def _f743(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('min_args','max_args','impl','result','args',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f744(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('min_args','max_args','impl','result','args',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f745():
+ def __hash__(self):
+  return hash((self.min_args,self.max_args,self.impl,self.result,self.args,))
+ return __hash__
+
+
+def _f746(_type_name, _type_entries, _type_key_kinds, _type_keys, _type_leaf, _type_default, _type_domain, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_default, _dflt_domain, _return_type):
+ def __init__(self,name:_type_name,entries:_type_entries,key_kinds:_type_key_kinds,keys:_type_keys,leaf:_type_leaf,default:_type_default=_dflt_default,domain:_type_domain=_dflt_domain)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'name',name)
+  __dataclass_builtins_object__.__setattr__(self,'entries',entries)
+  __dataclass_builtins_object__.__setattr__(self,'key_kinds',key_kinds)
+  __dataclass_builtins_object__.__setattr__(self,'keys',keys)
+  __dataclass_builtins_object__.__setattr__(self,'leaf',leaf)
+  __dataclass_builtins_object__.__setattr__(self,'default',default)
+  __dataclass_builtins_object__.__setattr__(self,'domain',domain)
+ return __init__
+
+
+def _f747():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(name={self.name!r}, entries={self.entries!r}, key_kinds={self.key_kinds!r}, keys={self.keys!r}, leaf={self.leaf!r}, default={self.default!r}, domain={self.domain!r})"
+ return __repr__
+
+
+def _f748(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('name','entries','key_kinds','keys','leaf','default','domain',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f749(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('name','entries','key_kinds','keys','leaf','default','domain',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f750(_type_names, _type_has_me, _type_py_locals, _type_live_pieces, _type_outer, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_has_me, _dflt_py_locals, _dflt_live_pieces, _dflt_outer, _return_type):
+ def __init__(self,names:_type_names,has_me:_type_has_me=_dflt_has_me,py_locals:_type_py_locals=_HAS_DEFAULT_FACTORY,live_pieces:_type_live_pieces=_HAS_DEFAULT_FACTORY,outer:_type_outer=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.names=names
+  self.has_me=has_me
+  self.py_locals=_dflt_py_locals() if py_locals is _HAS_DEFAULT_FACTORY else py_locals
+  self.live_pieces=_dflt_live_pieces() if live_pieces is _HAS_DEFAULT_FACTORY else live_pieces
+  self.outer=_dflt_outer() if outer is _HAS_DEFAULT_FACTORY else outer
+ return __init__
+
+
+def _f751():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(names={self.names!r}, has_me={self.has_me!r}, py_locals={self.py_locals!r}, live_pieces={self.live_pieces!r}, outer={self.outer!r})"
+ return __repr__
+
+
+def _f752():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.names,self.has_me,self.py_locals,self.live_pieces,self.outer,)==(other.names,other.has_me,other.py_locals,other.live_pieces,other.outer,)
+  return NotImplemented
+ return __eq__
+
+
+def _f753(_type_module, _type_target, _type_spec, _type_span, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,module:_type_module,target:_type_target,spec:_type_spec,span:_type_span)->_return_type:
+  self.module=module
+  self.target=target
+  self.spec=spec
+  self.span=span
+ return __init__
+
+
+def _f754():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(module={self.module!r}, target={self.target!r}, spec={self.spec!r}, span={self.span!r})"
+ return __repr__
+
+
+def _f755():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.module,self.target,self.spec,self.span,)==(other.module,other.target,other.spec,other.span,)
+  return NotImplemented
+ return __eq__
+
+
+def _f756(_type_root, _type_module_files, _type_scenario_files, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_module_files, _dflt_scenario_files, _return_type):
+ def __init__(self,root:_type_root,module_files:_type_module_files=_HAS_DEFAULT_FACTORY,scenario_files:_type_scenario_files=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.root=root
+  self.module_files=_dflt_module_files() if module_files is _HAS_DEFAULT_FACTORY else module_files
+  self.scenario_files=_dflt_scenario_files() if scenario_files is _HAS_DEFAULT_FACTORY else scenario_files
+ return __init__
+
+
+def _f757():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(root={self.root!r}, module_files={self.module_files!r}, scenario_files={self.scenario_files!r})"
+ return __repr__
+
+
+def _f758():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.root,self.module_files,self.scenario_files,)==(other.root,other.module_files,other.scenario_files,)
+  return NotImplemented
+ return __eq__
+
+
+def _f759(_type_counters, _type_props, _type_locals, _type_markers, _type_zones, _type_zone_names, _type_any_zone, _type_cells, _type_turn, _type_events, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_counters, _dflt_props, _dflt_locals, _dflt_markers, _dflt_zones, _dflt_zone_names, _dflt_any_zone, _dflt_cells, _dflt_turn, _dflt_events, _return_type):
+ def __init__(self,counters:_type_counters=_HAS_DEFAULT_FACTORY,props:_type_props=_HAS_DEFAULT_FACTORY,locals:_type_locals=_HAS_DEFAULT_FACTORY,markers:_type_markers=_dflt_markers,zones:_type_zones=_dflt_zones,zone_names:_type_zone_names=_HAS_DEFAULT_FACTORY,any_zone:_type_any_zone=_dflt_any_zone,cells:_type_cells=_HAS_DEFAULT_FACTORY,turn:_type_turn=_dflt_turn,events:_type_events=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.counters=_dflt_counters() if counters is _HAS_DEFAULT_FACTORY else counters
+  self.props=_dflt_props() if props is _HAS_DEFAULT_FACTORY else props
+  self.locals=_dflt_locals() if locals is _HAS_DEFAULT_FACTORY else locals
+  self.markers=markers
+  self.zones=zones
+  self.zone_names=_dflt_zone_names() if zone_names is _HAS_DEFAULT_FACTORY else zone_names
+  self.any_zone=any_zone
+  self.cells=_dflt_cells() if cells is _HAS_DEFAULT_FACTORY else cells
+  self.turn=turn
+  self.events=_dflt_events() if events is _HAS_DEFAULT_FACTORY else events
+ return __init__
+
+
+def _f760():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(counters={self.counters!r}, props={self.props!r}, locals={self.locals!r}, markers={self.markers!r}, zones={self.zones!r}, zone_names={self.zone_names!r}, any_zone={self.any_zone!r}, cells={self.cells!r}, turn={self.turn!r}, events={self.events!r})"
+ return __repr__
+
+
+def _f761():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.counters,self.props,self.locals,self.markers,self.zones,self.zone_names,self.any_zone,self.cells,self.turn,self.events,)==(other.counters,other.props,other.locals,other.markers,other.zones,other.zone_names,other.any_zone,other.cells,other.turn,other.events,)
+  return NotImplemented
+ return __eq__
+
+
+def _f762(_type_rule, _type_expr, _type_role, _type_guarded, _type_fallback, _type_effect, _type_nodes, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_effect, _dflt_nodes, _return_type):
+ def __init__(self,rule:_type_rule,expr:_type_expr,role:_type_role,guarded:_type_guarded,fallback:_type_fallback,effect:_type_effect=_dflt_effect,nodes:_type_nodes=_dflt_nodes)->_return_type:
+  self.rule=rule
+  self.expr=expr
+  self.role=role
+  self.guarded=guarded
+  self.fallback=fallback
+  self.effect=effect
+  self.nodes=nodes
+ return __init__
+
+
+def _f763():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(rule={self.rule!r}, expr={self.expr!r}, role={self.role!r}, guarded={self.guarded!r}, fallback={self.fallback!r}, effect={self.effect!r}, nodes={self.nodes!r})"
+ return __repr__
+
+
+def _f764():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.rule,self.expr,self.role,self.guarded,self.fallback,self.effect,self.nodes,)==(other.rule,other.expr,other.role,other.guarded,other.fallback,other.effect,other.nodes,)
+  return NotImplemented
+ return __eq__
+
+
+def _f765(_type_kind, _type_name, _type_rule, _type_section, _type_formula, _type_node, _type_at, _type_lacked, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_section, _dflt_formula, _dflt_node, _dflt_at, _dflt_lacked, _return_type):
+ def __init__(self,kind:_type_kind,name:_type_name,rule:_type_rule,section:_type_section=_dflt_section,formula:_type_formula=_dflt_formula,node:_type_node=_dflt_node,at:_type_at=_dflt_at,lacked:_type_lacked=_dflt_lacked)->_return_type:
+  self.kind=kind
+  self.name=name
+  self.rule=rule
+  self.section=section
+  self.formula=formula
+  self.node=node
+  self.at=at
+  self.lacked=lacked
+ return __init__
+
+
+def _f766():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(kind={self.kind!r}, name={self.name!r}, rule={self.rule!r}, section={self.section!r}, formula={self.formula!r}, node={self.node!r}, at={self.at!r}, lacked={self.lacked!r})"
+ return __repr__
+
+
+def _f767():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.kind,self.name,self.rule,self.section,self.formula,self.node,self.at,self.lacked,)==(other.kind,other.name,other.rule,other.section,other.formula,other.node,other.at,other.lacked,)
+  return NotImplemented
+ return __eq__
+
+
+def _f768(_type_section, _type_name, _type_module, _type_span, _type_written, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _return_type):
+ def __init__(self,section:_type_section,name:_type_name,module:_type_module,span:_type_span,written:_type_written)->_return_type:
+  self.section=section
+  self.name=name
+  self.module=module
+  self.span=span
+  self.written=written
+ return __init__
+
+
+def _f769():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(section={self.section!r}, name={self.name!r}, module={self.module!r}, span={self.span!r}, written={self.written!r})"
+ return __repr__
+
+
+def _f770():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.section,self.name,self.module,self.span,self.written,)==(other.section,other.name,other.module,other.span,other.written,)
+  return NotImplemented
+ return __eq__
+
+
+def _f771(_type_modules, _type_rules, _type_index, _type_refs, _type_decls, _type_inputs, _type_outputs, _type_triggers, _type_pending, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_refs, _dflt_decls, _dflt_inputs, _dflt_outputs, _dflt_triggers, _dflt_pending, _return_type):
+ def __init__(self,modules:_type_modules,rules:_type_rules,refs:_type_refs=_HAS_DEFAULT_FACTORY,decls:_type_decls=_HAS_DEFAULT_FACTORY,inputs:_type_inputs=_HAS_DEFAULT_FACTORY,outputs:_type_outputs=_HAS_DEFAULT_FACTORY,triggers:_type_triggers=_HAS_DEFAULT_FACTORY,pending:_type_pending=_HAS_DEFAULT_FACTORY)->_return_type:
+  self.modules=modules
+  self.rules=rules
+  self.refs=_dflt_refs() if refs is _HAS_DEFAULT_FACTORY else refs
+  self.decls=_dflt_decls() if decls is _HAS_DEFAULT_FACTORY else decls
+  self.inputs=_dflt_inputs() if inputs is _HAS_DEFAULT_FACTORY else inputs
+  self.outputs=_dflt_outputs() if outputs is _HAS_DEFAULT_FACTORY else outputs
+  self.triggers=_dflt_triggers() if triggers is _HAS_DEFAULT_FACTORY else triggers
+  self.pending=_dflt_pending() if pending is _HAS_DEFAULT_FACTORY else pending
+ return __init__
+
+
+def _f772():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(modules={self.modules!r}, rules={self.rules!r}, index={self.index!r}, refs={self.refs!r}, decls={self.decls!r}, inputs={self.inputs!r}, outputs={self.outputs!r}, triggers={self.triggers!r}, pending={self.pending!r})"
+ return __repr__
+
+
+def _f773():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.modules,self.rules,self.index,self.refs,self.decls,self.inputs,self.outputs,self.triggers,self.pending,)==(other.modules,other.rules,other.index,other.refs,other.decls,other.inputs,other.outputs,other.triggers,other.pending,)
+  return NotImplemented
+ return __eq__
+
+
+def _f774(_type_code, _type_message, _type_rule, _type_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_message, _dflt_rule, _dflt_at, _return_type):
+ def __init__(self,code:_type_code,message:_type_message=_dflt_message,rule:_type_rule=_dflt_rule,at:_type_at=_dflt_at)->_return_type:
+  __dataclass_builtins_object__.__setattr__(self,'code',code)
+  __dataclass_builtins_object__.__setattr__(self,'message',message)
+  __dataclass_builtins_object__.__setattr__(self,'rule',rule)
+  __dataclass_builtins_object__.__setattr__(self,'at',at)
+ return __init__
+
+
+def _f775():
+ def __repr__(self):
+  return self.__class__.__qualname__ + f"(code={self.code!r}, message={self.message!r}, rule={self.rule!r}, at={self.at!r})"
+ return __repr__
+
+
+def _f776():
+ def __eq__(self,other):
+  if other.__class__ is self.__class__:
+   return (self.code,self.message,self.rule,self.at,)==(other.code,other.message,other.rule,other.at,)
+  return NotImplemented
+ return __eq__
+
+
+def _f777(cls, FrozenInstanceError):
+ def __setattr__(self,name,value):
+  if type(self) is cls or name in ('code','message','rule','at',):
+   raise FrozenInstanceError(f"cannot assign to field {name!r}")
+  super(cls, self).__setattr__(name, value)
+ return __setattr__
+
+
+def _f778(cls, FrozenInstanceError):
+ def __delattr__(self,name):
+  if type(self) is cls or name in ('code','message','rule','at',):
+   raise FrozenInstanceError(f"cannot delete field {name!r}")
+  super(cls, self).__delattr__(name)
+ return __delattr__
+
+
+def _f779():
+ def __hash__(self):
+  return hash((self.code,self.message,self.rule,self.at,))
+ return __hash__
 
 
 TABLE = {
@@ -5255,404 +6274,540 @@ TABLE = {
     '0993254df6ce76a0aae28690820f30a69266b89fb18bc5af730539a04594d508': _f249,
     'a87e41cdc045fb9a94b98320119fbd82688f7f9d012876c1e2c14b246f1f0a73': _f250,
     'a20eed9bf1edeaee76f0a4636ff29216a3ea1d42d115a46e8592d22b68d8e61a': _f251,
-    '218ea073c80135e245dcffaf5ff6176e6e5c0c8508382cd5f9c7a4d4a2b131fe': _f252,
-    '63d07505114fc8362f81a6a18bd92a9f9cc2b4f0b45e35f0584ef63cc2499949': _f253,
-    '5209caba891b5ac988c9628b06dbba83ede9dc30cfe5cca6dea06551f5dcd8e6': _f254,
-    '94d334433db09f187ef9ab5cb97ee7ce05368fbda5024481b83a47328b391670': _f255,
-    'b5342cdb67b3c3fac2263d4f8789d2989086b9a5779a795a2a5e152499bfcc1b': _f256,
-    '19b3b02c2690ce199e9fc615953081da373f3e32a881f319357f619967f4a588': _f257,
-    'a71ac0f7a2b6f6ba827839ac08770d197afdb7d4bb3910d275472670220f1409': _f258,
-    'a47d803342d64c9a36a6b5125bc71f27c92c14a61bca58d002782a4e63413d15': _f259,
-    'e0858c9b16943183b8b26705f706686a7f26ba6a60866506f014dbbd40191f18': _f260,
-    'a4d9e5e33ef0f218adf0463904847c8872b41efd62e9157b4fcbe91aa2121c80': _f261,
-    '71e932b2fbab19a97b4498b9afa52e0e5e4b9232f98c6fc33af5670c6ae6d683': _f262,
-    '391b3442e4187a9997cc90a762e51676790ef061e72bf9a71486e2bff7f69815': _f263,
-    'c97eb4a8bf64e35f0f7d6a87dff6e94c22a2796dd3c1f254842f59cf6d336638': _f264,
-    '3b09495278e49fb2bd05c0b9e290495a35d8d680ddcfac5af6965f18aed300a7': _f265,
-    '9240a9e1ef86ea6b8f37b1544982ff86e5856bda784cae2239a1e557c83e2006': _f266,
-    'a396f5ccbc951647af47fa5a0eba4e9ffb8fba2a854a0e019dc5de346ef1e9c0': _f267,
-    '71a1d1b00d3531aea2db636463d9e018edf054ab064c89b0af54229c649e91be': _f268,
-    'a3fa1f4d6f8241e69ba524519845e5b86b3794bd417d215334b3d4c8d54085bf': _f269,
-    'f71e39d9332f6f150a1f0f8f899a071332107efd571abbc93376f9a95cb9b383': _f270,
-    '44f0037ce7407ebfc7fe9aca448864ad0d6fec6952ac12ed547772187c741742': _f271,
-    '2c0bba9928e4d4343b90d33f2853e0f65120cf771395fbadc14346d460067983': _f272,
-    '3a8396947baeb4ed0046a189298e05f761263622f66ec2d0d407920edeb03262': _f273,
-    '5e3ae5b1bde507b37a3e251517685d9e3fd6508359336c090c829e1b5e71ade4': _f274,
-    '7a1b2a613e47c83578bcffb825630cc071923899fdae93f242ae42af1502aab2': _f275,
-    'c00b0a7d4269926b488f6eb27b2f2e55a3d11b4b463b2faa06e0b47407ee3c10': _f276,
-    '18db07c97370973c448a8b4f0c5f451ba48d0861523db9d56e7d68efd55f1d8d': _f277,
-    '8de034622ab2e2e763bee900f5216648789878c9deab1f413389396cf472cf4d': _f278,
-    '2b8b7ed8cc75afba2d2cc7c862cbc25ea624c72e4434c3f6ed8cdd621f05829e': _f279,
-    '5e5c53465a8a785fc1a12f076a0775db9c47a03836c61522e1e049bea59d2f8c': _f280,
-    '4640664acd5e51b2f676006aec8f054defd965aee5d216308ff9c484159d89a1': _f281,
-    '580d046cc003bf6d56fff47f01f875c4cc2c79bd17a3d9330cdf0bbf70ee0aef': _f282,
-    '7d7a1f842661a1974ddb6d54ad9f5988019883a4a4e9fba1c449b7b2f9ba10f5': _f283,
-    'e390db8a826f337805b971797fc56f27a03e7aaeb6291955b138c2c3f1f9e4c6': _f284,
-    '290002be3dc41375f0512cc37f9cafdc75aa04ecce2d76892f2086256345cb2d': _f285,
-    '4d7e1d360ca09d0c09d6c52ee08cdd5418c70d6d2f5db4d6a5bcf24d7da316c4': _f286,
-    'aac275e94a319c0049aff13c48e8bbb2670e1b3460a73c01a02c2e42db2d6f10': _f287,
-    '677cb82da90222d53258f1aefa5313aee36e68c8126da56b07aa613fea82d69a': _f288,
-    '54b8ae0b4eadf666871c2a3b5429dbd686368863d094cffb9905890faffa37fe': _f289,
-    '1a36fe4db981b699cae3c8445db5db06c859ed4583912df4d10eca987d5ebec2': _f290,
-    '1c0d61da71ed58524d28d70eb2c662335482a23532ede4b05754679e19237788': _f291,
-    'e18595eebd803fbd85b5012f04999001bced9131dc2da3d261ded1797cd5f770': _f292,
-    '69c510bb00d3b759340891ff597763f80dec6b80b7cd51e00ed56b08c47e3d02': _f293,
-    '9d99f9ac910320ca069761b64fd7b3896fc337adb725a6b1511c01667f962079': _f294,
-    '5aea64f9423150d9f15543e020b1e74b9ec9a790e8b2754074be4e677bed92f2': _f295,
-    'ecb69efdeffc3b73cc674d42ef5faeef0ed976c8b67dc4884ba7dfb7b8f9204b': _f296,
-    '9adae7e34438d9f8869114b049dffda42d0a8ede9fa5911e357feb987e892a1c': _f297,
-    '5172f3cb1c44cbb33a7fdecb5eeda69dab9a518c48309c71d622014a76d6d036': _f298,
-    '54293cc5eda51e2b4a8e3ff573e5d6f6b207e1681bfa7217c89fd99491c2a386': _f299,
-    '2ac3704514bdb608fe0d110fbc576180286fa1742ee775039911ac6099f3dbd7': _f300,
-    'b2eb249657edc140b8a3ab14d0d3201bf6bd3c06cae36916014b3e8e7e7d2e34': _f301,
-    '54dcc9ed511611c3773026da04d84b16f78b54e4c8a219c07dce219f3a6d9102': _f302,
-    'c87baf56a4023809ad728034664c8949d7a4b90b643ed16f559b02735f13658e': _f303,
-    '8a1f4a1fefc3759fa822162aa31420d0d12c4ff637459f6f221830c238d4c4ae': _f304,
-    'e06d55de784ca7a2c191b03443efd0573d738ce88edbe9ab9bcac0f1a5ac0653': _f305,
-    'b924fdd8ecce9a64fd8153bab6da368b47eaa11674f3bceafe062cdd286e7dd2': _f306,
-    '808ee5560f836ac7381c90323c3c2f617a8ad4cb9051c4731c887c24934cbcb0': _f307,
-    '8c862894c23327f00407972993eed940c7f35826e3f071928ccd8fcd77f01443': _f308,
-    '42052471d3e071979110f8d02ff26eb6ea8d2ecb2441adfd9c10b257a37e168f': _f309,
-    '54054cdc729b01181a6ea2be549a775ff55454c9eb0e1190f80d692ded7b5389': _f310,
-    '34c47b7ba424432c55ed97b1f301d14864cad6fc286cd3e5d37726970db851dc': _f311,
-    '31703b534e10c0462564d5efd9f930f83e907c1b0fa7d4db0b44bbbb08db3967': _f312,
-    '7662914b386c2d54da0427ed2083c857ad04a3862d4916a26bb9aea987939d52': _f313,
-    '0cfa1c666b25f15142f9454fb7d1902c049ae9b343a2cf35a5a89aeaa4b24e52': _f314,
-    '05364d27676c2049f92551a52e40a7fbaab7484dcd2718a56a27854b79b79db6': _f315,
-    'cdbec5eb2fe2526fb7b3225d88a790cb266fb8d41516d7b48929bd11686fc214': _f316,
-    '1edf33bbcc5709ee7aee6726b03942d2bfb0c790efaa95ecae6df0aacc91b203': _f317,
-    'ad54b0bafbce2fb82e4c10d45efd6590c6c0981b2f3ceb4bd5dd1a7ee2a436e9': _f318,
-    'bcb8a7b0eee0ed5fab0b57abba73765faecae65cc5467e875477b5b7862c3607': _f319,
-    '2aebd8757fd553ab264a9d81f4af00cddaf3342d5cd5e4d383ca0ad7d03b32bc': _f320,
-    '1693dd63878759c354a96b54fbaf0270ac9cbcec60e6c177932413eecc7099b0': _f321,
-    '7db6b0f3c21e6b12bb36f3bd238429e361a7511d17259f3514c75cf8aec94b78': _f322,
-    'ce4269133b0fe0689492da981176cffb4166cda2aa51cce109c355cfb9609edd': _f323,
-    'da49b331d5be3c6e861b64aae8a90a5ac16b508118934070f8bab09bc6e67648': _f324,
-    '8a6d26e1ebc2bb930a8cc7487b744380f9e473a9436475f346ba128767d9ba68': _f325,
-    'dd4285d8616226002113970003c740ac22a2d68cd44b1a4538b317c500f96682': _f326,
-    '154f04293b8d03433b2d1a5eed98b887ffdb4be5996637a49c3c3b19b9e93dde': _f327,
-    '176725682eab32c99bae6e33b55b668f6faa6da4c6a824fb514d1c3913cb8af0': _f328,
-    'ec6cbe2cf2240ed52ed128e8bb77ace1b81f163afb3ca220228cdf51dfdd7508': _f329,
-    'e4e264b74152c51c432ade7b55ab04bda1a37b67a66a8ee0a9184cb22c78d81f': _f330,
-    '66a46ccb21db5ecd878f15a5ee23cd68a92f2488de28389dc860b9ba6922df00': _f331,
-    '60f7ab1fa32c309155842674a6fcfed77a7d7994e93e074e80b67b148378c1c8': _f332,
-    '32991d3d2f7520d5192c9dcd3d5053456b2542dd6aee09ea41263ad4bcefe870': _f333,
-    '4872089ac2c09a5e4b476df456ff3244bb7c511d6e500680341f84ebb6ad1911': _f334,
-    '93a13628ccafa6eb3ba83516ff0812577d0ee48ad739663439bd844b95cff1f0': _f335,
-    'c4ea285549146f5cc50bff162b647b405612a530adba82f18825c46553d18b87': _f336,
-    '0fd265254381df06b76eec803364e2e36f664f3f120cb9fece3ffb7e0a69b100': _f337,
-    'a7258daff15967d23109008f86797f35079dea34f46392c7e4381db882b89570': _f338,
-    '12b1e90478ad23232abb5383564449ce88ec0d37537383bd2c29630dc970e7bf': _f339,
-    '912ddc4f86b9d5bb18d1faae290bdf6631042837488536038a13afce82dedaab': _f340,
-    '6b3eb531500491dba50af0346e6c91ee3335a82040af7446f3fc3a8f9015f1f1': _f341,
-    '055ba52de8afba5447e187244edd091bf03b77824f2741a0ef7e0b92103a416d': _f342,
-    '5679d66864aa485d3200d5e96e0d70a9216aab6031d09796d8b5c19286e6b8a1': _f343,
-    'd54ab526edde0158e8bf6385669327d8a79fca56c05f51f9deeb9d6bbbf970a6': _f344,
-    '2b8f5c26530668e6613320ed4691e459b8e1538eccc3a9fa63e7ae164bdf3d18': _f345,
-    'aa4724caea8126612c366db07fb1ee3f1a7492e356a19ff47e00efd4c7bbcc2b': _f346,
-    '6c6ccb32d80239506962e0f9aa6a4f9b47c3b78f5e2e805a53eb4975957b0e7f': _f347,
-    '199563997fccc41dca53b374af4c681f411d47d819c7359c6c06c1ddc88a241a': _f348,
-    '504e197547c742748eeb645a679510d2f4583dc3a9713add985b20a35f81276e': _f349,
-    '04b2577b30e6d9a2ebcb23a8dc36fba91e2d4183611c3ce1c89bef109056b6b8': _f350,
-    'eba0fa091bbf7cdbb293532be21d446e162146fb8c834a8b35ce1520a6834438': _f351,
-    'ef0956cd61a2a0431444159af7f6ec4d95a19266e93cadbd4cf06d5c76653c67': _f352,
-    '231b9e11e711377df114423f7346767697c7d6b6cd0c2d38eca7e1c85cfee077': _f353,
-    '18d61dd9afee8eb019db102fde3093582078a9fac09a19c8a9fac3eb7284ecac': _f354,
-    'f71d2378ed13827aaf7e3376413d52ac86fee42daf18f79ccdc7b582cc1df023': _f355,
-    '1a277ac5300289b550a81ffd135779175459e9403bb66a8152949ccf2ff7945d': _f356,
-    '0e549087c0d04e956cd0d97ea78f9b7503e4d9c499200464305d134f35187051': _f357,
-    '60fd6da8ea6efb5502f7efcd40d9a674b67f4a797e9d92e035994e3f4c233512': _f358,
-    'a49033d5098565777b1b38b7cf3e17721ce5a61cd1aa1189f1fe69553a7d8d9a': _f359,
-    '9cbe4ddf3e170b0e61d039b8a22e1c8d91c2931ba8919ffd6ba5a8140ea34d7c': _f360,
-    '74d539f1abfeed706f02b3d857833fe417e0dee1fee0e7594ea80b6000ba85b5': _f361,
-    'efaa6f1cd292a719dbbb2f7e65f86dacd85ff8b87025f16551aed56046578da2': _f362,
-    '2fad85c46f20a9924667e1f4f594dccdd072e7eb065c988d7e0ce2f12bd92dbe': _f363,
-    'f167dabffacc0d826f8cf9829673c66e5b2421e8287ac00e85919d22072947e0': _f364,
-    'd0f0d9a1f89cbc1581b27eed380b7d416a52423d8eced01bd979bb1be05c3e71': _f365,
-    '32012257e93bbc01ec7a705898483d3bde1fa3970e6119f064cc4e97b8bf605c': _f366,
-    '58259738512676431a06974a3b781b0f229247450e6dd778acaeac30ab51fb39': _f367,
-    '734356f7621c5070c645486ea5f2eaef0a4fd0ea6dc18ef0079015bbbe2f4f09': _f368,
-    '88c2513915b08330f43c94f8012407a28a31633018b3f69e653769036791d8b7': _f369,
-    'ad128e891fe29c987aa777fa07e794978ca981c6b487979def82d9078e023cf6': _f370,
-    '21fb9f42430697533723c91b46e3d78db84ebf1bab85566acdd03e423c44a06e': _f371,
-    'e0a41710fd73e2399376f93fdcf0f243889c8a79394978f74fef7b4b1ed7c8a1': _f372,
-    'c6d24dfadf1a6bba6e20eccb0d3f37f1e05e6b549c8451f9b432eb691384b26f': _f373,
-    '6b885a5a8a916a391db79df00f263dbfe46ecd24b5d4af90e71f48c888cd46f7': _f374,
-    'cf2941fa2d9e3caac92329c9b8395fc5f399da39e9450ec5f815f0cc20bb1586': _f375,
-    '6729a65e4ec25fe86a64311d09ab5fe6542667b68bbf92d1c3f5f8ecdb4e6034': _f376,
-    '5c34c70ca52d68bebd348c13e9118924ad96c487b4e0dbb3c1366b8ddac3ead3': _f377,
-    '54b15dbdb90b618a6da336426966492f368e2fac069d36029047583bf189b33b': _f378,
-    '2eebc9680d78f9e358cd1975993e0d1d6b02df52713cbe2a3bd2094ac7c00cbd': _f379,
-    '577318ef32c54441b4383a5d7d0a8983968f1dede0154db44e06f586245fb3fd': _f380,
-    '581b1952a349a6f7019b659bb75c20a317dc33fde74791d58f4f3b70da2f0825': _f381,
-    '0bb873c52ba7b3dde2bbead2081ef76b4a3d087fa8486ab6e2d356988c52affa': _f382,
-    '6ba6540d86ea5d6358cd47037e7d62a00035bd7af4fb959da0e5b0334b64756a': _f383,
-    'ea527d3a567d2b34078f6e39b810963b6f867d377c24591ceec76947eb29fd6d': _f384,
-    '34bd0332ad6d989069a062c8cafc64913d0cea506802dbb3d6ded241f4d732f2': _f385,
-    '4630f6b95afdf5f62527004bcb3e22e67850b3527399f049221e54eaef61af1f': _f386,
-    '49c7d4079365d15230aa3d309c92e75d7e94921174968fce39b5faa1ee35eb8c': _f387,
-    '7daf71b58ebffa46332553b088cb4ac0e182a49bc4e34df75aeb3d9a77c1f753': _f388,
-    '76ac3dc3bdb09f4091e85353ceb1cd05855691753a6417a35c9e9a4d6511f841': _f389,
-    'a4d8036b74b3f674108fffa452df5fdd29f226f03af09ae862dc3e54403edbbd': _f390,
-    '03553abf8566a605593dd8e8256ab77121da51809ced07ff424ed9fad1bc5a3b': _f391,
-    'df86fa88f36273f44e824b98f93937546d22c01154b37157296d286fd14ebd01': _f392,
-    'cbab14097c507ff5fbe8b5f50338ffe94dc01b9e543a71f4bc0970f3f3070f17': _f393,
-    '79e4cd14d2b618076389409a7ab129dacf960fe9d2bcbcde8f6601bd41ac98f3': _f394,
-    'b7f07da1824706786d4025b742ba3cfa76a989b2f64965ffd09593e571cd243c': _f395,
-    'f588b740a892dbd80b4dbc740ba8bf44c21aa5dca937af2f942ec79fb74f7620': _f396,
-    'df5e11e59821d9d4b112dfc8b09c03737dce9276b6e324d6d3e8bf8e7022168f': _f397,
-    'd56bc846d9da7345cb9bc9c2d913aaa4cd38a036a65bd6bad44f3263c547cd33': _f398,
-    'c9a0a6dd10a8a63031ebaf6e7b15c7097e789567e534879f4b5ecedf96ba154f': _f399,
-    'cf55b5739879a2edb4358fb78a2e23be33f9d4ce450bcdf77dfb13e9350c95bb': _f400,
-    '36ca936c935d58fe537cbbeb6c02ad24989cad5130d4925d0acd391f60f50806': _f401,
-    '1217ee9ec48725d19413c7723938678bedf5f81eea587ee844b536f116399822': _f402,
-    'a262e89190797a7f003b90983945491ffe821ac1c4a4d8fa15249fc3b69c625c': _f403,
-    '0b650a408e3952225ce5dad8e5ba238d2ee987ec33092e2360b6818ad475b58c': _f404,
-    'b5d7fa2f132b2c013cdfccf1a65a3250c412a73e13a5fe793f50b7d3e29b954a': _f405,
-    'a76ef9cda1b44a62131988d509495059886ad93e5bf9926621fe6ab49267489f': _f406,
-    '5747dcb439f0b21af63c5c756d3a4a1974abfc1cc9a6b151c6b7d7a5665bdcba': _f407,
-    'def6c61151388ea8ec3f2d82511c007bf89430c8d619b7dd2efc25bc67aefe8e': _f408,
-    'dad0d77c1b0fdee845417f2fa6d2518479f4c59159a61680e4ee4519154ed5bd': _f409,
-    '98ceec4caaee39788fc490b11e4ca6dbb37f37d1dc2445fe05272c3af10296bc': _f410,
-    'eee34b2221a9155f6f463575e7e15646f6338149f59cf1a852c59338990ddd85': _f411,
-    'eaa41c256d116fa4f915e4aa96416689f46aa3b0af4c953536bddf3e4dfc17ec': _f412,
-    '983ff948693ca10837e4c4d92312f245d0ddf2a06fa4dd8b5a5e5ef63a94ea6b': _f413,
-    'ea11859dddce5235b1356d5b7997569838d53be407000769f51b0dcaf9233dfc': _f414,
-    '1a0ea2837b1f34a79ddbd648be20abd55a8c1476a69348470b42a427c9da3ff2': _f415,
-    '1b22a6493a102917b29bee51d0b77a971e0a473cef0214464c30a6fa241f2a24': _f416,
-    '304ca02908682e369c5de00f71a333554c41cc2f1bfe79bd2417683ecac39b4e': _f417,
-    'f6fb53e68327665d9f10dc6e0cca05b7450d5a86600c38456338a95fdf346729': _f418,
-    'd12cbcd16f5ed297a5c1fc7385d33729cfd75404e4b9851c73e15696262fb82e': _f419,
-    'ae9491ad94e7a724f3f055e4457e0428baa1e71687df985f157c4227546df841': _f420,
-    'dde9ee032fa94d969d563877b96abb29d557748ef71fdb684d8a753b036608a9': _f421,
-    '71d822de1c9c2e20531ddf6478c899994e1d49ab28a6742a9f257f00a2dacd5a': _f422,
-    '33d9a6f36dd04fa02dbf92c9d18656f95fe2d5dcf3126eb938019c9e29d59a26': _f423,
-    '4d14594bed60ba6be9ce743a1e4403f7ffbda16057a67b413090676b62d0e41f': _f424,
-    '2e7c6e25b2d1ba87894fb7b602502074e79c12b086840fd95509d71d6509888d': _f425,
-    'f3e08efa720a496c2beaf6dfc004770a0ce6d6edb2d28da442b3e10e355e7cb5': _f426,
-    'f81d117f9490d010e918d9e274a86124c38cf1a1f23498d5c4250f38d9288edd': _f427,
-    '0a0fbb778e2afd337b5f8e6e4bde0913bb443473a9bcea327d6098e116bb7bc9': _f428,
-    'c26c95761fa4720baec9550240868869955529ccb530e7da5783aee577907317': _f429,
-    'c70a1dc68b0aebfb802bee2737c1d5cb8a0ceb2c0ca8463342fd120d6b2235d0': _f430,
-    '5d8a1e830208361ba1f0d8a9665823b6a09b785b8a383ce6526164ffb56bf75d': _f431,
-    '5d8c8d425f97f98702501ceeb04abaacb00a3aac1b7d38494096a41b29bd9b27': _f432,
-    '7ec1ce20bdc1b93fd36dac331af61d1949dc5f828636b96f02d778a889513820': _f433,
-    '66bf0778d171795b85af649bb729c7ef4a5aa88e09605bec0667acdcd3c4851e': _f434,
-    '58785d37456d195ae737515ebbe46c2ff89485bb7de9d7c9cb952e613a57d6f4': _f435,
-    '5165bccdd8406cfc713322ca4ddc98c44817cbe675c6a989c070144f50abb0bf': _f436,
-    '978f5e4700c923f55a6c2e33e2cc572fabb3c105f2da0f901426232edd029f6a': _f437,
-    'e99932dbda56986307d6ddd823b97a257a56c1da60f5d87801b7c8bbf1ecfaee': _f438,
-    '231a7acc7e997f8e99286a4cff2ccc1d1de7b276de9aa1ff33a4cb63e2851a0c': _f439,
-    'bdfc7d3d9a15254884d3871d6dfb7eee8bf9804b301163d19da408500cbddacd': _f440,
-    '68c2b1982d52e8aab859d0e9b8630d8cc949906d9494570613c49362eee69092': _f441,
-    'bb94cc1492c1ee9f50a0884cb1198957b8ebed0c3a6bb93079ce9aaa6dff6720': _f442,
-    'a3b92db8af677971369a333553cb7705703eb7f19d9754aeb12bd4a0880806b5': _f443,
-    '91c426df011cde40520bd2347ad3c7ea6bb2968e00f0e4aea91df8beaab8fbeb': _f444,
-    'a7a915498135d94e0b85d6607855fb31f6c31995a91eb680206475c35665cf5e': _f445,
-    '2db569fedff3664e05bd7932c85c2c1f3c7bb81b89372d415b05ee02b37cf821': _f446,
-    'acc9d4301701def4f87d9847a3ca3099369683e4d30f336226ac9e92cb235bb6': _f447,
-    '65b566e86070a8703efed335abaf09e4ed2186ec211fc112e140c13f02c3b031': _f448,
-    'b30ef9e39e7d2b94c9cf095a48f96b629624592b82c9f22e504f72ab4e69b3d4': _f449,
-    '086255e94ab3813bedebe464503dec03a6ce5cb42d1280aaecc34ce1e6414a82': _f450,
-    '9eb186e2c5e3b0ab585bcd574a5db5d69e385d4e3f419c50ccc2dc215cf7ec79': _f451,
-    '7fb7a287e675782051f96da468a0002afbba8cd489d2ba0be926b024c3196df2': _f452,
-    '78164ba223292dd6a918450de35f1b289e66438704b3d6a06e11767a2ab36c89': _f453,
-    'fb43b29c4f9ce6af1daf54728e39bce47d17b7856dd87930a8a09b7c9f3ceadd': _f454,
-    'c96bfed3b41dfca3db0cb33195b3a997634ccc00d009d4917926e33ff79e423f': _f455,
-    '389253c4a3aa7b1c18a4ce63677e3185d093df58ca79d08569ec7c511a9ae7ef': _f456,
-    '59cc991c5e2c50e58c7f4745916d9be14d8ce7be50e258dbc33d2b0b9332eb1c': _f457,
-    'f01734ba5705e056492af3722b09a2c4661859de8241bbf09360af6272a5e5c5': _f458,
-    '772b2ec53566db45b7107fcea780be0ac933ec71d738029ce7873d444518e04e': _f459,
-    '4d1fb6a034c9ecc9460fd04ecfb6d032aac35a048ddcd4925c7360c1810e8c35': _f460,
-    '593d89ce1dcea40d4f875e7b5c649e5c2fff083d5add0a83d110a7b083a7ef26': _f461,
-    '84c34353d50ad3dc60c0dae53bbf4dd2dd7ba5160541afa8d47dda59de2276c9': _f462,
-    '6dfcbad8a49746d9d1efe6b17fe8fe5e4920fd2f25bef10f8675bd88855ff46e': _f463,
-    'f7c29b20c0cf1b59848771c73e0cfdb390f6bb4f4863f0bdb4a94843131a32e0': _f464,
-    '805b88756785e5fdf091954cf45c9de1fae0e896237a35f8c27d47704812f7d6': _f465,
-    '62aa41afc2d921859d87d8be4edd21f70c2d895c28091cf6b97299f22e6c1894': _f466,
-    'caa277d156e95a208d02be5461a2d0fbbc422d8fdf9288d817b0460f28726c93': _f467,
-    '8ae08cb8e3f4185dea9821890fca18db76aaab6e1a71de46bff9d970f7ea91d1': _f468,
-    '82474346bec7cbc24ae3df5b715e37f3aaaf46fa1a7fc39a67620d90ee53f109': _f469,
-    '5e6ba9101dc33041a14871a0a509c0f5d63817ade8d4db28f7de9ba2ae8b1e01': _f470,
-    'd4d7b178eca56b9ee40cbb07229cbd1065b00c749881dcbcbfd29387110ae4af': _f471,
-    'ffd6225dfe9c7a8915c57c8e08960878fcf576d49bbe427bc601b5590732b8f4': _f472,
-    '1781bd1f02fe6bbe7ce8cacedb555c23b3fc996359bd75e6c3adac4d0fccede6': _f473,
-    '45236932aa4b30a56a478d2f9b4572bc4630d1ab6ba94239b85564a220b33202': _f474,
-    '44438d8f8ed3e2d72f552e5c59e3002707a4eabe6937c51c25cd5f34317d20e4': _f475,
-    '7a23a7fc0f2050e47add3c6878f1115ae4e188e1be367d958afea7add3cf3a22': _f476,
-    'b2b75a711d11e2a5b74d372de0b06f01fd06df70258a0c3a9c04b16e9e1f1bc1': _f477,
-    'f93d8c42283103002f54beed2a0067742358d7877f0ae8610817e9025093b853': _f478,
-    'bbdc0fafd38a56d5a69e516d1b373ba1b3477adfbca28d52b701a1e10383e818': _f479,
-    '079dd82206e1bbaccd270707b6111718407a6f0527a58e664d0fbfca610ead21': _f480,
-    'dd9280951af62b13b12641e87b58f93c65447b5dfa3e25750faa763828d965f9': _f481,
-    '055659f76c194d1789d893b24de1684a58f0dd513b7ae5243f3988905498edcf': _f482,
-    '6ad5de65c394f6b552125f5cac9eec0d98c4ef842dd0ae83890093a00655de6b': _f483,
-    'b0907e84eb87a1774e82d80365da98fa01e12021a095806ea8a83b5a2c895f85': _f484,
-    'bb52fde352e557b7bc84cd2d35a189917fbbfe834a65dc474a0b5a15e1408432': _f485,
-    '38400623b4cc445b6f0efc739d979b040a959d2f0e25e941aee61fca5a9a0ef2': _f486,
-    '25c9f8e9bfc5dc2b462aa35f88ae3ca0f2031325ebc7167005dd7b60b5b7911e': _f487,
-    '348bf09fe6dc6e4163237af78cdfa6d5eb9afffb8b43666151e196b9e4222e4c': _f488,
-    '7dbb3a160ee750092c73ce3f326629769901e4efcec974467f2bff4544a9c68c': _f489,
-    'c8816ecc29b2560aed2669e86ad881ab670c6a00a8f7956dbd508203e4ddf8c9': _f490,
-    'cd7b68081ac385746a923ee7794927148388af7e68b4b8240919e78f54273755': _f491,
-    'bd6667a762f723810596b8935619f78c399dec89fda396ba34d7fe647c5e5971': _f492,
-    'ba75ac96220a4a9008a849b24a238d43df51dd73d525aed6e82507d8b47a730a': _f493,
-    '47899bc439eb04acaec438f3cb8bce5539346e392b7d2d8d9d19c10d6eb6470a': _f494,
-    '50974e4656b8068573ca01c6db4be948e055cc829a0f459fda0cea8844d2d7a2': _f495,
-    'a50a9ee1f56634887e6caccc1414b71c730f31155e22328b1a18f57b3dbbb565': _f496,
-    '3d1be1de1518dfb99f4f27f02956ba5a1f86d3bbd42bc1aa29b463cd63f454c9': _f497,
-    'c5e02530fd70b934deddfb4765abf9a18e4fb5e0c378575e3d8739ce4b32b40f': _f498,
-    '3e711b4d93f3a9b791e2f479faf192681d5ffc7ddb66d38ab6cb2c3ab14bc572': _f499,
-    '14e5a35d85c66a7423c394c14ada8e2230fa1d289fb20a14b6fea22b62609a13': _f500,
-    'f55de121e90f17ad94df5cf36191cd9e53eafff05db78561c51e94400a367825': _f501,
-    'f1885ed686f783ec39b8e0b78bea3ebf49523297dd02142c4055d7efda5ef027': _f502,
-    '81c209f397a65f525ff6c19790398917e1f4bc9583aeba6db6e024b44e968f17': _f503,
-    'f8e29df28b560fbeabfa631d71fe40d1fd3bd96c7e6adc89f1639ca89875b8f3': _f504,
-    '0021f3b4970c632701931964994cea69acbb6785d3044802b8acfcd67d763f21': _f505,
-    '78d1afd10a21da2f128a789c12a77d70b0c33d0ed56c98ccebdac8beb5db3375': _f506,
-    'febe7bab364d5fd70045c5b7a9eebd17502562fc60eaeefff6954c59a7a767f8': _f507,
-    '90d6b6a4ce79fc980ad26ccb2c3b0b371ab18aad733c566d8c2c4a8146a8d539': _f508,
-    '784e7c6be8f7a60a6d988d99772614ee98669a791879f09fa738ce1e476aca3f': _f509,
-    'fb02eca414980ea4b173d5e5a02ed84cf87631f2098064a3633ae68fc6283e56': _f510,
-    '84546ba87dbd007e6c883417aa1de56ce7dae873237cb519b324a14493e67994': _f511,
-    '70f1e0b73f6913ed7255efd7e0dcb0b5191fcb22275ba651b4b5711589d67a4b': _f512,
-    '82d713ea482499715f579c663e770f98eca9da2382150fda866104ace593d649': _f513,
-    '7a7262ba68a65f2530cd52292f2c11732e5c816be2b3a2d3407a432de8db591c': _f514,
-    '7f6aef01acecd98688aecfd241ead12458fa70523eb016c00cf46f39d52160c3': _f515,
-    '94f760abaf6d81254d723a570c769ccd71493088a8edcaceb7a5a9f0cc12f78a': _f516,
-    '0cde3ea646e55974abf2a293d42669b11fad0b791cf41de6a59692c6b8e43737': _f517,
-    'd4473115a665d19a040ffa07afc5bccf394fced995f03f4d022d1a145c6de5c8': _f518,
-    'b90ba061d889c0698bde36ebdb989343e76d439e578482883e53c78c4fd712e5': _f519,
-    'a35b25dfa6d01b27ec44c1a90ee9a56dfc1d5f817f0268fe2b6c918b9a072eff': _f520,
-    'df1eaff3e595f8771b7649887edadf75e67ac1648593d7f2b84d47add79836ef': _f521,
-    'acd29fe32b58723b6c887df52ba296801f8792628544400a24b6ebf1aca935d5': _f522,
-    '1816ef8498bee4094012827d9681b9c6fc12725f58761582c04a18fa92bbb564': _f523,
-    '0997b0de3c483e41f5b5d794424da48f79591141f3a8463a2cb61ac110cafcae': _f524,
-    '2fa667ca99e165447b324108a25386c8f7e5290ea86b9c6c1c34ade6387ec464': _f525,
-    '5fb2258b1de0296fbe75839b3956898e66852c76e4871573c7668c8fb5e4a221': _f526,
-    '243af5373033c40a3c2f92875bfdb56f5a8f9e9da8c1048adc346940c607de19': _f527,
-    '21c66f97b29debc3e80b41735e90d2a44121dee1da24e03192c507351f248a37': _f528,
-    '040792110d7d92c18dfd398ca43cc185a560fb1fb9fdf31964eee161cbf71ed3': _f529,
-    '6478b8948e6906cd1942982045c5101f408509c977a75467780e2c9801081a4f': _f530,
-    'fc85ac95e1a157d8232157dc2cb29ce5356eee15c45d8536d78e16629d0b108e': _f531,
-    '1a6bc8423fae38fe91a0698bf8cbdb564023a6e37960b939259067408ee6ebc0': _f532,
-    '59463bc0a5db042af176e2e5ef275f9b5a4d6074791d163ae175f69b63d58a51': _f533,
-    '4d9b86644a24a94e68e20b7c63ff4f4dcd3e9e12668444eb6153672990b08fdd': _f534,
-    '4cfee6fe1af5989ce35a053fdf9ff0fea362e6b6e7c1d5583a3b74524a41dba3': _f535,
-    'eaa5afadbe3a1a98111a39b146cc7e2a510aab125d7d09e87ff06f01afb4b994': _f536,
-    'f3d7f3ff79df23739dc232565295844c4bc8015217a7e3cec1289c84f7e5557c': _f537,
-    'd2fa48432293d8fcf7f3d52c423ebde6a615c7a79a8ce229bf0062ae3b5c4c12': _f538,
-    'e300803090f85f17fa26404462d8078b07e0f201be5257515239b5f2985513b0': _f539,
-    'df0985466162685e54887257471758a2cd94e0fe5718f3ac331d85a2638b4f21': _f540,
-    '68086aed25382f74521136b36ade3a01ce37d85ca220a83ce77324e3f9302914': _f541,
-    '63ad0509e75e0a57d4070b415b235fde9cae8bd864440efed6e009220b4ce275': _f542,
-    '4218d9221faa43e2c55c059ca48b2b9ae41c8147c4dfaef6ef0df6bcde007916': _f543,
-    '754cb2d3ea0616615291b16e771eb002fab929a9f2167aaa6f606e9ce491b267': _f544,
-    'd3e7bde9f917b178fecf7edbb0763528903d71e6428f48d24d86b14bf74cf612': _f545,
-    '061ae0cd2c1f596a595dcad2e5d85dcf0223f0495e3fc9ce2338bda5c44e306f': _f546,
-    '4b8c436780c3d09d1ca9ec219d56b6fc4c1599a453fb0dd5c6d418ece64c2984': _f547,
-    '3e9b3f9d79fc6f39a51b14edcecb41c9c94e6f648875289ce0579dc0908bc1d6': _f548,
-    '4313ea709304c7ae2c840120fcb1d5be5bc85291fc9e72eb9fc1f5d10d207be2': _f549,
-    '1f195f7115a68a4bf233bb9ef96fb07249a0ca9a676a5bda2c0dd8aa67b5dd7a': _f550,
-    '17c36bd1eeb491eb18e5f2f0e074c4b10cabac681b2164846bd1fa9c0556dbb8': _f551,
-    '5b1b493bddd54a3e57c3c9e237a9cca5db40221f3b05fee77cb0ca7cf1b13dd3': _f552,
-    '76e2375abcd46464c556c8c7f8a51e230959a5b86fff4ef8714fc2091a6e95d2': _f553,
-    '16d5a711251a0df5828b7858ddf356b3e32d9a841bc82a7b44a4ded7ff4c502d': _f554,
-    'af9c08f4b9ac7dca3ea7c92d612f37e29c165f7b21dfe0558bb57c1eb3da6201': _f555,
-    '5098b9477cc572d5138c7a3ee0521447ddb218dbf7f2e9dc0576bf046364de7e': _f556,
-    '1286a9cb4413f79c7a359e8665b863f6337b8882519b4a6c88c29f6317e313f5': _f557,
-    '40e05a326aeafb53ab79b53f08d2170894ddde9854b1bf41ac9e464f407ac45a': _f558,
-    'fee080a0b1cff600081e33cb3cff8d43a87f36edf95f829e5db0d21bb1a085d4': _f559,
-    'e1481c33d77eaa04c3fe8ffc458eb8366f589fdd298607d6b6242eb3791b9160': _f560,
-    '47e9c7207f798dd89a948d0dec2aecf521cbea916f6ae8104e37f30c7c082de9': _f561,
-    '984283606ab595e6a1eac32389bb7ab255a738a2ec9c420789e0310b00e58e7b': _f562,
-    '54f201be907d147facde0bee3589d0c4cb5d1df46e0a4e516372606692eb7172': _f563,
-    '6a42ae4a5f8f3ac5927852284626ab8bc571b1b0bebce7a8521716eec37629fc': _f564,
-    'db1f2f2f1f109da6fd17070b137923619e7670eb09601b8816725dfc48665b12': _f565,
-    '7d96a061e30eab7e0c239d42afd3289adacf765600e4ad7229a02c74ff307c94': _f566,
-    'e4c774be7142a49c8a07d9e368dad08afd3c4b0e048def3dac35fc4bd0b7843e': _f567,
-    '0814dbe79723fa28f7708d44151e3dca33579307a19d9b374f47e27c524af040': _f568,
-    'c9bbd70cd18b1fbf6d231d7b56d10955d55a1881a2b5a5bd373280866b491811': _f569,
-    '0d3f15ceb32ba95fed522d6e4794de18c75434d7bab8b37a582fb770d3437b0a': _f570,
-    '0bf1bfbe6c6b7e74d2fda8781c54a5b95bd4c16bc48e6e45d8ebfb95c28b0abf': _f571,
-    '1dc0bf314c1794bda89fa0f55eced3cb7e6395b75eb56f58766aacb691365704': _f572,
-    '7d459272e5c1e8e503c4788e75edbcc7cdc77234e4b0264edf70e8957b54e72d': _f573,
-    'cc182d7c72fd7307757012a2e72abba5b2860f8899f8b5c2f612264b18b1fd09': _f574,
-    'a071a3bb42a215720732bcddc7507e4159817d060f7a4d2815aaadb0e0d742d8': _f575,
-    '943d44d72de61671f385662547fbfc1f1f04840e936e3cc229b598b89bbfabf6': _f576,
-    '0167ca83881a89d98ce6a11f661020598746f11a8c7112d7f1725402b39feaa5': _f577,
-    'befcc8d5dc2515f59d868ce1417c894e725fc7bdf60fae89fa10b3af4f347ffb': _f578,
-    '2201c20298a51e869cbf7a540e14ee964172bb15f4d00e44021cd09de9218a98': _f579,
-    '7e7605308bda9b39d5244ae82521c40cbc99310da8167fc6fc0bc64e3a7eb828': _f580,
-    'a5787a1727949c23dca2a8d35af43151924e9fba2aed710b694f199592119e9b': _f581,
-    'd6021e013173ffc81d03271d2930ed47a5df85fc317e3dce63a44e121c72591b': _f582,
-    'c179fef1926c4ea4afd19c73b12e35f3a6f3cc7521c756c40ce9de32d2a68dfa': _f583,
-    'e46df84194f63043cabfedfdab6691ce716e6eb4869750624c7c82bcd4d3cd97': _f584,
-    '83d71a68c8cfa5125e4ee0376eecad132fd6fe6aa2a0eb903e0166c8915076bf': _f585,
-    '5a7c6fde2762d186d3822a6b8ce0d93445438fc10496d3b162e140498f4a7ffd': _f586,
-    '889a159dd1a15d417cbdaaa707ac55036b9e085f5c4ae4f63979bb0686ea7b6a': _f587,
-    '8af48037c46a5a730f0c1085942403cfdc1413b90892e3959f707cc82d856bcc': _f588,
-    '0a7a2df921db183919439887f8c8ea97f6d05a45474787a68112ba74332817d2': _f589,
-    'cf7467063ec9c28f335c0a39e1bd51365e99087c18bd40fc35c05c7b64c8bb3d': _f590,
-    'dbda0031580e2345235a7da32721cc5ba9319b8cdce9820a9fb51bb5d48aaaa2': _f591,
-    'dc37a80692217dc7f025fa4365e3431490b9e1e54a4f3bb913253fdd57c2f711': _f592,
-    'be4a765c6b2f0d61390acf82564aa60d199ff6cc47a9a0df6efe477fd8c9155d': _f593,
-    'a60cf9ceb5daafa4f5626c91683406553bc75b61117219089fe0868a27422862': _f594,
-    '4ec84334dc0a85f4b40ce9eb554654157beae0d1ebcd1ce2c51d21fa5c298193': _f595,
-    '511365335e3cd4ed337dfdc2f7af13c068207127f8b24c57f5d5c660629e533a': _f596,
-    '66e2d3307ef7578dfb176a1680db755ecdc831f5a266c464a6895bb9386d1131': _f597,
-    'e7b2580fca829baafb368d369d3d7d47a696eb2d5b03c595df487a463e7fe36c': _f598,
-    '89e115381a01ddc76d86294aa267204faaecddc5e7121af3f85f279bbac1c225': _f599,
-    '195def5002413c27f0d114214eac1bae6476a44ccecd58b68edb5a38cf81825c': _f600,
-    'e2e6a84542f2accdbc52718b7ec54f81f00776165beadd1351e5cb6bcc416641': _f601,
-    '0f470ea35a3f3227013c7d662105ccaf1809de6b6bfc859907e14a34f61eac47': _f602,
-    '02aef91fc55e44e41e4abd5e91ecf572f5ed661c1cfb84d8f079cb2797eec2f8': _f603,
-    '2fda2b642bcbf0f4c802c30b22ee5c4749f9ec9d362a51fa06d885fed91d79df': _f604,
-    '38e11fd514a0df1542d174d70cabefbf8fa4cc32e38a0c824c82296aca0acb26': _f605,
-    'c163e04d891ade7917cb274c4c0d5b97abbcd3c4a69f47fcaece367b90cca6c8': _f606,
-    '6d91324b07c1a2b30b70c222ae2611fc4fa9ebe4ccc4015a298b7a9622eab90a': _f607,
-    '086baf7ad152ad239d9ece336c61a2db4d933f0e28937ead9866735c17151706': _f608,
-    '55ffccc3b13b0221cb43bc02cf01275c3d18594e8a3b698da2b9d26924fca80a': _f609,
-    'd7aa822efc680d71905dcad66c82322cb2ef643cd7a840f0b41c5e3ed3bbaf92': _f610,
-    '53981304063a6c7a6541aa4a7e012680ebb8296d866c187e34a9ab1950ed330a': _f611,
-    '25a1e1e97d6620de86ff7319f5f5a0678488f610d9af3e91a0c9ecb94ba49a18': _f612,
-    '836650d78163ef96c3c10a6687e8e79fc1f74617471ac75ee68156b94fb474ab': _f613,
-    '1514ea0e2600ba13350ae934e51431861233ac3e28efff35ce7ffa7da751bc2a': _f614,
-    '0585be6a6b4c14d9416b2ef627f848a6c16b949fc3fe8a973aa2e100486b7088': _f615,
-    'b6a4da7396b89fa970e15063f2f96bc222fdc41b174c4e75495ce0a267ef9210': _f616,
-    'ec6431762f78cc39a3960176c17ea9e9143d3f7a85b5c220fa427ae4fb8ec8ee': _f617,
-    'dfeb04c6cb9def076f3146c8a9d9f8693d1e0d4d6570bfd2d55946052e892719': _f618,
-    '8c881c60b3d54026b91efafc66cf71129f8b195b22628f9b3ed534b7d3b92fa0': _f619,
-    '580f3839f889ee508be55ecb8e2f3e288a326f70244d0aa71bdd378532ee4638': _f620,
-    '2737a8543ee02e6352787951a8bd7382ef6b94fff25faad1f5b2c5ed458f3d6e': _f621,
-    'e15c77b4416d64440a0aee2c8cce84cc247bf85f99b232e519a9bfaa16a41e99': _f622,
-    '5cdc3f13d3253ca729608e30549d4e69a2dcbbc5e2de03d46f596e780b750f1d': _f623,
-    '6599118d703a1728e7719c53fcc7f7703b0112643393df509215b6315acb066e': _f624,
-    '251b56895ce9533e786727090f09543f94663f5eb07cc5e3cf7986c74ac74381': _f625,
-    '081c152f64d8c4ffc833d93a0eaf2e8bd5b4beca60bcace580c0ec3c3d5c99c8': _f626,
-    '90bd52697f5daedac6d85eeb546b1b96549096622033d6c62c36ae720dea3aa2': _f627,
-    'e91bce6c448e3f7f6646b533d3c4c7c4e6474a2a76dc08308949b4300e40078f': _f628,
-    '3b2eb02007b16bce4354c7c9176413af136abfcac0f9b32cad896d646849e217': _f629,
-    'a36a65e5be34514b7f600452a8d75f16cd923ece2dfc04dd55bea4ab363d5205': _f630,
-    'e16d88ae0a56202a67803fa662ae7e60e932252bb417e3c91364003862f73016': _f631,
-    '239403e904c8a4543bef26f4ffa5179d8a97ffd0ac7cda808f0ad58d005aa840': _f632,
-    'fc2549a56437bc67ae1f595d78e11ca01f73574c0b9c82a307626ac0662530b3': _f633,
-    '7e0af626c2181ee61c6bf3f5398a17811318ccf330a85779d05ead743f39e05d': _f634,
-    'bbcf151ae110db7503e37b887073b9e1eb2c39b22f3b559a1ec32132aaec00ec': _f635,
-    'a1724c5f2355ba4d6b5b9dcd4b517a9dd057ea8bcb1508207be9cfc588af2a3e': _f636,
-    'c9b0d796d8c5fd4236d6529c34b6e938a5f6cd27fa605560c8faf83c8cb443b9': _f637,
-    '54aba30fbfbde2c9151ee4322829a24f3be97b8fe1930042af6d44bf10a007b5': _f638,
-    '80b9493c4df313e5bfa790cd6cce2e9c6f17b6bd1af9656e5a880d17f6f5d44e': _f639,
-    '3c6c4fc233760c5d3f28e38d6b172d82394670aef593566fe38e4cd22a87804e': _f640,
-    '3f98755f9ea76a3cea8c73c2ca8750f3f43c55004da3ec1a037393ae7fb71737': _f641,
-    'f1c074e2e5d12fa5d4c69e3bf4dda20cb04986cca3972f4bac42e81194b28591': _f642,
-    'd76e5939646bf4c4d798d6f71b2ae2c612f35a9a6fcfd94239dac4cc843cffcf': _f643,
-    'ef23792a41aaf39d86f55c22c6cdb756f4393d060ec6e543c5d22815915d97e0': _f644,
-    '7e2d232f10dfbfad4bb5a0c1b91e64dcc1375adbdf7cb57e4247e93eb53ec99e': _f645,
-    'a0513d4e4494122de0e682dab3032bebfc4ecd04df078257b5b8ea65f39a6463': _f646,
-    'f5672938b3087fbf88155c041429043f01b60af97bb9504eebc119d6a9a78fc3': _f647,
+    'd0d5396b4888bb27494bcd4721765cdc441d11ba7373ba0fa2c3743b28f8e721': _f252,
+    'd4d23a5702fff1c79f7fe1413a2fb3e7f2c8ab0bd8245ffea603ebff0e34f198': _f253,
+    '85f3e317048474ed0b32b55038239789777cf8cdb4a3b892a020f6b6c1bbb5a5': _f254,
+    '57b54a23a307c3a908f0487091bad7723e7f6057ece06927ce61c7b96651abfe': _f255,
+    '6b278f93398decf5cb279d1e0e87ebe4422f098c508b50e0519cefde77a536ea': _f256,
+    '6e5aa5a766af0ba2147397a318306cce91d4629dbbff9738d8160cd6afbe50db': _f257,
+    'e8ce2c56f4eb83b1aa2abd4e86d6126976a964202746ebb12964b8ccb6def60a': _f258,
+    'dee34b50b8b408079df9b5dd192201d01554bca6fb114b595722f685374e95fa': _f259,
+    '68c05bf2ae79d32c399901a5962c3e90e14352575bc5b68e79b813ecac75c36a': _f260,
+    'c213a8b3e30f1329fd4fb89b7543b50eed90acf78b1ea44d09fbd3dbff27f080': _f261,
+    '137a42b17451669ca334c5f315fa4180f883739be6247edc5d8d7f7e5e4b9271': _f262,
+    'e26adddd50abdd0e43c6896a6c3677e924ac3708b258869e36678687f9d5f1aa': _f263,
+    '7b48391ec461f3b221962f5554e74beb96c6faab6cbb22db26daabc842fdff5e': _f264,
+    'cf2edd004c7ccd88e89d7ba9521f7af29b7b7dcd87a5e1e3c95e1842792ea6df': _f265,
+    'e16bef85bc4a3e4ae810ca233adbf8d98e5a374e6e8ef0100f39d47be85bb85b': _f266,
+    '9b7b54756c3eb630a3528b900e5e03ec75e92529f7a7ef55877052eab3040efb': _f267,
+    'f87e243b98f0eed84884ce5601361f444fc67b160a854f495490bb67e2be4d4d': _f268,
+    'fda64af70012846b3888c8e486f452ab445dcce3c43678de5d3ac0f86bcc88bc': _f269,
+    '73e346a947874b7cd92f8e61c1ed60767971c5dfea72806c52a42275ac9f0644': _f270,
+    'e2bb2e95513c74aef700ee7fa4db5167e25a4ad90a94730163cbb6fa187c5a6e': _f271,
+    'b9a0ecd629ecfc2a0002cea3d2c21bb8700a9d54b27417707fc51455cf2a2d8a': _f272,
+    '131f6b4ee550a53534e4cf2669b9b009ffa85bc1cfbc8bb783aaeaf0498bc33f': _f273,
+    '72fdccccc3cc02b0055a41fd9eea450b8b4065a1711835d2807c87406b22f995': _f274,
+    'f261f40c00d1e0de930e03d46dcca8df9a5473ccf60c57c1418e580f33d5139e': _f275,
+    '218ea073c80135e245dcffaf5ff6176e6e5c0c8508382cd5f9c7a4d4a2b131fe': _f276,
+    '63d07505114fc8362f81a6a18bd92a9f9cc2b4f0b45e35f0584ef63cc2499949': _f277,
+    '5209caba891b5ac988c9628b06dbba83ede9dc30cfe5cca6dea06551f5dcd8e6': _f278,
+    '94d334433db09f187ef9ab5cb97ee7ce05368fbda5024481b83a47328b391670': _f279,
+    'b5342cdb67b3c3fac2263d4f8789d2989086b9a5779a795a2a5e152499bfcc1b': _f280,
+    '19b3b02c2690ce199e9fc615953081da373f3e32a881f319357f619967f4a588': _f281,
+    'a71ac0f7a2b6f6ba827839ac08770d197afdb7d4bb3910d275472670220f1409': _f282,
+    'a47d803342d64c9a36a6b5125bc71f27c92c14a61bca58d002782a4e63413d15': _f283,
+    'e0858c9b16943183b8b26705f706686a7f26ba6a60866506f014dbbd40191f18': _f284,
+    'a4d9e5e33ef0f218adf0463904847c8872b41efd62e9157b4fcbe91aa2121c80': _f285,
+    '71e932b2fbab19a97b4498b9afa52e0e5e4b9232f98c6fc33af5670c6ae6d683': _f286,
+    '391b3442e4187a9997cc90a762e51676790ef061e72bf9a71486e2bff7f69815': _f287,
+    'c97eb4a8bf64e35f0f7d6a87dff6e94c22a2796dd3c1f254842f59cf6d336638': _f288,
+    '3b09495278e49fb2bd05c0b9e290495a35d8d680ddcfac5af6965f18aed300a7': _f289,
+    '9240a9e1ef86ea6b8f37b1544982ff86e5856bda784cae2239a1e557c83e2006': _f290,
+    'a396f5ccbc951647af47fa5a0eba4e9ffb8fba2a854a0e019dc5de346ef1e9c0': _f291,
+    '71a1d1b00d3531aea2db636463d9e018edf054ab064c89b0af54229c649e91be': _f292,
+    'a3fa1f4d6f8241e69ba524519845e5b86b3794bd417d215334b3d4c8d54085bf': _f293,
+    'f71e39d9332f6f150a1f0f8f899a071332107efd571abbc93376f9a95cb9b383': _f294,
+    '44f0037ce7407ebfc7fe9aca448864ad0d6fec6952ac12ed547772187c741742': _f295,
+    '2c0bba9928e4d4343b90d33f2853e0f65120cf771395fbadc14346d460067983': _f296,
+    '3a8396947baeb4ed0046a189298e05f761263622f66ec2d0d407920edeb03262': _f297,
+    '5e3ae5b1bde507b37a3e251517685d9e3fd6508359336c090c829e1b5e71ade4': _f298,
+    '7a1b2a613e47c83578bcffb825630cc071923899fdae93f242ae42af1502aab2': _f299,
+    'c00b0a7d4269926b488f6eb27b2f2e55a3d11b4b463b2faa06e0b47407ee3c10': _f300,
+    '18db07c97370973c448a8b4f0c5f451ba48d0861523db9d56e7d68efd55f1d8d': _f301,
+    '8de034622ab2e2e763bee900f5216648789878c9deab1f413389396cf472cf4d': _f302,
+    '2b8b7ed8cc75afba2d2cc7c862cbc25ea624c72e4434c3f6ed8cdd621f05829e': _f303,
+    '5e5c53465a8a785fc1a12f076a0775db9c47a03836c61522e1e049bea59d2f8c': _f304,
+    '4640664acd5e51b2f676006aec8f054defd965aee5d216308ff9c484159d89a1': _f305,
+    '580d046cc003bf6d56fff47f01f875c4cc2c79bd17a3d9330cdf0bbf70ee0aef': _f306,
+    '7d7a1f842661a1974ddb6d54ad9f5988019883a4a4e9fba1c449b7b2f9ba10f5': _f307,
+    'e390db8a826f337805b971797fc56f27a03e7aaeb6291955b138c2c3f1f9e4c6': _f308,
+    '290002be3dc41375f0512cc37f9cafdc75aa04ecce2d76892f2086256345cb2d': _f309,
+    '4d7e1d360ca09d0c09d6c52ee08cdd5418c70d6d2f5db4d6a5bcf24d7da316c4': _f310,
+    'aac275e94a319c0049aff13c48e8bbb2670e1b3460a73c01a02c2e42db2d6f10': _f311,
+    '677cb82da90222d53258f1aefa5313aee36e68c8126da56b07aa613fea82d69a': _f312,
+    '54b8ae0b4eadf666871c2a3b5429dbd686368863d094cffb9905890faffa37fe': _f313,
+    '1a36fe4db981b699cae3c8445db5db06c859ed4583912df4d10eca987d5ebec2': _f314,
+    '1c0d61da71ed58524d28d70eb2c662335482a23532ede4b05754679e19237788': _f315,
+    'e18595eebd803fbd85b5012f04999001bced9131dc2da3d261ded1797cd5f770': _f316,
+    '69c510bb00d3b759340891ff597763f80dec6b80b7cd51e00ed56b08c47e3d02': _f317,
+    '9d99f9ac910320ca069761b64fd7b3896fc337adb725a6b1511c01667f962079': _f318,
+    '5aea64f9423150d9f15543e020b1e74b9ec9a790e8b2754074be4e677bed92f2': _f319,
+    'ecb69efdeffc3b73cc674d42ef5faeef0ed976c8b67dc4884ba7dfb7b8f9204b': _f320,
+    '9adae7e34438d9f8869114b049dffda42d0a8ede9fa5911e357feb987e892a1c': _f321,
+    '5172f3cb1c44cbb33a7fdecb5eeda69dab9a518c48309c71d622014a76d6d036': _f322,
+    '54293cc5eda51e2b4a8e3ff573e5d6f6b207e1681bfa7217c89fd99491c2a386': _f323,
+    '2ac3704514bdb608fe0d110fbc576180286fa1742ee775039911ac6099f3dbd7': _f324,
+    'b2eb249657edc140b8a3ab14d0d3201bf6bd3c06cae36916014b3e8e7e7d2e34': _f325,
+    '54dcc9ed511611c3773026da04d84b16f78b54e4c8a219c07dce219f3a6d9102': _f326,
+    'c87baf56a4023809ad728034664c8949d7a4b90b643ed16f559b02735f13658e': _f327,
+    '8a1f4a1fefc3759fa822162aa31420d0d12c4ff637459f6f221830c238d4c4ae': _f328,
+    'e06d55de784ca7a2c191b03443efd0573d738ce88edbe9ab9bcac0f1a5ac0653': _f329,
+    'b924fdd8ecce9a64fd8153bab6da368b47eaa11674f3bceafe062cdd286e7dd2': _f330,
+    '808ee5560f836ac7381c90323c3c2f617a8ad4cb9051c4731c887c24934cbcb0': _f331,
+    '8c862894c23327f00407972993eed940c7f35826e3f071928ccd8fcd77f01443': _f332,
+    '42052471d3e071979110f8d02ff26eb6ea8d2ecb2441adfd9c10b257a37e168f': _f333,
+    '54054cdc729b01181a6ea2be549a775ff55454c9eb0e1190f80d692ded7b5389': _f334,
+    '34c47b7ba424432c55ed97b1f301d14864cad6fc286cd3e5d37726970db851dc': _f335,
+    '31703b534e10c0462564d5efd9f930f83e907c1b0fa7d4db0b44bbbb08db3967': _f336,
+    '7662914b386c2d54da0427ed2083c857ad04a3862d4916a26bb9aea987939d52': _f337,
+    '0cfa1c666b25f15142f9454fb7d1902c049ae9b343a2cf35a5a89aeaa4b24e52': _f338,
+    '05364d27676c2049f92551a52e40a7fbaab7484dcd2718a56a27854b79b79db6': _f339,
+    'cdbec5eb2fe2526fb7b3225d88a790cb266fb8d41516d7b48929bd11686fc214': _f340,
+    '1edf33bbcc5709ee7aee6726b03942d2bfb0c790efaa95ecae6df0aacc91b203': _f341,
+    'ad54b0bafbce2fb82e4c10d45efd6590c6c0981b2f3ceb4bd5dd1a7ee2a436e9': _f342,
+    'bcb8a7b0eee0ed5fab0b57abba73765faecae65cc5467e875477b5b7862c3607': _f343,
+    '2aebd8757fd553ab264a9d81f4af00cddaf3342d5cd5e4d383ca0ad7d03b32bc': _f344,
+    '1693dd63878759c354a96b54fbaf0270ac9cbcec60e6c177932413eecc7099b0': _f345,
+    '7db6b0f3c21e6b12bb36f3bd238429e361a7511d17259f3514c75cf8aec94b78': _f346,
+    'ce4269133b0fe0689492da981176cffb4166cda2aa51cce109c355cfb9609edd': _f347,
+    'da49b331d5be3c6e861b64aae8a90a5ac16b508118934070f8bab09bc6e67648': _f348,
+    '8a6d26e1ebc2bb930a8cc7487b744380f9e473a9436475f346ba128767d9ba68': _f349,
+    'dd4285d8616226002113970003c740ac22a2d68cd44b1a4538b317c500f96682': _f350,
+    '154f04293b8d03433b2d1a5eed98b887ffdb4be5996637a49c3c3b19b9e93dde': _f351,
+    '176725682eab32c99bae6e33b55b668f6faa6da4c6a824fb514d1c3913cb8af0': _f352,
+    'ec6cbe2cf2240ed52ed128e8bb77ace1b81f163afb3ca220228cdf51dfdd7508': _f353,
+    'e4e264b74152c51c432ade7b55ab04bda1a37b67a66a8ee0a9184cb22c78d81f': _f354,
+    '66a46ccb21db5ecd878f15a5ee23cd68a92f2488de28389dc860b9ba6922df00': _f355,
+    '60f7ab1fa32c309155842674a6fcfed77a7d7994e93e074e80b67b148378c1c8': _f356,
+    '32991d3d2f7520d5192c9dcd3d5053456b2542dd6aee09ea41263ad4bcefe870': _f357,
+    '4872089ac2c09a5e4b476df456ff3244bb7c511d6e500680341f84ebb6ad1911': _f358,
+    '93a13628ccafa6eb3ba83516ff0812577d0ee48ad739663439bd844b95cff1f0': _f359,
+    'c4ea285549146f5cc50bff162b647b405612a530adba82f18825c46553d18b87': _f360,
+    '0fd265254381df06b76eec803364e2e36f664f3f120cb9fece3ffb7e0a69b100': _f361,
+    'a7258daff15967d23109008f86797f35079dea34f46392c7e4381db882b89570': _f362,
+    '12b1e90478ad23232abb5383564449ce88ec0d37537383bd2c29630dc970e7bf': _f363,
+    '912ddc4f86b9d5bb18d1faae290bdf6631042837488536038a13afce82dedaab': _f364,
+    '6b3eb531500491dba50af0346e6c91ee3335a82040af7446f3fc3a8f9015f1f1': _f365,
+    '055ba52de8afba5447e187244edd091bf03b77824f2741a0ef7e0b92103a416d': _f366,
+    '5679d66864aa485d3200d5e96e0d70a9216aab6031d09796d8b5c19286e6b8a1': _f367,
+    'd54ab526edde0158e8bf6385669327d8a79fca56c05f51f9deeb9d6bbbf970a6': _f368,
+    '2b8f5c26530668e6613320ed4691e459b8e1538eccc3a9fa63e7ae164bdf3d18': _f369,
+    'aa4724caea8126612c366db07fb1ee3f1a7492e356a19ff47e00efd4c7bbcc2b': _f370,
+    '6c6ccb32d80239506962e0f9aa6a4f9b47c3b78f5e2e805a53eb4975957b0e7f': _f371,
+    '199563997fccc41dca53b374af4c681f411d47d819c7359c6c06c1ddc88a241a': _f372,
+    '504e197547c742748eeb645a679510d2f4583dc3a9713add985b20a35f81276e': _f373,
+    '04b2577b30e6d9a2ebcb23a8dc36fba91e2d4183611c3ce1c89bef109056b6b8': _f374,
+    'eba0fa091bbf7cdbb293532be21d446e162146fb8c834a8b35ce1520a6834438': _f375,
+    'ef0956cd61a2a0431444159af7f6ec4d95a19266e93cadbd4cf06d5c76653c67': _f376,
+    '231b9e11e711377df114423f7346767697c7d6b6cd0c2d38eca7e1c85cfee077': _f377,
+    '18d61dd9afee8eb019db102fde3093582078a9fac09a19c8a9fac3eb7284ecac': _f378,
+    'f71d2378ed13827aaf7e3376413d52ac86fee42daf18f79ccdc7b582cc1df023': _f379,
+    '1a277ac5300289b550a81ffd135779175459e9403bb66a8152949ccf2ff7945d': _f380,
+    '0e549087c0d04e956cd0d97ea78f9b7503e4d9c499200464305d134f35187051': _f381,
+    '60fd6da8ea6efb5502f7efcd40d9a674b67f4a797e9d92e035994e3f4c233512': _f382,
+    'a49033d5098565777b1b38b7cf3e17721ce5a61cd1aa1189f1fe69553a7d8d9a': _f383,
+    '9cbe4ddf3e170b0e61d039b8a22e1c8d91c2931ba8919ffd6ba5a8140ea34d7c': _f384,
+    '74d539f1abfeed706f02b3d857833fe417e0dee1fee0e7594ea80b6000ba85b5': _f385,
+    'efaa6f1cd292a719dbbb2f7e65f86dacd85ff8b87025f16551aed56046578da2': _f386,
+    '2fad85c46f20a9924667e1f4f594dccdd072e7eb065c988d7e0ce2f12bd92dbe': _f387,
+    'f167dabffacc0d826f8cf9829673c66e5b2421e8287ac00e85919d22072947e0': _f388,
+    'd0f0d9a1f89cbc1581b27eed380b7d416a52423d8eced01bd979bb1be05c3e71': _f389,
+    '32012257e93bbc01ec7a705898483d3bde1fa3970e6119f064cc4e97b8bf605c': _f390,
+    '58259738512676431a06974a3b781b0f229247450e6dd778acaeac30ab51fb39': _f391,
+    '734356f7621c5070c645486ea5f2eaef0a4fd0ea6dc18ef0079015bbbe2f4f09': _f392,
+    '88c2513915b08330f43c94f8012407a28a31633018b3f69e653769036791d8b7': _f393,
+    'ad128e891fe29c987aa777fa07e794978ca981c6b487979def82d9078e023cf6': _f394,
+    '21fb9f42430697533723c91b46e3d78db84ebf1bab85566acdd03e423c44a06e': _f395,
+    'e0a41710fd73e2399376f93fdcf0f243889c8a79394978f74fef7b4b1ed7c8a1': _f396,
+    'c6d24dfadf1a6bba6e20eccb0d3f37f1e05e6b549c8451f9b432eb691384b26f': _f397,
+    '6b885a5a8a916a391db79df00f263dbfe46ecd24b5d4af90e71f48c888cd46f7': _f398,
+    'cf2941fa2d9e3caac92329c9b8395fc5f399da39e9450ec5f815f0cc20bb1586': _f399,
+    '6729a65e4ec25fe86a64311d09ab5fe6542667b68bbf92d1c3f5f8ecdb4e6034': _f400,
+    '5c34c70ca52d68bebd348c13e9118924ad96c487b4e0dbb3c1366b8ddac3ead3': _f401,
+    '54b15dbdb90b618a6da336426966492f368e2fac069d36029047583bf189b33b': _f402,
+    '2eebc9680d78f9e358cd1975993e0d1d6b02df52713cbe2a3bd2094ac7c00cbd': _f403,
+    '577318ef32c54441b4383a5d7d0a8983968f1dede0154db44e06f586245fb3fd': _f404,
+    '581b1952a349a6f7019b659bb75c20a317dc33fde74791d58f4f3b70da2f0825': _f405,
+    '0bb873c52ba7b3dde2bbead2081ef76b4a3d087fa8486ab6e2d356988c52affa': _f406,
+    '6ba6540d86ea5d6358cd47037e7d62a00035bd7af4fb959da0e5b0334b64756a': _f407,
+    'ea527d3a567d2b34078f6e39b810963b6f867d377c24591ceec76947eb29fd6d': _f408,
+    '34bd0332ad6d989069a062c8cafc64913d0cea506802dbb3d6ded241f4d732f2': _f409,
+    '4630f6b95afdf5f62527004bcb3e22e67850b3527399f049221e54eaef61af1f': _f410,
+    '49c7d4079365d15230aa3d309c92e75d7e94921174968fce39b5faa1ee35eb8c': _f411,
+    '7daf71b58ebffa46332553b088cb4ac0e182a49bc4e34df75aeb3d9a77c1f753': _f412,
+    '76ac3dc3bdb09f4091e85353ceb1cd05855691753a6417a35c9e9a4d6511f841': _f413,
+    'a4d8036b74b3f674108fffa452df5fdd29f226f03af09ae862dc3e54403edbbd': _f414,
+    '03553abf8566a605593dd8e8256ab77121da51809ced07ff424ed9fad1bc5a3b': _f415,
+    'df86fa88f36273f44e824b98f93937546d22c01154b37157296d286fd14ebd01': _f416,
+    'cbab14097c507ff5fbe8b5f50338ffe94dc01b9e543a71f4bc0970f3f3070f17': _f417,
+    '79e4cd14d2b618076389409a7ab129dacf960fe9d2bcbcde8f6601bd41ac98f3': _f418,
+    'b7f07da1824706786d4025b742ba3cfa76a989b2f64965ffd09593e571cd243c': _f419,
+    'f588b740a892dbd80b4dbc740ba8bf44c21aa5dca937af2f942ec79fb74f7620': _f420,
+    'df5e11e59821d9d4b112dfc8b09c03737dce9276b6e324d6d3e8bf8e7022168f': _f421,
+    'd56bc846d9da7345cb9bc9c2d913aaa4cd38a036a65bd6bad44f3263c547cd33': _f422,
+    'c9a0a6dd10a8a63031ebaf6e7b15c7097e789567e534879f4b5ecedf96ba154f': _f423,
+    'cf55b5739879a2edb4358fb78a2e23be33f9d4ce450bcdf77dfb13e9350c95bb': _f424,
+    '36ca936c935d58fe537cbbeb6c02ad24989cad5130d4925d0acd391f60f50806': _f425,
+    '1217ee9ec48725d19413c7723938678bedf5f81eea587ee844b536f116399822': _f426,
+    'a262e89190797a7f003b90983945491ffe821ac1c4a4d8fa15249fc3b69c625c': _f427,
+    '0b650a408e3952225ce5dad8e5ba238d2ee987ec33092e2360b6818ad475b58c': _f428,
+    'b5d7fa2f132b2c013cdfccf1a65a3250c412a73e13a5fe793f50b7d3e29b954a': _f429,
+    'a76ef9cda1b44a62131988d509495059886ad93e5bf9926621fe6ab49267489f': _f430,
+    '5747dcb439f0b21af63c5c756d3a4a1974abfc1cc9a6b151c6b7d7a5665bdcba': _f431,
+    'def6c61151388ea8ec3f2d82511c007bf89430c8d619b7dd2efc25bc67aefe8e': _f432,
+    'dad0d77c1b0fdee845417f2fa6d2518479f4c59159a61680e4ee4519154ed5bd': _f433,
+    '98ceec4caaee39788fc490b11e4ca6dbb37f37d1dc2445fe05272c3af10296bc': _f434,
+    'eee34b2221a9155f6f463575e7e15646f6338149f59cf1a852c59338990ddd85': _f435,
+    'eaa41c256d116fa4f915e4aa96416689f46aa3b0af4c953536bddf3e4dfc17ec': _f436,
+    '983ff948693ca10837e4c4d92312f245d0ddf2a06fa4dd8b5a5e5ef63a94ea6b': _f437,
+    'ea11859dddce5235b1356d5b7997569838d53be407000769f51b0dcaf9233dfc': _f438,
+    '1a0ea2837b1f34a79ddbd648be20abd55a8c1476a69348470b42a427c9da3ff2': _f439,
+    '1b22a6493a102917b29bee51d0b77a971e0a473cef0214464c30a6fa241f2a24': _f440,
+    '304ca02908682e369c5de00f71a333554c41cc2f1bfe79bd2417683ecac39b4e': _f441,
+    'f6fb53e68327665d9f10dc6e0cca05b7450d5a86600c38456338a95fdf346729': _f442,
+    'd12cbcd16f5ed297a5c1fc7385d33729cfd75404e4b9851c73e15696262fb82e': _f443,
+    'ae9491ad94e7a724f3f055e4457e0428baa1e71687df985f157c4227546df841': _f444,
+    'dde9ee032fa94d969d563877b96abb29d557748ef71fdb684d8a753b036608a9': _f445,
+    '71d822de1c9c2e20531ddf6478c899994e1d49ab28a6742a9f257f00a2dacd5a': _f446,
+    '33d9a6f36dd04fa02dbf92c9d18656f95fe2d5dcf3126eb938019c9e29d59a26': _f447,
+    '4d14594bed60ba6be9ce743a1e4403f7ffbda16057a67b413090676b62d0e41f': _f448,
+    '2e7c6e25b2d1ba87894fb7b602502074e79c12b086840fd95509d71d6509888d': _f449,
+    'f3e08efa720a496c2beaf6dfc004770a0ce6d6edb2d28da442b3e10e355e7cb5': _f450,
+    'f81d117f9490d010e918d9e274a86124c38cf1a1f23498d5c4250f38d9288edd': _f451,
+    '0a0fbb778e2afd337b5f8e6e4bde0913bb443473a9bcea327d6098e116bb7bc9': _f452,
+    'c26c95761fa4720baec9550240868869955529ccb530e7da5783aee577907317': _f453,
+    'c70a1dc68b0aebfb802bee2737c1d5cb8a0ceb2c0ca8463342fd120d6b2235d0': _f454,
+    '5d8a1e830208361ba1f0d8a9665823b6a09b785b8a383ce6526164ffb56bf75d': _f455,
+    '5d8c8d425f97f98702501ceeb04abaacb00a3aac1b7d38494096a41b29bd9b27': _f456,
+    '7ec1ce20bdc1b93fd36dac331af61d1949dc5f828636b96f02d778a889513820': _f457,
+    '66bf0778d171795b85af649bb729c7ef4a5aa88e09605bec0667acdcd3c4851e': _f458,
+    '58785d37456d195ae737515ebbe46c2ff89485bb7de9d7c9cb952e613a57d6f4': _f459,
+    '5165bccdd8406cfc713322ca4ddc98c44817cbe675c6a989c070144f50abb0bf': _f460,
+    '978f5e4700c923f55a6c2e33e2cc572fabb3c105f2da0f901426232edd029f6a': _f461,
+    'e99932dbda56986307d6ddd823b97a257a56c1da60f5d87801b7c8bbf1ecfaee': _f462,
+    '231a7acc7e997f8e99286a4cff2ccc1d1de7b276de9aa1ff33a4cb63e2851a0c': _f463,
+    'bdfc7d3d9a15254884d3871d6dfb7eee8bf9804b301163d19da408500cbddacd': _f464,
+    '68c2b1982d52e8aab859d0e9b8630d8cc949906d9494570613c49362eee69092': _f465,
+    'bb94cc1492c1ee9f50a0884cb1198957b8ebed0c3a6bb93079ce9aaa6dff6720': _f466,
+    'a3b92db8af677971369a333553cb7705703eb7f19d9754aeb12bd4a0880806b5': _f467,
+    '91c426df011cde40520bd2347ad3c7ea6bb2968e00f0e4aea91df8beaab8fbeb': _f468,
+    'a7a915498135d94e0b85d6607855fb31f6c31995a91eb680206475c35665cf5e': _f469,
+    '2db569fedff3664e05bd7932c85c2c1f3c7bb81b89372d415b05ee02b37cf821': _f470,
+    'acc9d4301701def4f87d9847a3ca3099369683e4d30f336226ac9e92cb235bb6': _f471,
+    '65b566e86070a8703efed335abaf09e4ed2186ec211fc112e140c13f02c3b031': _f472,
+    'b30ef9e39e7d2b94c9cf095a48f96b629624592b82c9f22e504f72ab4e69b3d4': _f473,
+    '086255e94ab3813bedebe464503dec03a6ce5cb42d1280aaecc34ce1e6414a82': _f474,
+    '9eb186e2c5e3b0ab585bcd574a5db5d69e385d4e3f419c50ccc2dc215cf7ec79': _f475,
+    '7fb7a287e675782051f96da468a0002afbba8cd489d2ba0be926b024c3196df2': _f476,
+    '78164ba223292dd6a918450de35f1b289e66438704b3d6a06e11767a2ab36c89': _f477,
+    'fb43b29c4f9ce6af1daf54728e39bce47d17b7856dd87930a8a09b7c9f3ceadd': _f478,
+    'c96bfed3b41dfca3db0cb33195b3a997634ccc00d009d4917926e33ff79e423f': _f479,
+    '389253c4a3aa7b1c18a4ce63677e3185d093df58ca79d08569ec7c511a9ae7ef': _f480,
+    '59cc991c5e2c50e58c7f4745916d9be14d8ce7be50e258dbc33d2b0b9332eb1c': _f481,
+    'f01734ba5705e056492af3722b09a2c4661859de8241bbf09360af6272a5e5c5': _f482,
+    '772b2ec53566db45b7107fcea780be0ac933ec71d738029ce7873d444518e04e': _f483,
+    '4d1fb6a034c9ecc9460fd04ecfb6d032aac35a048ddcd4925c7360c1810e8c35': _f484,
+    '593d89ce1dcea40d4f875e7b5c649e5c2fff083d5add0a83d110a7b083a7ef26': _f485,
+    '84c34353d50ad3dc60c0dae53bbf4dd2dd7ba5160541afa8d47dda59de2276c9': _f486,
+    '6dfcbad8a49746d9d1efe6b17fe8fe5e4920fd2f25bef10f8675bd88855ff46e': _f487,
+    'f7c29b20c0cf1b59848771c73e0cfdb390f6bb4f4863f0bdb4a94843131a32e0': _f488,
+    '805b88756785e5fdf091954cf45c9de1fae0e896237a35f8c27d47704812f7d6': _f489,
+    '62aa41afc2d921859d87d8be4edd21f70c2d895c28091cf6b97299f22e6c1894': _f490,
+    'caa277d156e95a208d02be5461a2d0fbbc422d8fdf9288d817b0460f28726c93': _f491,
+    '8ae08cb8e3f4185dea9821890fca18db76aaab6e1a71de46bff9d970f7ea91d1': _f492,
+    '82474346bec7cbc24ae3df5b715e37f3aaaf46fa1a7fc39a67620d90ee53f109': _f493,
+    '5e6ba9101dc33041a14871a0a509c0f5d63817ade8d4db28f7de9ba2ae8b1e01': _f494,
+    'd4d7b178eca56b9ee40cbb07229cbd1065b00c749881dcbcbfd29387110ae4af': _f495,
+    'ffd6225dfe9c7a8915c57c8e08960878fcf576d49bbe427bc601b5590732b8f4': _f496,
+    '1781bd1f02fe6bbe7ce8cacedb555c23b3fc996359bd75e6c3adac4d0fccede6': _f497,
+    '45236932aa4b30a56a478d2f9b4572bc4630d1ab6ba94239b85564a220b33202': _f498,
+    '44438d8f8ed3e2d72f552e5c59e3002707a4eabe6937c51c25cd5f34317d20e4': _f499,
+    '7a23a7fc0f2050e47add3c6878f1115ae4e188e1be367d958afea7add3cf3a22': _f500,
+    'b2b75a711d11e2a5b74d372de0b06f01fd06df70258a0c3a9c04b16e9e1f1bc1': _f501,
+    'f93d8c42283103002f54beed2a0067742358d7877f0ae8610817e9025093b853': _f502,
+    'bbdc0fafd38a56d5a69e516d1b373ba1b3477adfbca28d52b701a1e10383e818': _f503,
+    '079dd82206e1bbaccd270707b6111718407a6f0527a58e664d0fbfca610ead21': _f504,
+    'dd9280951af62b13b12641e87b58f93c65447b5dfa3e25750faa763828d965f9': _f505,
+    '055659f76c194d1789d893b24de1684a58f0dd513b7ae5243f3988905498edcf': _f506,
+    '6ad5de65c394f6b552125f5cac9eec0d98c4ef842dd0ae83890093a00655de6b': _f507,
+    'b0907e84eb87a1774e82d80365da98fa01e12021a095806ea8a83b5a2c895f85': _f508,
+    'bb52fde352e557b7bc84cd2d35a189917fbbfe834a65dc474a0b5a15e1408432': _f509,
+    '38400623b4cc445b6f0efc739d979b040a959d2f0e25e941aee61fca5a9a0ef2': _f510,
+    '25c9f8e9bfc5dc2b462aa35f88ae3ca0f2031325ebc7167005dd7b60b5b7911e': _f511,
+    '348bf09fe6dc6e4163237af78cdfa6d5eb9afffb8b43666151e196b9e4222e4c': _f512,
+    '7dbb3a160ee750092c73ce3f326629769901e4efcec974467f2bff4544a9c68c': _f513,
+    'c8816ecc29b2560aed2669e86ad881ab670c6a00a8f7956dbd508203e4ddf8c9': _f514,
+    'cd7b68081ac385746a923ee7794927148388af7e68b4b8240919e78f54273755': _f515,
+    'bd6667a762f723810596b8935619f78c399dec89fda396ba34d7fe647c5e5971': _f516,
+    'ba75ac96220a4a9008a849b24a238d43df51dd73d525aed6e82507d8b47a730a': _f517,
+    '47899bc439eb04acaec438f3cb8bce5539346e392b7d2d8d9d19c10d6eb6470a': _f518,
+    '50974e4656b8068573ca01c6db4be948e055cc829a0f459fda0cea8844d2d7a2': _f519,
+    'a50a9ee1f56634887e6caccc1414b71c730f31155e22328b1a18f57b3dbbb565': _f520,
+    '3d1be1de1518dfb99f4f27f02956ba5a1f86d3bbd42bc1aa29b463cd63f454c9': _f521,
+    'c5e02530fd70b934deddfb4765abf9a18e4fb5e0c378575e3d8739ce4b32b40f': _f522,
+    '3e711b4d93f3a9b791e2f479faf192681d5ffc7ddb66d38ab6cb2c3ab14bc572': _f523,
+    '14e5a35d85c66a7423c394c14ada8e2230fa1d289fb20a14b6fea22b62609a13': _f524,
+    'f55de121e90f17ad94df5cf36191cd9e53eafff05db78561c51e94400a367825': _f525,
+    'f1885ed686f783ec39b8e0b78bea3ebf49523297dd02142c4055d7efda5ef027': _f526,
+    '81c209f397a65f525ff6c19790398917e1f4bc9583aeba6db6e024b44e968f17': _f527,
+    'f8e29df28b560fbeabfa631d71fe40d1fd3bd96c7e6adc89f1639ca89875b8f3': _f528,
+    '0021f3b4970c632701931964994cea69acbb6785d3044802b8acfcd67d763f21': _f529,
+    '78d1afd10a21da2f128a789c12a77d70b0c33d0ed56c98ccebdac8beb5db3375': _f530,
+    'febe7bab364d5fd70045c5b7a9eebd17502562fc60eaeefff6954c59a7a767f8': _f531,
+    '90d6b6a4ce79fc980ad26ccb2c3b0b371ab18aad733c566d8c2c4a8146a8d539': _f532,
+    '784e7c6be8f7a60a6d988d99772614ee98669a791879f09fa738ce1e476aca3f': _f533,
+    'fb02eca414980ea4b173d5e5a02ed84cf87631f2098064a3633ae68fc6283e56': _f534,
+    '84546ba87dbd007e6c883417aa1de56ce7dae873237cb519b324a14493e67994': _f535,
+    '70f1e0b73f6913ed7255efd7e0dcb0b5191fcb22275ba651b4b5711589d67a4b': _f536,
+    '82d713ea482499715f579c663e770f98eca9da2382150fda866104ace593d649': _f537,
+    '7a7262ba68a65f2530cd52292f2c11732e5c816be2b3a2d3407a432de8db591c': _f538,
+    '7f6aef01acecd98688aecfd241ead12458fa70523eb016c00cf46f39d52160c3': _f539,
+    '94f760abaf6d81254d723a570c769ccd71493088a8edcaceb7a5a9f0cc12f78a': _f540,
+    '0cde3ea646e55974abf2a293d42669b11fad0b791cf41de6a59692c6b8e43737': _f541,
+    'd4473115a665d19a040ffa07afc5bccf394fced995f03f4d022d1a145c6de5c8': _f542,
+    'b90ba061d889c0698bde36ebdb989343e76d439e578482883e53c78c4fd712e5': _f543,
+    'a35b25dfa6d01b27ec44c1a90ee9a56dfc1d5f817f0268fe2b6c918b9a072eff': _f544,
+    'df1eaff3e595f8771b7649887edadf75e67ac1648593d7f2b84d47add79836ef': _f545,
+    'acd29fe32b58723b6c887df52ba296801f8792628544400a24b6ebf1aca935d5': _f546,
+    '1816ef8498bee4094012827d9681b9c6fc12725f58761582c04a18fa92bbb564': _f547,
+    '0997b0de3c483e41f5b5d794424da48f79591141f3a8463a2cb61ac110cafcae': _f548,
+    '2fa667ca99e165447b324108a25386c8f7e5290ea86b9c6c1c34ade6387ec464': _f549,
+    '5fb2258b1de0296fbe75839b3956898e66852c76e4871573c7668c8fb5e4a221': _f550,
+    '243af5373033c40a3c2f92875bfdb56f5a8f9e9da8c1048adc346940c607de19': _f551,
+    '21c66f97b29debc3e80b41735e90d2a44121dee1da24e03192c507351f248a37': _f552,
+    '040792110d7d92c18dfd398ca43cc185a560fb1fb9fdf31964eee161cbf71ed3': _f553,
+    '6478b8948e6906cd1942982045c5101f408509c977a75467780e2c9801081a4f': _f554,
+    'fc85ac95e1a157d8232157dc2cb29ce5356eee15c45d8536d78e16629d0b108e': _f555,
+    '1a6bc8423fae38fe91a0698bf8cbdb564023a6e37960b939259067408ee6ebc0': _f556,
+    '59463bc0a5db042af176e2e5ef275f9b5a4d6074791d163ae175f69b63d58a51': _f557,
+    '4d9b86644a24a94e68e20b7c63ff4f4dcd3e9e12668444eb6153672990b08fdd': _f558,
+    '4cfee6fe1af5989ce35a053fdf9ff0fea362e6b6e7c1d5583a3b74524a41dba3': _f559,
+    'eaa5afadbe3a1a98111a39b146cc7e2a510aab125d7d09e87ff06f01afb4b994': _f560,
+    'f3d7f3ff79df23739dc232565295844c4bc8015217a7e3cec1289c84f7e5557c': _f561,
+    'd2fa48432293d8fcf7f3d52c423ebde6a615c7a79a8ce229bf0062ae3b5c4c12': _f562,
+    'e300803090f85f17fa26404462d8078b07e0f201be5257515239b5f2985513b0': _f563,
+    'df0985466162685e54887257471758a2cd94e0fe5718f3ac331d85a2638b4f21': _f564,
+    '68086aed25382f74521136b36ade3a01ce37d85ca220a83ce77324e3f9302914': _f565,
+    '63ad0509e75e0a57d4070b415b235fde9cae8bd864440efed6e009220b4ce275': _f566,
+    '4218d9221faa43e2c55c059ca48b2b9ae41c8147c4dfaef6ef0df6bcde007916': _f567,
+    '754cb2d3ea0616615291b16e771eb002fab929a9f2167aaa6f606e9ce491b267': _f568,
+    'd3e7bde9f917b178fecf7edbb0763528903d71e6428f48d24d86b14bf74cf612': _f569,
+    '061ae0cd2c1f596a595dcad2e5d85dcf0223f0495e3fc9ce2338bda5c44e306f': _f570,
+    '4b8c436780c3d09d1ca9ec219d56b6fc4c1599a453fb0dd5c6d418ece64c2984': _f571,
+    '3e9b3f9d79fc6f39a51b14edcecb41c9c94e6f648875289ce0579dc0908bc1d6': _f572,
+    '4313ea709304c7ae2c840120fcb1d5be5bc85291fc9e72eb9fc1f5d10d207be2': _f573,
+    '1f195f7115a68a4bf233bb9ef96fb07249a0ca9a676a5bda2c0dd8aa67b5dd7a': _f574,
+    '17c36bd1eeb491eb18e5f2f0e074c4b10cabac681b2164846bd1fa9c0556dbb8': _f575,
+    '5b1b493bddd54a3e57c3c9e237a9cca5db40221f3b05fee77cb0ca7cf1b13dd3': _f576,
+    '76e2375abcd46464c556c8c7f8a51e230959a5b86fff4ef8714fc2091a6e95d2': _f577,
+    '16d5a711251a0df5828b7858ddf356b3e32d9a841bc82a7b44a4ded7ff4c502d': _f578,
+    'af9c08f4b9ac7dca3ea7c92d612f37e29c165f7b21dfe0558bb57c1eb3da6201': _f579,
+    '5098b9477cc572d5138c7a3ee0521447ddb218dbf7f2e9dc0576bf046364de7e': _f580,
+    '1286a9cb4413f79c7a359e8665b863f6337b8882519b4a6c88c29f6317e313f5': _f581,
+    '40e05a326aeafb53ab79b53f08d2170894ddde9854b1bf41ac9e464f407ac45a': _f582,
+    'fee080a0b1cff600081e33cb3cff8d43a87f36edf95f829e5db0d21bb1a085d4': _f583,
+    'e1481c33d77eaa04c3fe8ffc458eb8366f589fdd298607d6b6242eb3791b9160': _f584,
+    '47e9c7207f798dd89a948d0dec2aecf521cbea916f6ae8104e37f30c7c082de9': _f585,
+    '984283606ab595e6a1eac32389bb7ab255a738a2ec9c420789e0310b00e58e7b': _f586,
+    '54f201be907d147facde0bee3589d0c4cb5d1df46e0a4e516372606692eb7172': _f587,
+    '6a42ae4a5f8f3ac5927852284626ab8bc571b1b0bebce7a8521716eec37629fc': _f588,
+    'db1f2f2f1f109da6fd17070b137923619e7670eb09601b8816725dfc48665b12': _f589,
+    '7d96a061e30eab7e0c239d42afd3289adacf765600e4ad7229a02c74ff307c94': _f590,
+    'e4c774be7142a49c8a07d9e368dad08afd3c4b0e048def3dac35fc4bd0b7843e': _f591,
+    '0814dbe79723fa28f7708d44151e3dca33579307a19d9b374f47e27c524af040': _f592,
+    'c9bbd70cd18b1fbf6d231d7b56d10955d55a1881a2b5a5bd373280866b491811': _f593,
+    'd4dadd4559902881b374bc507f5ae42a886e5a438a261be139523367b95b34c6': _f594,
+    'a14a6cdc3f3c78fa8540a1c77ec6c342cc8fe2c81fddc7faccba33f195625047': _f595,
+    '4be162dde78ab15e2367927eb2c519e135e533c66e45dd8f3be2558e97af3e08': _f596,
+    'c2483d53f9b7a33f2c2a0e7bae9873defcfdaf1eab45f959c5eb343b94507734': _f597,
+    'c6d15d4b6fdb575e78b66c0536b1b7ad3221f4cec8eac3e706bd3e023fffc137': _f598,
+    '0a15bacdffa29af8a8bfa91cb9821b7301fa1df61397cf2a68212adc371f8807': _f599,
+    '01f2cb9d9b1481268a6f61b62a8c3163a3130b16e16c4b091a6eef3074ec0650': _f600,
+    '66509cc35aa32e5813500e9a0026d86f4f3d86b1a106ad601d3e98ca193af7fa': _f601,
+    'd8caaaf0fde8d09824d89cfaca60460fb85b22db63d0ab5462febeb9f719e3ed': _f602,
+    '60a6f0c1d922d86f0d7b36c74fed09d7a2568120b4016dac87527ae0f7f7dfc8': _f603,
+    '34dde678e834ca008f92dd283a504371fe68ca8afc9404dd65225429bd72afae': _f604,
+    '9fc099d05cbfedff304bf2af3b24a19011cc50e15500ae5c772a833c6904d8d6': _f605,
+    '891e0ed6c465d5d104ddc02739fb010eb29b349fadc21142e073f7487312cc3d': _f606,
+    '6f176b8d00454ebb1ad126e48e5800e995ec8c92e79eea04d5bed9324602de43': _f607,
+    'd194ba83ef5950338b321984c7bf379493b7b55e1f015f2ec66cd9b32d26f3e1': _f608,
+    '32c751d5be98fb39be0226153b75323ed42223a1a1d75d8141cbd5eaaaff1ba4': _f609,
+    '81292eeca7803f259060de6ab247e6e0b33de4f90dbd7e21290daad2f3763861': _f610,
+    'f9ae94509499200669f46a9ea6bad68315d949c969d9eb6698dc4e013f76a87c': _f611,
+    '89a6b9439e03ba1df139563c80d291241427742fee851808f3f686b4ad243e66': _f612,
+    'ce412c20ad10452a8e2a13acd7220a794e2a56fba9d4b783da7eca586e0aa59c': _f613,
+    'd2ea05d20058ea7eb5db247d19281c87ed150c95ca5d0d6f7eaf0eeccf27d39d': _f614,
+    '409cf22f656bca3b5c84b83c7efd34c962f3a8e46bddb9d4a769c3895a5163db': _f615,
+    'f890400bcc2a5b18f241f8505dfef44544a495aabf75534f953243afb34c0ad9': _f616,
+    '3a789fe9b5d0c9083744e5dea47196c958930432ad5e5b267106fbc30c9dc79b': _f617,
+    'ad98da33a17657415adf3e97be50677c26b6f5d24ebdcf84e81346daa5e1399f': _f618,
+    '8bfb0129f6fd6159556f9843eff7607e763c1cd52ecdd87805d58a95a99dab3f': _f619,
+    '943d44d72de61671f385662547fbfc1f1f04840e936e3cc229b598b89bbfabf6': _f620,
+    '0167ca83881a89d98ce6a11f661020598746f11a8c7112d7f1725402b39feaa5': _f621,
+    'befcc8d5dc2515f59d868ce1417c894e725fc7bdf60fae89fa10b3af4f347ffb': _f622,
+    '2201c20298a51e869cbf7a540e14ee964172bb15f4d00e44021cd09de9218a98': _f623,
+    '7e7605308bda9b39d5244ae82521c40cbc99310da8167fc6fc0bc64e3a7eb828': _f624,
+    'a5787a1727949c23dca2a8d35af43151924e9fba2aed710b694f199592119e9b': _f625,
+    'd6021e013173ffc81d03271d2930ed47a5df85fc317e3dce63a44e121c72591b': _f626,
+    'c179fef1926c4ea4afd19c73b12e35f3a6f3cc7521c756c40ce9de32d2a68dfa': _f627,
+    'e46df84194f63043cabfedfdab6691ce716e6eb4869750624c7c82bcd4d3cd97': _f628,
+    '83d71a68c8cfa5125e4ee0376eecad132fd6fe6aa2a0eb903e0166c8915076bf': _f629,
+    '5a7c6fde2762d186d3822a6b8ce0d93445438fc10496d3b162e140498f4a7ffd': _f630,
+    '889a159dd1a15d417cbdaaa707ac55036b9e085f5c4ae4f63979bb0686ea7b6a': _f631,
+    '8af48037c46a5a730f0c1085942403cfdc1413b90892e3959f707cc82d856bcc': _f632,
+    '0a7a2df921db183919439887f8c8ea97f6d05a45474787a68112ba74332817d2': _f633,
+    'cf7467063ec9c28f335c0a39e1bd51365e99087c18bd40fc35c05c7b64c8bb3d': _f634,
+    'dbda0031580e2345235a7da32721cc5ba9319b8cdce9820a9fb51bb5d48aaaa2': _f635,
+    'dc37a80692217dc7f025fa4365e3431490b9e1e54a4f3bb913253fdd57c2f711': _f636,
+    'be4a765c6b2f0d61390acf82564aa60d199ff6cc47a9a0df6efe477fd8c9155d': _f637,
+    'a60cf9ceb5daafa4f5626c91683406553bc75b61117219089fe0868a27422862': _f638,
+    '4ec84334dc0a85f4b40ce9eb554654157beae0d1ebcd1ce2c51d21fa5c298193': _f639,
+    '511365335e3cd4ed337dfdc2f7af13c068207127f8b24c57f5d5c660629e533a': _f640,
+    '66e2d3307ef7578dfb176a1680db755ecdc831f5a266c464a6895bb9386d1131': _f641,
+    'e7b2580fca829baafb368d369d3d7d47a696eb2d5b03c595df487a463e7fe36c': _f642,
+    '89e115381a01ddc76d86294aa267204faaecddc5e7121af3f85f279bbac1c225': _f643,
+    '195def5002413c27f0d114214eac1bae6476a44ccecd58b68edb5a38cf81825c': _f644,
+    'e2e6a84542f2accdbc52718b7ec54f81f00776165beadd1351e5cb6bcc416641': _f645,
+    '0f470ea35a3f3227013c7d662105ccaf1809de6b6bfc859907e14a34f61eac47': _f646,
+    '02aef91fc55e44e41e4abd5e91ecf572f5ed661c1cfb84d8f079cb2797eec2f8': _f647,
+    '2fda2b642bcbf0f4c802c30b22ee5c4749f9ec9d362a51fa06d885fed91d79df': _f648,
+    '38e11fd514a0df1542d174d70cabefbf8fa4cc32e38a0c824c82296aca0acb26': _f649,
+    'c163e04d891ade7917cb274c4c0d5b97abbcd3c4a69f47fcaece367b90cca6c8': _f650,
+    '6d91324b07c1a2b30b70c222ae2611fc4fa9ebe4ccc4015a298b7a9622eab90a': _f651,
+    '086baf7ad152ad239d9ece336c61a2db4d933f0e28937ead9866735c17151706': _f652,
+    '55ffccc3b13b0221cb43bc02cf01275c3d18594e8a3b698da2b9d26924fca80a': _f653,
+    'd7aa822efc680d71905dcad66c82322cb2ef643cd7a840f0b41c5e3ed3bbaf92': _f654,
+    '53981304063a6c7a6541aa4a7e012680ebb8296d866c187e34a9ab1950ed330a': _f655,
+    '25a1e1e97d6620de86ff7319f5f5a0678488f610d9af3e91a0c9ecb94ba49a18': _f656,
+    '836650d78163ef96c3c10a6687e8e79fc1f74617471ac75ee68156b94fb474ab': _f657,
+    '1514ea0e2600ba13350ae934e51431861233ac3e28efff35ce7ffa7da751bc2a': _f658,
+    '0585be6a6b4c14d9416b2ef627f848a6c16b949fc3fe8a973aa2e100486b7088': _f659,
+    'b6a4da7396b89fa970e15063f2f96bc222fdc41b174c4e75495ce0a267ef9210': _f660,
+    'ec6431762f78cc39a3960176c17ea9e9143d3f7a85b5c220fa427ae4fb8ec8ee': _f661,
+    'dfeb04c6cb9def076f3146c8a9d9f8693d1e0d4d6570bfd2d55946052e892719': _f662,
+    '8c881c60b3d54026b91efafc66cf71129f8b195b22628f9b3ed534b7d3b92fa0': _f663,
+    '580f3839f889ee508be55ecb8e2f3e288a326f70244d0aa71bdd378532ee4638': _f664,
+    '2737a8543ee02e6352787951a8bd7382ef6b94fff25faad1f5b2c5ed458f3d6e': _f665,
+    'e15c77b4416d64440a0aee2c8cce84cc247bf85f99b232e519a9bfaa16a41e99': _f666,
+    '5cdc3f13d3253ca729608e30549d4e69a2dcbbc5e2de03d46f596e780b750f1d': _f667,
+    '6599118d703a1728e7719c53fcc7f7703b0112643393df509215b6315acb066e': _f668,
+    '251b56895ce9533e786727090f09543f94663f5eb07cc5e3cf7986c74ac74381': _f669,
+    '081c152f64d8c4ffc833d93a0eaf2e8bd5b4beca60bcace580c0ec3c3d5c99c8': _f670,
+    '90bd52697f5daedac6d85eeb546b1b96549096622033d6c62c36ae720dea3aa2': _f671,
+    'e91bce6c448e3f7f6646b533d3c4c7c4e6474a2a76dc08308949b4300e40078f': _f672,
+    '3b2eb02007b16bce4354c7c9176413af136abfcac0f9b32cad896d646849e217': _f673,
+    'a36a65e5be34514b7f600452a8d75f16cd923ece2dfc04dd55bea4ab363d5205': _f674,
+    'e16d88ae0a56202a67803fa662ae7e60e932252bb417e3c91364003862f73016': _f675,
+    '239403e904c8a4543bef26f4ffa5179d8a97ffd0ac7cda808f0ad58d005aa840': _f676,
+    'fc2549a56437bc67ae1f595d78e11ca01f73574c0b9c82a307626ac0662530b3': _f677,
+    '7e0af626c2181ee61c6bf3f5398a17811318ccf330a85779d05ead743f39e05d': _f678,
+    'bbcf151ae110db7503e37b887073b9e1eb2c39b22f3b559a1ec32132aaec00ec': _f679,
+    'a1724c5f2355ba4d6b5b9dcd4b517a9dd057ea8bcb1508207be9cfc588af2a3e': _f680,
+    'c9b0d796d8c5fd4236d6529c34b6e938a5f6cd27fa605560c8faf83c8cb443b9': _f681,
+    '54aba30fbfbde2c9151ee4322829a24f3be97b8fe1930042af6d44bf10a007b5': _f682,
+    '80b9493c4df313e5bfa790cd6cce2e9c6f17b6bd1af9656e5a880d17f6f5d44e': _f683,
+    '3c6c4fc233760c5d3f28e38d6b172d82394670aef593566fe38e4cd22a87804e': _f684,
+    '3f98755f9ea76a3cea8c73c2ca8750f3f43c55004da3ec1a037393ae7fb71737': _f685,
+    'f1c074e2e5d12fa5d4c69e3bf4dda20cb04986cca3972f4bac42e81194b28591': _f686,
+    'd76e5939646bf4c4d798d6f71b2ae2c612f35a9a6fcfd94239dac4cc843cffcf': _f687,
+    'ef23792a41aaf39d86f55c22c6cdb756f4393d060ec6e543c5d22815915d97e0': _f688,
+    '7e2d232f10dfbfad4bb5a0c1b91e64dcc1375adbdf7cb57e4247e93eb53ec99e': _f689,
+    'a0513d4e4494122de0e682dab3032bebfc4ecd04df078257b5b8ea65f39a6463': _f690,
+    'f5672938b3087fbf88155c041429043f01b60af97bb9504eebc119d6a9a78fc3': _f691,
+    'd6aad18741b3eab6c74dd0db0b3b4d441fd2870ac9b07d1810bb6c4f45ac5710': _f692,
+    '73c6f32dc7221f49509ba71af591dcedc745955a1b4359d471aec038a2689a7c': _f693,
+    'cac06ad5129d8fe1e1b84203031c87acd85ec758a6f2f258bec7906af1611e01': _f694,
+    '4dcf99edce342592392065d82d9c547b8f060df131d449439b49c2d8e8fcd42f': _f695,
+    '4b440004b78d7afcdfbac2d3a0d3c571fd6c06f66b7fe7652cea16874fde6b4c': _f696,
+    'dea12134a260b4e1c44ae6f78d0453f5a55f3e12f62f8900277d58bdf0385cb9': _f697,
+    '1d7433d4e02f3e7a1a130e83a3a5f6283cf136939763fd8c5d9d263a3172707c': _f698,
+    '4836d3549ce3d5eea6091e9efea40cd82a0c88da62d80165f2e3469500f8b5cf': _f699,
+    '7d839fc622dddf75d1f410db80136e960db26b8194e4aa56157da05c84dde8ba': _f700,
+    '9880b3fbe41e1e2a00fe8df52596ca6048657091e77cd590fe24e29b62a36e39': _f701,
+    '83f37368f09464fe955c4802dce7284f6ec6cb624c055b28087795571d1af32a': _f702,
+    'd6fac1dfe3aa7263bf776e2df0a0ccb1c46585cb59eff8dd3eff309c1eec7449': _f703,
+    '3645fa5e3d4869f803160a0de2deb542d442ccc3263221dcb05badb8cd17bae9': _f704,
+    '7286e80ca242ebce0d81dcd10118fb4b6ddd1bf5fdd06762879da66e8f837775': _f705,
+    '8f841e39361cb12ed03df6c5e197cd2233449588a70dd8a8cb67a71859bd198e': _f706,
+    '5d4fe1b00ff17cce51a9b172d25cb99569d1ccfbaed8d87624f35839e89bdb2b': _f707,
+    '09743506a47d605f60b53389bd24b8ed6ec7ec41c8defc92624611db111a08c2': _f708,
+    '187cd51fda10e0c260519cd3ffcd547f2703878d2e6e83f36de9c03dc7087a0a': _f709,
+    'a5028f9c29ab8847179b9c348218cbd3465fe16ca5a9fa927231a30c6a69bc19': _f710,
+    'd1b4c132896a7ed7625f52235dde7f9c0537ffdcb00abf0f7a1a1c7ca92ada95': _f711,
+    'fa3d106178f06e6121a8320408c6125774ed07b9176baf7abe94bf7b8cfa6612': _f712,
+    'e3eb7044f4f9e9c7a7e0bcfb56e44dab48edcf09a523fc53f34179fa3246156d': _f713,
+    '9121cdb15c89e3427c96a0da28fc49f8bc1f1bbe35e8ee8fca091c28287e93f4': _f714,
+    '1882ed0d155dab3d26bca991ba925247635f7a689b4fb5bfa96194daa7522474': _f715,
+    '25955a1966b07291aa0bd8733202ac0a7312f2a24e291f46280e84988ff5bd7f': _f716,
+    'e9f99dbd313d573c0e07f0dd39e9fa83151ca4f758ae19ba0ffc5f27f2146eb0': _f717,
+    'f3eb0cf3fd0bcfa718ba6cf807315548b29b199f34b9e4e6fa9c57e59dd50b09': _f718,
+    '745cd63ba5bb5f28da86bdfa731b6edd47828bfa209c7733ea7a9718f1e90ab0': _f719,
+    '61e0495079064153a1f34a3eb5334f20a3f984ee5f97d7ba2cc2bd2724b223ae': _f720,
+    'e2c86edd8ed212eb5e3e56bc5349ce7b59e764e692e197d12fe3cf6548a7427a': _f721,
+    'c769684401393df598266f867e2ddb3bc8e84d5dca6bf1b794d737fdfef1e36d': _f722,
+    'a53c589c0297447ce10c0b234aa520fb6e096bdcaabe7c03f10907b53a4ba5dd': _f723,
+    'ce20217a115a2dca2cf89ccdbdcc8d935467d39bc58ddde650473a3a97387836': _f724,
+    '0344e594b758df6ce39867b490f75c18b90d2a79c0bed46949dcdc044202ff63': _f725,
+    'be6cea7eba9aee9b39827d7b7736357231255767ef801828cf2609a4d92c9b00': _f726,
+    'f4c9183e7c0f7582877181d6ed661bbe8827b8d1b7e25e50466fc16aca37fc06': _f727,
+    'b347e2232d97a17ee2ff0a8317a42131d4bc9c5e77bc8cb1d8ddce9096ce34ea': _f728,
+    '8ee94bac4a9eb22cbe7db797f3d83b3ed6c17315ffc2e27261d1687763dbe8db': _f729,
+    '757613419247b24559ba725b91bb6166637aaedeca91a93fabbf1f52f7e8c185': _f730,
+    'a4b0e26452d5bc96afece98c7b97663b2dc8e7a94d9e3a7c2ffcdbaab2d89caa': _f731,
+    '142f244f0a9c592ce84a9e32a48a5680a4d6a9208eb495d39729252e8d951afc': _f732,
+    'e4592a93700c975ac926ad3d2b9394d152d59b412853e857bb76a9573e76ae4a': _f733,
+    '24e1adf3005406edc29c3e864e5c83b95f5074ed9c015bb3a6da4cc967b03489': _f734,
+    'aa88bed688f35a8e9ff656642aa67870ee23d3f69eb21befda700682fd347cb8': _f735,
+    '9614ddb701b40e5ead2b5fe582437a69e6ba2a3f46b474ddbea2c5169f9de94d': _f736,
+    '48cbac678f561c7c1cfebd9320aa47b068ac48b8facc1f580f64e9afc2b8fc2d': _f737,
+    '33675918d3f097797c76a8a31ae98b4a857353e86adc9af1ad7ae50929a96ab1': _f738,
+    '6d54d6adc8365d10e3969b3ac8770048d3a74f970a518853a8f718308d0197ac': _f739,
+    '638ef656eec429a941dd1766ef38fad34f848957a8b9edc031f7db761efc77a6': _f740,
+    '021ead426b66877f062d6b9f762649b0d02bb9fc9c02aee4029962887e2bcab4': _f741,
+    '879a4cb1569ad917ac7ac8973adc633ab64b84807b3b1834aadaa76f063f8a95': _f742,
+    '760c6c53ce35cdc9a52d929d27bfae67c8d476b09cd1c88132eded99ac191428': _f743,
+    'a5ebd5f263cf6001a062ff85fb923aecab96f06708e955b28824f666c8f78cf7': _f744,
+    'f3ef6ce7aef7722527594045698c9a2a0c2f8a817b69560c3dc8b1238237d2f6': _f745,
+    '9cf7d41d559e2675ce1e64bd814ebacc3b1f5b519fac9e0f85cac4bfc135b717': _f746,
+    'c93c43dc592d2a36a5432508c98439780c5864c85ff0619da88b0882da2466ff': _f747,
+    '68fe46c9d8c5b770442edd90b0745b3027614f433beb4f635a976fa477d215b4': _f748,
+    'b1db880cc49f3ccd3b303f847b896c4a6c72129e4fad012364803ae1e24357d9': _f749,
+    '93944ad4825ed5e8a6a502b1b1c29d717fdc99e1d94bc6fb2443079e88c314d1': _f750,
+    'a05c0e0c1eb3bec36e4a05c0cd59ff57d28c3e6b456fcd4bd736af06d5971c67': _f751,
+    '59902411ab82ff20ea71b0917eb203b1015f4d521251a5a5d93fb3d89c637b81': _f752,
+    'ca3848061bc82294c11ce9d59dfe7b4105dce6d0e7718a40d277c0ab7423ebde': _f753,
+    'e494733b9190ecc690f9dec4dc796a48d4c21ca36e4747c248003bec7259b8a9': _f754,
+    '45b1f3c0fd024c05634bf0cc4a64ee325e1b2496edddf7e61de35b6ab4f43ea0': _f755,
+    'd02b263e46bb95162cc7e8f38d3294ac9d0e6004be5266cad75261deded74377': _f756,
+    'b5b44803f61b170fae3b765baa3884bab02f1f793a4fb106ebce4c2ca30e1e12': _f757,
+    '6b97615a31ce82e7fc3e58ed572d426f455e215c7010bd14704912fa3cb17090': _f758,
+    '255f6e16c3e5f4f055f5001b674c77f97430ee821a82cfc4db030c05f7b6c7eb': _f759,
+    'ec2eb25c5b61caf4551b41799fd506006be4e08a71abc055290e03cd3c6214a3': _f760,
+    '605c8f41a02b219ed9631d77667290551293e4cb540a518bfe25a55232edb758': _f761,
+    '24ce4d10498caa38146939f0142785d12151e38450d9cc55d0c544a7935e8de8': _f762,
+    'a8c8c5b1aaaca594d8d9779cbdf67fa3f2231f871c85b15cdaf774b5b34179ad': _f763,
+    'c4c6766a60271259c614ca6d8ce1a1faf4dd66116d8e115e68286d3f270288a2': _f764,
+    '6a1157ca66085907b7bc489d0089d2f0fe7e6413b7054e25051bbcd69f68d4ba': _f765,
+    '9e08296561a23840d3e4f7ef825219e8ba5ba985957123959a29b2f295b92aa3': _f766,
+    '128dcdcc463df3b7b414f8899674f7c76b2abab45252bc2eb7ec438e07523b04': _f767,
+    '53644377e01ac8e31ae151566e59d815dd396c5406367a9d0e773067158a5407': _f768,
+    '61f0a17ec42f03730e628ca65eec0566994b714f0db7e69e4c7d585514911427': _f769,
+    'e970afadfe840af6de6e93421c74df1d1af002608966d6f70c9d1781c4b50d6a': _f770,
+    '5c4e1b2166c2cdd34e3c1a4954322c3db295b8043513edc2a705a1a0cdb5d4ba': _f771,
+    '01063910e72b3920a3a03bd52e2b4efb51337e44c480431128b3dcbe5fd9056d': _f772,
+    '65c2e2c42b84e69bfc0fe62a8a1e716e0d62838e4e95c8b3acbd8435794a096f': _f773,
+    '996eb7a5962973fb741694b034ec9915f3f32ce0173754b2e78972b1a48d20af': _f774,
+    '994a0b307fc1d1260e7d331bedd430bc38b1230916ac9005a4bc2ca923f6a418': _f775,
+    'e6ed8669b67ce6ab55ea4f94ce88dcd457b55852eb50d9924c672f7c5d77dd2f': _f776,
+    '4b72feb06a73a54a1dd54575104fa4be0d4d6a83fef67dd75dd6978b75e077cc': _f777,
+    '457a55a06c255b39acd29047a3aac41e3c887c767b0d47ddf34f6fe0e60fe274': _f778,
+    '56267c034629c40580704875acfdb51e3b1fc34702ccf8a8b8f2f3169084d57b': _f779,
 }
 DOCS = {
+    'boardrules.analysis.facts.Decl': "Decl(section: 'str', name: 'str', module: 'str', span: 'Span', written: 'Written')",
+    'boardrules.analysis.facts.Facts': "Facts(modules: 'dict[str, Module]', rules: 'Rules', refs: 'dict[str, dict[str, list[Ref]]]' = <factory>, decls: 'dict[str, dict[str, Decl]]' = <factory>, inputs: 'set[str]' = <factory>, outputs: 'set[str]' = <factory>, triggers: 'list[tuple[str, str, Span]]' = <factory>, pending: 'list[Rules]' = <factory>)",
+    'boardrules.analysis.uses.Ref': "Ref(kind: 'str', name: 'str', rule: 'str | None', section: 'str | None' = None, formula: 'Formula | None' = None, node: 'c.Node | None' = None, at: 'Span | e.Effect | None' = None, lacked: 'bool' = False)",
+    'boardrules.diagnostics_codes.Code': "Code(code: 'str', severity: 'str', stage: 'str', summary: 'str', explanation: 'str', wrong: 'str', right: 'str')",
     'boardrules.engine.effects.AdvanceE': "AdvanceE(span: 'Span', marker: 'Fn', by: 'Fn')",
     'boardrules.engine.effects.CallE': "CallE(span: 'Span', proc: 'str', args: 'tuple[Fn, ...]', as_player: 'Fn | None' = None, named_at: 'Span | None' = None)",
     'boardrules.engine.effects.ChooseE': "ChooseE(span: 'Span', var: 'str', options: 'Fn', by: 'Fn | None', optional: 'bool', count: 'Fn | None', prompt: 'str')",
@@ -5698,6 +6853,10 @@ DOCS = {
     'boardrules.engine.rules.TriggerDef': "TriggerDef(name: 'str', event: 'str', guard: 'Expr | None', body: 'Body', span: 'Span', guard_text: 'str | None' = None, source: 'str | None' = None, on_span: 'Span | None' = None)",
     'boardrules.engine.rules.ValueDecl': "ValueDecl(name: 'str', kind: 'str', data: 'Any', span: 'Span', source: 'str | None' = None, compiled: 'Expr | None' = None, type: 'str | None' = None)",
     'boardrules.engine.rules.ZoneDecl': "ZoneDecl(name: 'str', per: 'str', ordered: 'bool', slots: 'Any', slot_capacity: 'int', capacity: 'Any', span: 'Span', overflow: 'str' = 'refuse', carry_to: 'str | None' = None)",
+    'boardrules.engine.substitution.SubstituteDef': "SubstituteDef(name: 'str', counter: 'str', key: 'str | None', unit: 'int', instead: 'tuple[CostTermC, ...]', guard: 'Any', span: 'Span', shortfall: 'bool' = False, texts: 'tuple[str, str]' = ('', ''), pay_at: 'Span | None' = None)",
+    'boardrules.engine.values.Piece': "Piece(id: 'str')",
+    'boardrules.engine.values.Zone': "Zone(key: 'str')",
+    'boardrules.language.builtins.Spec': "Spec(min_args: 'int', max_args: 'int', impl: 'Callable[..., Any]', result: 'Callable[[list[Type]], Type]', args: 'tuple[str, ...]' = ('any',))",
     'boardrules.language.checked.Attr': "Attr(pos: 'Pos', end: 'Pos', type: 'Type', syntax: 's.Node', obj: 'Node', name: 'str', kind: 'str', decl: 'Any' = None)",
     'boardrules.language.checked.BinOp': "BinOp(pos: 'Pos', end: 'Pos', type: 'Type', syntax: 's.Node', op: 'str', left: 'Node', right: 'Node')",
     'boardrules.language.checked.BoolOp': "BoolOp(pos: 'Pos', end: 'Pos', type: 'Type', syntax: 's.Node', op: 'str', left: 'Node', right: 'Node')",
@@ -5718,6 +6877,12 @@ DOCS = {
     'boardrules.language.checked.Range': "Range(pos: 'Pos', end: 'Pos', type: 'Type', syntax: 's.Node', low: 'Node', high: 'Node')",
     'boardrules.language.checked.SortedBy': "SortedBy(pos: 'Pos', end: 'Pos', type: 'Type', syntax: 's.Node', items: 'Node', key: 'Node', descending: 'bool')",
     'boardrules.language.checked.Where': "Where(pos: 'Pos', end: 'Pos', type: 'Type', syntax: 's.Node', items: 'Node', cond: 'Node')",
+    'boardrules.language.hooks.Hook': "Hook(module: 'str', target: 'str', spec: 'Any', span: 'Span')",
+    'boardrules.language.loader._Anchor': "_Anchor(value: 'object', size: 'int', height: 'int', text: 'str | None', span: 'Span')",
+    'boardrules.language.loader._Frame': "_Frame(container: 'YMap | YList | None', span: 'Span', start_count: 'int', anchor: 'str | None', height: 'int' = 1, has_key: 'bool' = False, key: 'str | None' = None, key_span: 'Span | None' = None, first_lines: 'dict[str, int]' = <factory>)",
+    'boardrules.language.option_values.Plain': "Plain(value: 'Any')",
+    'boardrules.language.option_values.Refused': "Refused(code: 'str', why: 'str', hint: 'str | None' = None)",
+    'boardrules.language.pack.Pack': "Pack(root: 'Path', module_files: 'list[Path]' = <factory>, scenario_files: 'list[Path]' = <factory>)",
     'boardrules.language.syntax.Advance': "Advance(pos: 'Pos', marker: 'Node', by: 'Node')",
     'boardrules.language.syntax.Assign': "Assign(pos: 'Pos', target: 'Node', op: 'str', value: 'Node')",
     'boardrules.language.syntax.Attr': "Attr(pos: 'Pos', obj: 'Node', name: 'str')",
@@ -5765,4 +6930,7 @@ DOCS = {
     'boardrules.language.syntax.SortedBy': "SortedBy(pos: 'Pos', items: 'Node', key: 'Node', descending: 'bool')",
     'boardrules.language.syntax.Unlink': "Unlink(pos: 'Pos', what: 'Node')",
     'boardrules.language.syntax.Where': "Where(pos: 'Pos', items: 'Node', cond: 'Node')",
+    'boardrules.language.types.Type': "Type(name: 'str', elem: 'Type | None' = None)",
+    'boardrules.language.yaml_slips.Said': "Said(message: 'str', line: 'int', col: 'int', hint: 'str')",
+    'boardrules.tools.scenario_refusal.ExpectedError': "ExpectedError(code: 'str', message: 'str | None' = None, rule: 'str | None' = None, at: 'str | None' = None)",
 }

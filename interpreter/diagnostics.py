@@ -7,10 +7,12 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import yaml
+
+from .dataclass_code import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,8 @@ def new_span(file: str, line: int, col: int) -> Span:
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One problem found: how severe, its code and message, where, and a hint."""
+
     severity: str  # "error" or "warning"
     code: str
     message: str

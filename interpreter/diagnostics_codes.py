@@ -11,7 +11,8 @@ analysis (`boardrules check`), 9xx boardrules itself.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+
+from .dataclass_code import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -749,7 +749,7 @@ actions:
     assert found(tmp_path / "alone", base) == []
     hook = "module: h\ntitle: H\nrequires: [t]\nwrap:\n  procedures.spend:\n    instead: ['me.points += 2']\n"
     got = {(c, line) for c, line, _ in found(tmp_path / "hooked", base, hook)}
-    assert got == {("W859", 5), ("W861", 18)}
+    assert got == {("W859", 6), ("W861", 18)}
     kept = hook.replace("['me.points += 2']", "['proceed', 'me.points += 2']")
     assert found(tmp_path / "kept", base, kept) == []
 
@@ -898,7 +898,7 @@ actions:
 """
     hook = "module: h\ntitle: H\nrequires: [t]\nwrap:\n  procedures.score:\n    instead: ['me.luck += 1']\n"
     got = [(c, line, m) for c, line, m in found(tmp_path / "hooked", base, hook) if c == "W859"]
-    assert got == [("W859", 5, "this instead hook never runs proceed, so 'procedures.score' no longer changes "
+    assert got == [("W859", 6, "this instead hook never runs proceed, so 'procedures.score' no longer changes "
                                "points, which other rules rely on")]
     kept = hook.replace("['me.luck += 1']", "['proceed', 'me.luck += 1']")
     assert found(tmp_path / "kept", base, kept) == []

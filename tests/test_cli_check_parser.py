@@ -16,6 +16,12 @@ LINES = [
     ["check", "--options", "o.yaml", "--format=sarif"], ["check", "--", "--odd"], ["check", "--form", "json"],
     ["check", "--format", "xml"], ["check", "--bogus"], ["check", "--set"], ["check", "-h"], ["check", "--help"],
     ["check", "--no-cache", "--no-cache"], ["check", "--strict=1"],
+    # the usual lines, read without building a parser (cli._plain_check), and their near misses
+    ["check", "a", "b", "--no-cache", "--strict"], ["check", "--format=json", "a", "--format", "sarif"],
+    ["check", "a", "--strict", "b"], ["check", "--strict", "a", "--no-cache", "b"], ["check", ""],
+    ["check", "--format"], ["check", "--format", "--strict"], ["check", "--format=", "a"], ["check", "-", "a"],
+    ["check", "a", "-1"], ["check", "--format", "text", "--format", "json", "x y"], ["check", "--no-cache=1"],
+    ["check", "--strict", "--strict", "a"], ["check", "a", "--format", "json", "b"], ["check", "-h", "a"],
 ]
 
 
@@ -39,6 +45,15 @@ def test_check_reads_its_line_as_the_whole_parser_does(words: list[str], monkeyp
         return args if args is not None else cli.build_parser().parse_args(w)
 
     assert outcome(alone, words) == whole
+
+
+def test_the_usual_lines_need_no_parser() -> None:
+    for words in (["check"], ["check", "rules/village", "rules/lisboa", "--no-cache"],
+                  ["check", "--format", "json", "--strict", "a"], ["check", "--format=sarif", "a", "b"]):
+        assert cli._plain_check(words) is not None
+    for words in (["check", "--form", "json"], ["check", "a", "--strict", "b"], ["check", "--set", "a=1"],
+                  ["check", "--", "a"], ["check", "--help"]):
+        assert cli._plain_check(words) is None
 
 
 def test_the_one_command_parser_takes_the_ordinary_lines() -> None:

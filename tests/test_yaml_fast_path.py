@@ -114,3 +114,12 @@ def test_any_document_is_built_as_event_by_event(text: str) -> None:
 @given(st.text(alphabet=" \t\n:-{}[],&*!'\"#ab01x\u00e9", max_size=60))
 def test_any_text_is_built_as_event_by_event(text: str) -> None:
     both(text)
+
+
+@given(st.text(max_size=20) | st.sampled_from(["yes", "No", "~", "null", "0x1F", "-.inf", "1_000", "<<", "12:30"]),
+       st.tuples(st.booleans(), st.booleans()))
+def test_a_scalar_resolves_to_the_tag_pyyaml_gives_it(value: str, implicit: tuple[bool, bool]) -> None:
+    from yaml.nodes import ScalarNode
+    from yaml.resolver import Resolver
+
+    assert loader._resolve(value, implicit) == Resolver().resolve(ScalarNode, value, implicit)

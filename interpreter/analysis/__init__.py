@@ -10,6 +10,7 @@ from ..engine.rules import Rules
 from ..language.deferred import deferring
 from ..language.linker import Module
 from ..language.pack import LINK_ALONE_MAX, Pack, game_modules, link, load_modules
+from ..language.shared_links import sharing
 from . import (
     events,
     extensions,
@@ -35,7 +36,8 @@ ANALYSES = (readwrite.check, events.check, ranges.check, sources.check, search_s
 
 def check_pack(pack: Pack, diags: Diagnostics, options: dict[str, tuple[Any, Span]] | None = None
                ) -> dict[str, Module]:
-    with deferring():  # nothing here runs the links' expressions
+    # Nothing here runs the links' expressions; the links share what they would build alike (shared_links).
+    with deferring(), sharing():
         return _check_pack(pack, diags, options)
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Span
 from ..engine.rules import Rules, Written
 from ..language.linker import Module

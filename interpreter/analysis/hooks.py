@@ -48,7 +48,7 @@ def _instead(facts: Facts, diags: Diagnostics) -> None:
                      (f"moves pieces in {', '.join(zones)}", zones)]
             what = ", ".join(text for text, names in parts if names)
             diags.warning("W859", f"this instead hook never runs proceed, so '{eff.target}' no longer {what}, "
-                          "which other rules rely on", eff.span,
+                          "which other rules rely on", eff.instead_span or eff.span,
                           "add proceed where the original should still happen, or do its part in the hook")
 
 

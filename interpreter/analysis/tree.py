@@ -9,10 +9,11 @@ extension, a replacement or a hook is already in place.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any
 
+from ..dataclass_code import dataclass
 from ..engine import effects as e
 from ..engine.rules import Rules
 from ..language import checked as c

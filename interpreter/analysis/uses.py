@@ -10,9 +10,9 @@ the effect node. Hooks, extensions and replacements are already in place in the 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Span
 from ..engine import effects as e
 from ..engine.rules import Rules

@@ -10,8 +10,7 @@ limit, and the transaction leaves the state as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..dataclass_code import dataclass
 from ..diagnostics import BoardrulesError, Span
 
 CODE = "E513"

@@ -299,6 +299,7 @@ class WrapE(Effect):
     instead: Body | None
     after: Body
     inner: Body
+    instead_span: Span | None = None  # the `instead:` key, where a hook that drops the rule is reported
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ to a term at a time.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Span
 from .effects import CostC, CostTermC
 from .runtime import check_known

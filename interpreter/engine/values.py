@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from ..dataclass_code import dataclass
 from ..diagnostics import bare as _bare
 
 # A zone size the source leaves open: moving a piece in stops the game (E601). Here, not in state.py, so `check`

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import BoardrulesError
 from ..engine.runtime import as_list, charge, check_known, number, runtime_type_error
 from ..engine.values import UNKNOWN_SIZE, Piece, Player, Ref, Unknown, Zone, shown

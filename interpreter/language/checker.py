@@ -9,9 +9,10 @@ known until run time).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import did_you_mean
 from ..engine.budget import CODE as BUDGET_CODE
 from ..engine.budget import check_constant

@@ -105,6 +105,13 @@ class Builder:
         self.game_over = False  # building the flow's `end.do`: the game is already over there
         self._seen: set[tuple[str, str]] = set()
         self._formula_chars: dict[str, int] = {}
+        # What building leaves here, in order, so a unit shared from another link (shared_links) can leave it too:
+        # each text parsed (with its start symbol and file), each named step, each hook target used.
+        self.parse_log: list[tuple[str, str, str]] = []
+        self.step_log: list[str] = []
+        self.hook_log: list[str] = []
+        self.names_view: Any = None  # shared_links' meanings of this link's names, made at its first unit
+        self.built_names: set[str] = set()  # names of the costs, actions and procedures this link builds
         self._statements: dict[type, Callable[[Any, Scope, Text], e.Effect | None]] = {
             s.Let: self._let,
             s.Assign: self._assign,
@@ -141,6 +148,7 @@ class Builder:
         self.diags.error(code, message, span, hint)
 
     def parse(self, text: Text, start: str) -> s.Node | None:
+        self.parse_log.append((text.text, start, text.span.file))
         if (text.text, start) not in self._seen:
             # Parsing costs time per character of new text: a file may hold only so much formula text.
             self._seen.add((text.text, start))
@@ -158,6 +166,25 @@ class Builder:
         except ParseError as err:
             self.error("E301", err.message, text.at(err.pos), err.hint)
             return None
+
+    def replay_parses(self, parsed: list[tuple[str, str, str]]) -> bool:
+        """Count formula text as parsing `parsed` here would (a shared unit's texts); False, counting nothing,
+        when that would pass the per-file limit (a fresh build reports E104 there)."""
+        seen, chars = self._seen, self._formula_chars
+        new: dict[tuple[str, str], str] = {}
+        for t, start, file in parsed:
+            if (t, start) not in seen and (t, start) not in new:
+                new[(t, start)] = file
+        added: dict[str, int] = {}
+        for (t, _), file in new.items():
+            added[file] = added.get(file, 0) + len(t)
+        if any(chars.get(file, 0) + n > MAX_FORMULA_CHARS for file, n in added.items()):
+            return False
+        seen.update(new)
+        for file, n in added.items():
+            chars[file] = chars.get(file, 0) + n
+        self.parse_log.extend(parsed)
+        return True
 
     def expression(self, value: object, fallback: Span, scope: Scope) -> Expr | None:
         """Parse and link an expression written as a YAML scalar; None (and a diagnostic) on failure."""
@@ -318,6 +345,7 @@ class Builder:
         if target in self.steps_seen:
             self.error("E403", f"'{self.rule}' already has a step '{name}'", here)
         self.steps_seen.add(target)
+        self.step_log.append(target)
         return e.StepE(span, name, wrap_body(self, target, self._sub(block, "do", span, scope.child()), scope))
 
     def _repeat_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:

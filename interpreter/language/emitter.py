@@ -256,7 +256,10 @@ class Emitter:
                 defaults = {k: r.prop_defaults.get((k, name)) for k in r.kinds}
                 if len({repr(v) for v in defaults.values()}) == 1:
                     return f"{rec}.props.get({name!r}, {gen.const(next(iter(defaults.values())))})"
-                return f"{rec}.props.get({name!r}, {gen.const(defaults)}.get({rec}.kind))"
+                # The kinds without a default are left out (get gives None for them too): a module that adds a
+                # kind without this property leaves the source as it was (shared_links shares it).
+                given = {k: v for k, v in defaults.items() if v is not None}
+                return f"{rec}.props.get({name!r}, {gen.const(given)}.get({rec}.kind))"
             if name == "kind":
                 return f"{rec}.kind"
             if name == "linked":

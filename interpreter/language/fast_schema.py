@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from ..resources import grammar_dir
+from .regex_code import compiled as regex
 
 Check = Callable[[Any], bool]
 
@@ -91,7 +92,10 @@ class _Compiler:
                 raise Unsupported(target)
             node = node[part]
         box.append(self.schema(node))
-        return self.refs[target]
+        # Later uses call the check itself (only those made while building it go through the box): a call less
+        # for every node a reference reaches.
+        self.refs[target] = box[0]
+        return box[0]
 
     def schema(self, sch: Any) -> Check:
         if sch is True or sch == {}:
@@ -133,7 +137,15 @@ def _type(c: _Compiler, value: Any, sch: dict) -> Check:
     tests = [_TYPES[n] for n in names if n in _TYPES]
     if len(tests) != len(names):
         raise Unsupported(f"type {value}")
-    return tests[0] if len(tests) == 1 else (lambda x: any(t(x) for t in tests))
+    if len(tests) == 1:
+        return tests[0]
+
+    def either(x: Any) -> bool:
+        for t in tests:  # noqa: SIM110  (a loop, not any() over a generator: see every() above)
+            if t(x):
+                return True
+        return False
+    return either
 
 
 def _properties(c: _Compiler, value: Any, sch: dict) -> Check:
@@ -150,13 +162,13 @@ def _properties(c: _Compiler, value: Any, sch: dict) -> Check:
 
 
 def _pattern_properties(c: _Compiler, value: Any, sch: dict) -> Check:
-    pats = [(re.compile(p), c.schema(v)) for p, v in value.items()]
+    pats = [(regex(p), c.schema(v)) for p, v in value.items()]
     return lambda x: not isinstance(x, dict) or all(t(v) for k, v in x.items() for p, t in pats if p.search(k))
 
 
 def _additional(c: _Compiler, value: Any, sch: dict) -> Check:
     known = set(sch.get("properties", {}))
-    pats = [re.compile(p) for p in sch.get("patternProperties", {})]
+    pats = [regex(p) for p in sch.get("patternProperties", {})]
     test = c.schema(value)
 
     def check(x: Any) -> bool:
@@ -209,7 +221,7 @@ def _unique_items(c: _Compiler, value: Any, sch: dict) -> Check:
 
 
 def _pattern(c: _Compiler, value: Any, sch: dict) -> Check:
-    pat = re.compile(value)
+    pat = regex(value)
     return lambda x: not isinstance(x, str) or pat.search(x) is not None
 
 

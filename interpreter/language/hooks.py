@@ -9,9 +9,9 @@ wraps the other would then change what happens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Diagnostics, Span, did_you_mean
 from ..engine import effects as e
 from .sections import RULE_SECTIONS
@@ -73,19 +73,22 @@ def wrap_body(b: Builder, target: str, body: e.Body, scope: Scope) -> e.Body:
     """The body of `target` with every module's hooks around it, innermost first."""
     for hook in b.hooks.get(target, ()):
         b.hooks_used.add(target)
+        b.hook_log.append(target)
         spans = getattr(hook.spec, "value_spans", {})
 
         def part(kind: str, hook: Hook = hook, spans: dict = spans) -> e.Body:
             return b.body(hook.spec.get(kind, []), spans.get(kind, hook.span), scope.child())
 
         instead = None
+        instead_span = getattr(hook.spec, "key_spans", {}).get("instead")
         if "instead" in hook.spec:
             b.instead_depth += 1
             try:
                 instead = part("instead")
             finally:
                 b.instead_depth -= 1
-        body = (e.WrapE(hook.span, target, hook.module, part("before"), instead, part("after"), body),)
+        body = (e.WrapE(hook.span, target, hook.module, part("before"), instead, part("after"), body,
+                         instead_span),)
     return body
 
 

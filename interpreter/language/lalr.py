@@ -14,11 +14,11 @@ Regenerate with the parser's tables:  python -m boardrules.language.make_tables
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from . import lalr_tables as tables
+from .regex_code import compiled
 
 
 class Tok(str):
@@ -44,7 +44,7 @@ _lexers: list[_Lexer | None] = [None] * len(tables.LEXERS)
 def _lexer(index: int) -> _Lexer:
     # Compiled when first needed: a run meets only some of the states.
     patterns, ignore, newline, keywords = tables.LEXERS[index]
-    made = _lexers[index] = ([re.compile(p).match for p in patterns], frozenset(ignore), frozenset(newline),
+    made = _lexers[index] = ([compiled(p).match for p in patterns], frozenset(ignore), frozenset(newline),
                              keywords)
     return made
 

@@ -34,7 +34,7 @@ from ..engine.rules import (
     ZoneDecl,
 )
 from ..engine.values import Unknown, shown
-from . import ends, extend, extend_choices, hooks, substitutes, value_tables, watch
+from . import deferred, ends, extend, extend_choices, hooks, shared_links, substitutes, value_tables, watch
 from . import syntax as s
 from .body_compiler import BodyCompiler
 from .checked import made
@@ -259,7 +259,8 @@ class Linker:
             rules.unknowns = [u for u in rules.unknowns if u[0] not in rules.options]
         self._flow(rules, ordered, closure)
         link_play_decls(rules, ordered, self.diags)
-        rules.fingerprint = {m.id: m.fingerprint for m in ordered}
+        if not deferred.active():  # a save of a game names them; nothing plays the links `check` makes
+            rules.fingerprint = {m.id: m.fingerprint for m in ordered}
         return rules
 
     @staticmethod
@@ -523,22 +524,35 @@ class Linker:
 
         if os.environ.get("BOARDRULES_INTERPRET") != "1":  # the interpreter alone, to compare the two ways
             rules.compile_body = BodyCompiler(rules, b.exprs)
+        shared = shared_links.current()
+        b.built_names = {name for section, name in decls if section in ("costs", "actions", "procedures")}
         for name, v in rules.values.items():
             if v.kind == "unknown":
                 rules.unknowns.append((name, v.data, v.span))
         # Value formulas see `me` and declared names; compile them before the rules that read them.
-        for v in rules.values.values():
+        for name, v in rules.values.items():
             if v.kind == "expr":
-                v.compiled = b.expression(v.data, v.span, Scope({}, True)) or made(lambda f: 0)
+                def formula(v: ValueDecl = v) -> Any:
+                    return b.expression(v.data, v.span, Scope({}, True))
+                compiled = formula() if shared is None else \
+                    shared.unit(b, ("value", name, v.span), (v.data,), formula, own=name)
+                v.compiled = compiled or made(lambda f: 0)
         for name, d in self._section(decls, "costs"):
             node = d.node.get("cost") if isinstance(d.node, dict) else d.node
-            text = Text(node, d.span)
-            parsed = b.parse(text, "cost")
-            if isinstance(parsed, s.Cost):
-                try:
-                    rules.costs[name] = b.cost(parsed, Scope({}, True), text)
-                except Exception as err:  # a _Reported carries its diagnostic
-                    self._report(b, err)
+
+            def cost(node: Any = node, d: Decl = d) -> CostC | None:
+                text = Text(node, d.span)
+                parsed = b.parse(text, "cost")
+                if isinstance(parsed, s.Cost):
+                    try:
+                        return b.cost(parsed, Scope({}, True), text)
+                    except Exception as err:  # a _Reported carries its diagnostic
+                        self._report(b, err)
+                return None
+
+            paid = cost() if shared is None else shared.unit(b, ("cost", name, d.span), (d.node,), cost)
+            if paid is not None:
+                rules.costs[name] = paid
             if name not in rules.costs:  # reported once here; its uses need no error of their own
                 rules.costs[name] = CostC(d.span, (), str(node))
         for name, d in self._section(decls, "substitutes"):
@@ -563,7 +577,7 @@ class Linker:
         built = wanted("actions")
         for name, d in built:
             b.rule = f"actions.{name}"
-            rules.actions[name] = self._action(b, name, d)
+            rules.actions[name] = self._shared_action(b, name, d, shared)
         for name, d in self._section(decls, "actions") if focus is not None else ():
             # An action left unbuilt still says which parameters have a domain (the flow asks); never run.
             raw = d.node.get("params") if isinstance(d.node, dict) else None
@@ -596,6 +610,17 @@ class Linker:
     @staticmethod
     def _rule_body(b: Builder, rule: str, items: Any, d: Decl, scope: Scope) -> Any:
         """A rule's `do:`, with the hooks of every module that wraps it."""
+        shared = shared_links.current()
+        if shared is None:
+            return Linker._fresh_body(b, rule, items, d, scope)
+        wrapped, specs = _hooks_of(b, rule)
+        key = ("body", rule, d.span, scope.key(), wrapped, b.instead_depth, b.game_over)
+        body = shared.unit(b, key, (d.node, *specs), lambda: Linker._fresh_body(b, rule, items, d, scope))
+        b.rule = rule
+        return body
+
+    @staticmethod
+    def _fresh_body(b: Builder, rule: str, items: Any, d: Decl, scope: Scope) -> Any:
         b.rule = rule
         outside = scope.child()  # hooks see the rule's parameters, not the names its body binds
         return hooks.wrap_body(b, rule, b.body(items, _vspan(d.node, "do", d.span), scope), outside)
@@ -603,6 +628,18 @@ class Linker:
     @staticmethod
     def _do(d: Decl) -> Any:
         return d.node.get("do", []) if isinstance(d.node, dict) else d.node
+
+    def _shared_action(self, b: Builder, name: str, d: Decl, shared: shared_links.Shared | None) -> ActionDef:
+        """An action, its parts shared with an earlier link where they are exactly what building gives here (each
+        link gets an ActionDef of its own: a focused link fills in `domains`)."""
+        if shared is None:
+            return self._action(b, name, d)
+        wrapped, specs = _hooks_of(b, f"actions.{name}")
+        key = ("action", name, d.span, wrapped, b.instead_depth, b.game_over)
+        a = shared.unit(b, key, (d.node, *specs), lambda: self._action(b, name, d))
+        b.rule = f"actions.{name}"
+        return ActionDef(a.name, a.title, a.by, a.params, a.guard, a.guard_text, a.cost, a.body, a.span, a.source,
+                         dict(a.domains))
 
     def _action(self, b: Builder, name: str, d: Decl) -> ActionDef:
         n = d.node if isinstance(d.node, dict) else {}
@@ -752,6 +789,14 @@ class Linker:
                              _vspan(node, "actions", span))
             per_turn = 1
         return TurnsDef(first, until, until_fn, per_turn, span)
+
+
+def _hooks_of(b: Builder, rule: str) -> tuple[tuple, list[Any]]:
+    """The hooks around `rule` and its named steps (target, module and place of each), and their YAML."""
+    inside = rule + "."
+    targets = sorted(t for t in b.hooks if t == rule or t.startswith(inside))
+    wrapped = tuple((t, tuple((h.module, h.span) for h in b.hooks[t])) for t in targets)
+    return wrapped, [h.spec for t in targets for h in b.hooks[t]]
 
 
 # What each component section declares, in the order they are declared: kind -> function. The rule sections

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 import yaml
@@ -35,6 +35,7 @@ from yaml.nodes import ScalarNode
 from yaml.reader import ReaderError
 from yaml.resolver import Resolver
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Diagnostics, Span, new_span
 from ..engine.budget import DEFAULT_LIMITS
 from ..internal import INTERNAL, REPORT, describe
@@ -272,6 +273,12 @@ class _Frame:
 # make it octal, `_` and `:` other forms).
 _PLAIN_INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 _RESOLVER = Resolver()
+# The first characters PyYAML's implicit resolvers are registered for; a scalar starting otherwise (most long
+# formulas and prose, which the table below does not keep) resolves to the default tag when no resolver is
+# registered for every character or for a path.
+_FIRSTS = frozenset(k for k in _RESOLVER.yaml_implicit_resolvers if k)
+_PLAIN_RESOLVER = not _RESOLVER.yaml_implicit_resolvers.get(None) and not _RESOLVER.yaml_path_resolvers
+_DEFAULT_TAG = _RESOLVER.DEFAULT_SCALAR_TAG
 _RESOLVED: dict[tuple[str, tuple[bool, bool]], str] = {}
 _MAX_RESOLVED = 65_536
 
@@ -279,6 +286,8 @@ _MAX_RESOLVED = 65_536
 def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
     """PyYAML's implicit tag of a scalar (regular expressions per first character), remembered by text: the
     same words and numbers come back in every file."""
+    if (not implicit[0] or (value and value[0] not in _FIRSTS)) and _PLAIN_RESOLVER:
+        return _DEFAULT_TAG  # no implicit resolver looks at it: what Resolver.resolve returns, without its loop
     key = (value, implicit)
     tag = _RESOLVED.get(key)
     if tag is None:
@@ -286,6 +295,9 @@ def _resolve(value: str, implicit: tuple[bool, bool]) -> str:
         if len(_RESOLVED) < _MAX_RESOLVED and len(value) < 64:
             _RESOLVED[key] = tag
     return tag
+
+
+new_str = str.__new__
 
 
 class _Builder:
@@ -400,13 +412,24 @@ class _Builder:
                 self.count += 1
                 mark = event.start_mark
                 span = new_span(display, mark.line + 1, mark.column + 1)
-                if value is None:
-                    value = YStr(text, span, event.style or None)
+                if value is None:  # YStr(text, span, style), without a call of its __new__
+                    value = new_str(YStr, text)
+                    value.span = span
+                    value.style = event.style or None
                 if isinstance(container, YList):
                     container.append(value)
                     container.item_spans.append(span)
                     continue
-                self._put(frame, container, value, span)
+                # What `_put` does, for a key that is new in its mapping (the usual case).
+                key, key_span = frame.key, frame.key_span
+                if key is None or key_span is None or key in container:
+                    self._put(frame, container, value, span)
+                    continue
+                frame.has_key = False
+                frame.first_lines[key] = key_span.line
+                container[key] = value
+                container.key_spans[key] = key_span
+                container.value_spans[key] = span
         finally:
             loader.dispose()
 

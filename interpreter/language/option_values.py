@@ -8,12 +8,12 @@ is refused without recursion; an integer is measured by its bits, never converte
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from ..dataclass_code import dataclass
 from ..diagnostics import magnitude
 from ..diagnostics import show as show  # re-exported for the option readers
 from .loader import MAX_DEPTH, MAX_INT, MAX_NODES, YStr

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import BoardrulesError, Diagnostics, Span
 from ..engine.rules import Rules
 from .effect_builder import MAX_FORMULA_CHARS

@@ -7,8 +7,7 @@ with each formula (checked.Expr.src): every later phase places a node without th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..dataclass_code import dataclass
 from ..diagnostics import Span, new_span, source_line
 
 Pos = tuple[int, int]

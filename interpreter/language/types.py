@@ -8,7 +8,7 @@ type.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..dataclass_code import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import BoardrulesError, Diagnostics, Span, did_you_mean
 from ..engine.runtime import check_known
 from ..engine.values import Unknown, shown

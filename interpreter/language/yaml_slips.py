@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 
 import yaml
 from yaml.error import MarkedYAMLError
+
+from ..dataclass_code import dataclass
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,9 +4,9 @@ place of the refusal, so that a refusal cannot pass for the wrong reason (anothe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..dataclass_code import dataclass
 from ..diagnostics import Diagnostic, source_line
 
 
