@@ -16,6 +16,7 @@ whose range is not known gives None.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,13 @@ class Ranges:
         self.pmax = max([m for m in maxs if m is not None], default=self.rules.players_max)
         self.counts = range(self.pmin, self.pmax + 1)
         self.params: dict[str, Interval] = {}  # the numbers the rule's parameters range over (their domains)
+
+    def at(self, players: int) -> Ranges:
+        """The same ranges in a game of `players` players: a size and a value given per player count then agree."""
+        one = copy.copy(self)
+        one.pmin = one.pmax = players
+        one.counts = range(players, players + 1)
+        return one
 
     # ------------------------------------------------------------ numbers known before play
     def resolve(self, raw: Any) -> dict[int, int] | None:
@@ -94,7 +102,7 @@ def _literal(rg: Ranges, node: c.Literal) -> Interval | None:
 
 def _name(rg: Ranges, node: c.Name) -> Interval | None:
     kind, name = node.ref.kind, node.ref.name
-    if kind == "var" and name in rg.params:
+    if kind in ("var", "local") and name in rg.params:
         return rg.params[name]
     if kind == "flow" and name == "player_count":
         return (rg.pmin, rg.pmax)
@@ -218,6 +226,8 @@ def check(facts: Facts, diags: Diagnostics) -> None:
     ranges = Ranges(facts)
     domains = {f"actions.{name}": _domains(ranges, a, diags) for name, a in facts.rules.actions.items()}
     domains |= _watched(ranges)
+    for rule, rolled in _rolled(facts).items():
+        domains[rule] = {**rolled, **domains.get(rule, {})}
     for f in facts.index.formulas:
         if f.role == "guard":
             ranges.params = domains.get(f.rule, {})
@@ -229,9 +239,10 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         _cost(ranges, term, span, diags)
     for _, eff, _ in facts.index.effects:
         if isinstance(eff, e.LimitE):
-            count = eff.count.tree
-            if isinstance(count, c.Literal) and type(count.value) is int and count.value <= 0:
-                diags.error("E825", f"limit {eff.name} to {count.value} allows no use at all", place(eff),
+            count = ranges.of(eff.count.tree) if eff.count.tree is not None else None
+            if count is not None and count[1] <= 0:
+                said = int(count[1]) if count[0] == count[1] else f"at most {int(count[1])}"
+                diags.error("E825", f"limit {eff.name} to {said} allows no use at all", place(eff),
                             "remove the rule, or allow at least 1")
         elif isinstance(eff, e.CreateE):
             _create(ranges, eff, diags)
@@ -240,6 +251,7 @@ def check(facts: Facts, diags: Diagnostics) -> None:
         elif isinstance(eff, e.TakeE):
             _take(ranges, eff, diags)
     _counters(ranges, facts, diags)
+    _marker_starts(ranges, diags)
 
 
 def _written(node: c.Node | None) -> Any:
@@ -324,6 +336,21 @@ def _watched(ranges: Ranges) -> dict[str, dict[str, Interval]]:
     return out
 
 
+def _rolled(facts: Facts) -> dict[str, dict[str, Interval]]:
+    """Per rule, the local names only `roll DIE as x` binds there (in every block that binds them), from 1 to the
+    most sides of those dice: `if: r == 7` after `roll d6 as r` never holds."""
+    sides: dict[str, dict[str, list[int | None]]] = {}
+    for rule, eff, _ in facts.index.effects:
+        if isinstance(eff, e.RollE | e.ChooseE | e.DrawE | e.ForE):
+            name: str | None = eff.var
+        else:
+            name = eff.name if isinstance(eff, e.LetE) else eff.bind if isinstance(eff, e.CreateE) else None
+        if name is not None:
+            sides.setdefault(rule, {}).setdefault(name, []).append(eff.sides if isinstance(eff, e.RollE) else None)
+    return {rule: {name: (1, max(s for s in ns if s is not None)) for name, ns in names.items() if None not in ns}
+            for rule, names in sides.items()}
+
+
 def _domains(ranges: Ranges, action: ActionDef, diags: Diagnostics) -> dict[str, Interval]:
     """The numbers each parameter of an action ranges over, from a domain written as a range (`1..n`) or a list of
     numbers, for the guards of the action; a parameter the body assigns again is left out. W869 for a domain
@@ -364,8 +391,32 @@ def _compare(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> No
         diags.warning("W821", f"this comparison can never hold: {sides}", f.span(n),
                       "check the numbers against the counters' min and max, the zones' capacities and the players")
     elif _ALWAYS[n.op](a, b):
-        diags.warning("W822", f"this comparison always holds: {sides}", f.span(n),
-                      "it checks nothing: check the numbers, or remove the condition")
+        diags.warning("W822", f"this comparison always holds: {sides}", f.span(n), _CHECKS_NOTHING)
+    elif len(ranges.counts) > 1:
+        _per_count(ranges, f, n, diags)
+
+
+def _per_count(ranges: Ranges, f: Formula, n: c.Compare, diags: Diagnostics) -> None:
+    """The comparison at each player count alone, where its sides move together (`count(z) <= z_size`, with z's
+    capacity z_size a player-count table): what holds at every count, or at none, is reported as above."""
+    sides = []
+    for players in ranges.counts:
+        one = ranges.at(players)
+        a, b = one.of(n.left), one.of(n.right)
+        if a is None or b is None:
+            return
+        sides.append((players, a, b))
+    players, a, b = sides[0]
+    said = f"with {players} players the left side is {_words(a)}, the right side {_words(b)}, and so on"
+    if all(_NEVER[n.op](a, b) for _, a, b in sides):
+        diags.warning("W821", f"this comparison can never hold at any player count: {said}", f.span(n),
+                      "check the numbers against the counters' min and max, the zones' capacities and the players")
+    elif all(_ALWAYS[n.op](a, b) for _, a, b in sides):
+        diags.warning("W822", f"this comparison always holds at every player count: {said}", f.span(n),
+                      _CHECKS_NOTHING)
+
+
+_CHECKS_NOTHING = "it checks nothing: check the numbers, or remove the condition"
 
 
 def _cost(ranges: Ranges, term: e.CostTermC, span: Span, diags: Diagnostics) -> None:
@@ -427,6 +478,10 @@ def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
             diags.error("E825", f"counter '{name}' has min {low} above its max {min(highs.values())}", where,
                         "swap them, or lower min")
             continue
+        declared = ranges.rules.counters.get(name)
+        if declared is not None and (declared.key_limits or isinstance(declared.initial, dict)):
+            _per_key(ranges, declared, node, decl.span, diags)
+            continue
         initial = ranges.resolve(node.get("initial", 0))
         if not initial or low is None:
             continue
@@ -434,3 +489,38 @@ def _counters(ranges: Ranges, facts: Facts, diags: Diagnostics) -> None:
         if outside:
             diags.error("E825", f"counter '{name}' starts at {outside[0]}, outside its range",
                         node.at("initial", decl.span), "change the starting value, min or max")
+
+
+def _per_key(ranges: Ranges, counter: Any, node: Any, span: Span, diags: Diagnostics) -> None:
+    """E825 for a keyed counter whose limits or start are given per key: a key's min above its max, or a key
+    starting outside its own range."""
+    for key in counter.keys or ():
+        low, high = counter.key_limits.get(key, (counter.min, counter.max))
+        highs = ranges.resolve(high) if high is not None else None
+        if low is not None and highs and any(h < low for h in highs.values()):
+            diags.error("E825", f"counter '{counter.name}' has min {low} above its max {min(highs.values())} for "
+                        f"{key}", node.at("max", span), "swap them, or lower min")
+            return
+        raw = counter.initial.get(key, 0) if isinstance(counter.initial, dict) else counter.initial
+        start = ranges.resolve(raw if raw is not None else 0)
+        outside = [v for p, v in (start or {}).items()
+                   if (low is not None and v < low) or (highs and p in highs and v > highs[p])]
+        if outside:
+            diags.error("E825", f"counter '{counter.name}' starts at {outside[0]} for {key}, outside its range",
+                        node.at("initial", span), "change the starting value, min or max")
+            return
+
+
+def _marker_starts(ranges: Ranges, diags: Diagnostics) -> None:
+    """E852 for a marker that starts on a space its track does not have (at some player count)."""
+    written = {w.name: w for ws in ranges.rules.written.values() for w in ws if w.section == "tracks"}
+    for name, track in ranges.rules.tracks.items():
+        spaces = ranges.resolve(track.spaces)
+        if not spaces:
+            continue
+        for marker, start in track.markers.items():
+            if start < 1 or start > min(spaces.values()):
+                where = written[name].at("markers", track.span) if name in written else track.span
+                diags.error("E852", f"marker '{marker}' starts on space {start}, but its track '{name}' has spaces "
+                            f"1 to {min(spaces.values())}", where,
+                            f"start it on a space of tracks.{name}, or give the track more spaces")

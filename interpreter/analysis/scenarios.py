@@ -26,12 +26,14 @@ from ..language.loader import load_yaml_bytes, read_file
 from ..language.options import set_options
 from ..language.pack import display, link
 from ..language.parser import ParseError, parse
+from ..language.types import FAMILY, ZONE, Type
 from ..language.valid_cache import validate_file
 from ..tools.scenario_refusal import code_of
+from .answers import Asked, asked
 from .tree import Changes, Linked, every_effect, rule_bodies
 
 _PLAYER = re.compile(r"^p([1-9])$")
-_WORDS = {"yes", "no", "true", "false", "none"}
+_WORDS = {"yes", "no", "true", "false", "none", "nothing"}  # nothing: a cost alternative as written
 
 
 def _vspan(node: Any, key: str, fallback: Span) -> Span:
@@ -61,8 +63,10 @@ class ScenarioChecker:
         self._trees: dict[int, tuple[Rules, Linked]] = {}
         self._builders: dict[int, tuple[Rules, Builder]] = {}
         # Per builder, what each expression text resolves to: None, or the error (message, hint) it reports.
-        self._resolved: dict[int, dict[str, tuple[str, str | None] | None]] = {}
+        self._resolved: dict[int, dict[str, tuple[tuple[str, str | None] | None, Type | None]]] = {}
         self._dirs: dict[str, str] = {}  # real paths of the scenario files' directories, for display()
+        self._asked: dict[int, tuple[Rules, Asked]] = {}  # per action: what its decisions accept
+        self._known: dict[int, tuple[Rules, set[str]]] = {}  # per link: the names an answer may be
 
     def _builder(self, rules: Rules) -> Builder:
         """A builder over a link, made once for all the scenarios that use it: the checks use only its
@@ -138,11 +142,13 @@ class ScenarioChecker:
         steps = doc.get("steps", []) or []
         for i, step in enumerate(steps):
             if isinstance(step, dict):
-                self._step(rules, step, count, _ispan(steps, i, top))
+                self._step(rules, step, count, _ispan(steps, i, top), doc.get("flow") is True)
         expect = doc.get("expect", {}) or {}
         kspans = getattr(expect, "key_spans", {})
         for key in expect:
-            self._compiles(builder, str(key), kspans.get(key, top))
+            if self._compiles(builder, str(key), kspans.get(key, top)) == ZONE and type(expect[key]) is int:
+                self.error(f"'{key}' is a zone, and a zone is never a number", kspans.get(key, top),
+                           f"expect its size: count({key})")
         if steps and isinstance(expect, dict) and expect and _holds_at_start(rules, self._tree(rules), doc, count):
             self.diags.warning("W863", "every expectation of this scenario already holds before its steps, so it "
                                "proves nothing about them", getattr(doc, "key_spans", {}).get("expect", top),
@@ -169,15 +175,17 @@ class ScenarioChecker:
             self._rules[key] = None if found.has_errors else rules
         return self._rules[key]
 
-    def _compiles(self, builder: Builder, text: str, span: Span) -> None:
-        """Resolve an expression's names and types (E841 for each problem), without generating its code. The
-        same text against the same link resolves the same way: many scenarios expect the same counters."""
+    def _compiles(self, builder: Builder, text: str, span: Span) -> Type | None:
+        """Resolve an expression's names and types (E841 for each problem), without generating its code; its type
+        when it resolves. The same text against the same link resolves the same way: many scenarios expect the
+        same counters."""
         known = self._resolved[id(builder)]
         if text not in known:
             known[text] = _resolution(builder, text)
-        failed = known[text]
+        failed, kind = known[text]
         if failed is not None:
             self.error(failed[0], span, failed[1])
+        return kind
 
     def _player(self, raw: Any, count: int, span: Span) -> bool:
         m = _PLAYER.match(str(raw))
@@ -211,7 +219,11 @@ class ScenarioChecker:
             span = _ispan(pieces, i, base)
             if not isinstance(piece, dict):
                 continue
-            ids.add(str(piece.get("id")))
+            pid = str(piece.get("id"))
+            if pid in ids:
+                self.diags.error("E403", f"a piece with id '{pid}' already exists", _vspan(piece, "id", span),
+                                 "give each piece of the state its own id")
+            ids.add(pid)
             kind = str(piece.get("kind"))
             if kind not in rules.kinds:
                 self.error(f"unknown piece kind '{kind}'", _vspan(piece, "kind", span),
@@ -243,7 +255,7 @@ class ScenarioChecker:
         if isinstance(turn, dict) and "player" in turn:
             self._player(turn["player"], count, _vspan(turn, "player", base))
 
-    def _step(self, rules: Rules, step: dict, count: int, span: Span) -> None:
+    def _step(self, rules: Rules, step: dict, count: int, span: Span, flow: bool = False) -> None:
         if "end_turn" in step:
             self._player(step["end_turn"], count, _vspan(step, "end_turn", span))
         code = self._code(step, span)
@@ -258,6 +270,11 @@ class ScenarioChecker:
             return
         if "player" in step:
             self._player(step["player"], count, _vspan(step, "player", span))
+        elif action.by == "player" and not flow:
+            self.error(f"action '{name}' is taken by a player: say which", _vspan(step, "action", span),
+                       "write player: p1 (or the player who takes it) in the step")
+        if not flow and code is None:  # with a flow, the phases a move ends may ask with the step's answers too;
+            self._fits(rules, name, step, span)  # a refused step may stop before its answers (E712 says so)
         params = step.get("params", {}) or {}
         declared = dict(action.params)
         pspans = getattr(params, "key_spans", {})
@@ -270,6 +287,50 @@ class ScenarioChecker:
             elif declared[key] == "symbol" and str(value) not in rules.symbols:
                 self.error(f"parameter '{key}' of '{name}' is a symbol, and '{value}' is not declared", where,
                            did_you_mean(str(value), rules.symbols))
+            elif declared[key] == "bool" and not isinstance(value, bool):
+                self.error(f"parameter '{key}' of '{name}' is true or false, not {shown(value)}", where)
+            elif declared[key] == "player":
+                self._player(value, count, where)
+        missing = [f"'{key}' ({kind})" for key, kind in action.params if key not in params]
+        if missing and isinstance(params, dict) and all(key in declared for key in params):  # else a typo, said
+            self.error(f"'{name}' needs the parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}",
+                       _vspan(step, "params", _vspan(step, "action", span)),
+                       "give every parameter under params: (a step that tests the refusal expects E509)")
+
+    def _fits(self, rules: Rules, name: str, step: dict, span: Span) -> None:
+        """Each answer (one the modules know) against what the decisions the action can ask accept."""
+        action = rules.actions[name]
+        hit = self._asked.get(id(action))
+        if hit is None or hit[0] is not rules:
+            hit = self._asked[id(action)] = (rules, asked(rules, self._tree(rules), action))
+        accepts = hit[1]
+        if not accepts.asks():
+            return  # answers to an action that asks nothing are left over when it runs, and `test` lists them
+        answers = step.get("answers", []) or []
+        hit_known = self._known.get(id(rules))
+        if hit_known is None or hit_known[0] is not rules:
+            words = rules.symbols | set(rules.kinds) | set(rules.actions) | self.labels(span.file)
+            hit_known = self._known[id(rules)] = (rules, words)
+        known = hit_known[1]
+        for i, answer in enumerate(answers if isinstance(answers, list) else []):
+            where = _ispan(answers, i, span)
+            for atom in _atoms(answer):
+                if isinstance(atom, bool) or str(atom).lower() in ("yes", "no"):
+                    if not (accepts.yes_no or accepts.anything):
+                        self.error(f"the answer {shown(atom)} fits no decision '{name}' can ask: it has no `may` "
+                                   f"(it asks for: {accepts.wanted()})", where,
+                                   "answers go to the step's decisions in order")
+                    continue
+                if not isinstance(atom, str | int):
+                    continue
+                text = str(atom)
+                player = _PLAYER.match(text) is not None
+                if isinstance(atom, str) and (text.lower() in _WORDS or text.startswith("$") or " " in text
+                                              or not (player or text in known)):
+                    continue  # a word every decision may take, a piece, a way to pay, or a name reported already
+                if not accepts.fits(atom, player):
+                    self.error(f"the answer {shown(atom)} fits no decision '{name}' can ask (it asks for: "
+                               f"{accepts.wanted()})", where, "answers go to the step's decisions in order")
 
     def _shape(self, doc: dict[str, Any], top: Span) -> None:
         """What a scenario asks that cannot run: a flow without its setup; steps after a setup that must fail."""
@@ -314,13 +375,25 @@ class ScenarioChecker:
                        did_you_mean(text, known | self.labels(span.file)))
 
 
-def _resolution(builder: Builder, text: str) -> tuple[str, str | None] | None:
-    """None when `text` is an expression whose names and types resolve; else its error's message and hint."""
+def _atoms(answer: Any) -> list[Any]:
+    """The single values of one answer: `{p2: x}` is x, a list for a `count` choice is its items."""
+    if isinstance(answer, dict) and len(answer) == 1:
+        return _atoms(next(iter(answer.values())))
+    if isinstance(answer, list):
+        return [atom for item in answer for atom in _atoms(item)]
+    return [answer]
+
+
+def _resolution(builder: Builder, text: str) -> tuple[tuple[str, str | None] | None, Type | None]:
+    """(None, its type) when `text` is an expression whose names and types resolve; else (its error's message
+    and hint, None)."""
     try:
-        builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
+        kind = builder.exprs.resolve(parse(text, "expr"), Scope({}, False))
     except (ParseError, CompileError) as err:
-        return err.message, err.hint
-    return None
+        return (err.message, err.hint), None
+    if kind == FAMILY:  # a keyed counter as a whole holds no one number to set or expect
+        return (f"'{text}' is a keyed counter: name one key", f"write {text}[key]"), None
+    return None, kind
 
 
 def option_labels(rules: Rules) -> set[str]:

@@ -238,7 +238,7 @@ def _rank_by(f: Frame, *_args: Any) -> int:
 
 FUNCTIONS: dict[str, Spec] = {
     "count": Spec(1, 1, _count, _const(INT), ("list",)),
-    "sum": Spec(1, 1, _sum, _const(INT), ("list",)),
+    "sum": Spec(1, 1, _sum, _const(INT), ("number_list",)),
     "min": Spec(1, 16, _min, _const(INT), ("numbers", "number")),
     "max": Spec(1, 16, _max, _const(INT), ("numbers", "number")),
     "abs": Spec(1, 1, _abs, _const(INT), ("number",)),

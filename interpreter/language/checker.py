@@ -52,10 +52,11 @@ NUMERIC = {INT, ANY}
 
 # Static types each kind of built-in argument accepts (ANY and lists are handled where they are checked).
 _ACCEPTS = {
-    "list": {ZONE}, "numbers": {INT}, "number": {INT}, "zone": {ZONE}, "player": {PLAYER},
+    "list": {ZONE}, "numbers": {INT}, "number_list": set(), "number": {INT}, "zone": {ZONE}, "player": {PLAYER},
     "marker": {MARKER}, "track": {TRACK}, "symbol": {SYMBOL}, "any": None,
 }
 _ARG_WORDS = {"list": "a list or a zone", "numbers": "a number or a list of numbers", "number": "a number",
+              "number_list": "a list of numbers",
               "zone": "a zone", "player": "a player", "marker": "a track marker", "track": "a track",
               "symbol": "a symbol", "any": "anything"}
 
@@ -171,6 +172,12 @@ class Checker:
         else:
             return None
         key = self.check(key_node, scope)
+        if key.type not in (SYMBOL, ANY):
+            raise CompileError("E402", f"the keys of '{decl.name}' are symbols ({', '.join(decl.keys)}), but this is "
+                               f"{key.type.words()}", key_node.pos)
+        if isinstance(key, c.Name) and key.ref.kind == "symbol" and key.ref.name not in decl.keys:
+            raise CompileError("E401", f"'{key.ref.name}' is not a key of '{decl.name}' ({', '.join(decl.keys)})",
+                               key_node.pos, did_you_mean(key.ref.name, decl.keys))
         return c.Cell(family.pos, _after(key.end, 1), SYMBOL, family, decl, owner, key)
 
     def _expect(self, node: s.Node, scope: Scope, wanted: set[Type], what: str) -> c.Node:
@@ -241,6 +248,9 @@ class Checker:
             return c.Ref("set", name, tuple(r.sets[name])), list_of(SYMBOL)
         if name in r.symbols:
             return c.Ref("symbol", name), SYMBOL
+        own = "zone" if name in r.zones else "counter" if name in r.counters else None
+        if own is not None:  # declared per player (a shared one was found above): the bare name is unknown
+            raise CompileError("E401", f"each player has a {own} '{name}': say whose (me.{name}, p.{name})", node.pos)
         hint = did_you_mean(name, [*scope.names, *r.global_names()])
         raise CompileError("E401", f"unknown name '{name}'", node.pos, hint)
 
@@ -470,7 +480,9 @@ class Checker:
             want = spec.args[min(i, len(spec.args) - 1)]
             accepted = _ACCEPTS[want]
             t = arg.type
-            listy = want in ("list", "numbers") and t.is_list
+            listy = want in ("list", "numbers", "number_list") and t.is_list
+            if listy and want != "list" and t.element() not in NUMERIC:
+                listy = False  # a list, but of something that is not a number
             if accepted is not None and t != ANY and t not in accepted and not listy:
                 raise CompileError("E402", f"argument {i + 1} of '{node.fn}' should be {_ARG_WORDS[want]}, "
                                    f"but it is {t.words()}", syntax.pos)

@@ -221,6 +221,14 @@ class Builder:
                             text)
         return fn
 
+    def _number(self, expr: Expr | None, what: str, span: Span) -> Expr | None:
+        """A block's expression that must be a number: None (and E402) when its static type says it is not."""
+        kind = expr.tree.type if expr is not None and expr.tree is not None else ANY
+        if kind not in (INT, ANY):
+            self.error("E402", f"{what} should be a number, but it is {kind.words()}", span)
+            return None
+        return expr
+
     def domain(self, param: str, word: str, fn: Expr, span: Span) -> None:
         """E402 when a parameter's domain (`in:`) can hold no value of the parameter's type (`{type: int, in:
         colours}`): the action could never be taken with a value from it."""
@@ -319,8 +327,8 @@ class Builder:
             return None
         try:
             items, t = self._typed(head.iterable, scope, text)
-            if not iterable(t):
-                msg = f"a `for` goes through a list or a zone, but this is {t.words()}"
+            if t != NONE and not iterable(t):  # a name bound to none may hold a list by the time the loop runs
+                msg = f"a loop goes through a list or a zone, but this is {t.words()}"
                 raise _Reported(CompileError("E402", msg, head.iterable.pos), text)
             if head.var in scope.names:
                 raise _Reported(_rebound(head.var, head.pos), text)
@@ -345,7 +353,7 @@ class Builder:
         return e.StepE(span, name, wrap_body(self, target, self._sub(block, "do", span, scope.child()), scope))
 
     def _repeat_block(self, block: dict, here: Span, span: Span, scope: Scope) -> e.Effect | None:
-        count = self.expression(block["repeat"], here, scope)
+        count = self._number(self.expression(block["repeat"], here, scope), "a repeat count", here)
         self._bounded(block["repeat"], "work", "this repeat count", here)
         body = self._sub(block, "do", span, scope.child())
         return e.RepeatE(span, count, body) if count else None
@@ -466,6 +474,9 @@ class Builder:
                                              n.value.pos), t)
             return e.SetStartPlayerE(t.at(n.pos), value)
         c = r.counters.get(target.id)
+        if c is not None and c.per == "player":
+            msg = f"each player has a counter '{target.id}': say whose (me.{target.id}, p.{target.id})"
+            raise _Reported(CompileError("E401", msg, target.pos), t)
         if c is None or c.per != "game" or c.keys is not None:
             hint = did_you_mean(target.id, [k for k, v in r.counters.items() if v.per == "game"])
             raise _Reported(CompileError("E401", f"'{target.id}' is not a game counter", target.pos, hint), t)
@@ -573,9 +584,9 @@ class Builder:
             marker = marker_term(self.rules, term)
             if isinstance(marker, CompileError):
                 raise _Reported(marker, t)
-            return e.CostTermC(self._expr(term.amount, scope, t), term.counter, marker, None, None, True,
+            return e.CostTermC(self._amount(term, scope, t), term.counter, marker, None, None, True,
                                pos=term.pos)
-        amount = self._expr(term.amount, scope, t)
+        amount = self._amount(term, scope, t)
         key_fn = None
         key = term.key
         if key is not None and c.keys is None:
@@ -592,6 +603,9 @@ class Builder:
                 hint = did_you_mean(key, [*(c.keys or ()), "any", "different"])
                 raise _Reported(CompileError("E401", f"'{key}' is not a key of '{c.name}'", term.pos, hint), t)
         return e.CostTermC(amount, c.name, c.per, key, key_fn, pos=term.pos)
+
+    def _amount(self, term: s.CostTerm, scope: Scope, t: Text) -> Expr:
+        return self._as(term.amount, scope, t, _NUMBER, "the amount of a cost")
 
     def _link(self, n: s.Link, scope: Scope, t: Text) -> e.Effect:
         a, b = (self._as(x, scope, t, _PIECE, "a linked thing") for x in (n.a, n.b))
@@ -618,7 +632,7 @@ class Builder:
                 msg = f"property '{name}' is {ptype}, but the value is {vt}"
                 raise _Reported(CompileError("E402", msg, expr.pos), t)
             props.append((name, fn))
-        count = self._expr(n.count, scope, t) if n.count else None
+        count = self._as(n.count, scope, t, _NUMBER, "the number of pieces") if n.count else None
         if isinstance(n.count, s.Literal):
             self._bounded(n.count.value, "pieces", "the number of pieces created", t.at(n.count.pos))
         zone, zt = self._typed(n.zone, scope, t)
@@ -635,7 +649,10 @@ class Builder:
             msg = f"a choice is made from a list or a zone, but this is {ot.words()}"
             raise _Reported(CompileError("E402", msg, n.options.pos), t)
         by = self._expr(n.by, scope, t) if n.by else None
-        count = self._expr(n.count, scope, t) if n.count else None
+        count = None
+        if n.count is not None:  # a number, or a range of numbers N..M
+            count = self._expr(n.count, scope, t) if isinstance(n.count, s.Range) else \
+                self._as(n.count, scope, t, _NUMBER, "the number chosen")
         self._bind(scope, n.var, list_of(ot.element()) if n.count else ot.element(), n.pos, t)
         return e.ChooseE(t.at(n.pos), n.var, options, by, n.optional, count, t.text)
 
@@ -741,7 +758,7 @@ class Builder:
 
     def _limit(self, n: s.Limit, scope: Scope, t: Text) -> e.Effect:
         key = self._expr(n.key, scope, t) if n.key else None
-        return e.LimitE(t.at(n.pos), n.name, key, self._expr(n.count, scope, t), n.scope)
+        return e.LimitE(t.at(n.pos), n.name, key, self._as(n.count, scope, t, _NUMBER, "a limit's count"), n.scope)
 
 
 # `end game [now | after this turn | after this round | after next round]`, as EndE.at says it.

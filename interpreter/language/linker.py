@@ -149,17 +149,16 @@ class Linker:
             """Mark `mid` as being visited and return it, or report why it cannot be (None)."""
             if state.get(mid) == "done":
                 return None
+            span = via.span if via else None  # where `via` names `mid` in its requires, when it does
+            reqs = via.doc.get("requires") if via is not None else None
+            if isinstance(reqs, list) and mid in reqs and hasattr(reqs, "item_spans"):
+                span = reqs.item_spans[reqs.index(mid)]
             if state.get(mid) == "visiting":
                 cycle = " -> ".join([*chain[chain.index(mid):], mid])
-                self.diags.error("E404", f"modules require each other in a cycle: {cycle}", via.span if via else None)
+                self.diags.error("E404", f"modules require each other in a cycle: {cycle}", span)
                 return None
             m = modules.get(mid)
             if m is None:
-                span = via.span if via else None
-                if via is not None:
-                    reqs = via.doc.get("requires")
-                    if isinstance(reqs, list) and mid in reqs:
-                        span = reqs.item_spans[reqs.index(mid)] if hasattr(reqs, "item_spans") else span
                 self.diags.error("E404", f"unknown module '{mid}'", span, did_you_mean(mid, modules))
                 return None
             state[mid] = "visiting"
@@ -250,6 +249,10 @@ class Linker:
             if isinstance(players, dict):
                 rules.players_min = _count(players.get("min")) or rules.players_min
                 rules.players_max = _count(players.get("max")) or rules.players_max
+                low, high = _count(players.get("min")), _count(players.get("max"))
+                if low is not None and high is not None and low > high:
+                    self.diags.error("E825", f"players: min {low} is above max {high}, so no game can start",
+                                     _vspan(m.doc, "players", m.span), "swap them, or fix the one mistyped")
         self._one_meaning(decls)
         self._declare(rules, decls)
         if options:
@@ -410,6 +413,8 @@ class Linker:
         elif isinstance(initial, str) and rules.values[initial].kind == "expr":
             self.diags.error("E402", f"'{initial}' is a formula, but a starting value is fixed before play",
                              _vspan(n, "initial", d.span), "use a number or a player-count table")
+        elif isinstance(initial, str):
+            self._fixed_number(rules, initial, _vspan(n, "initial", d.span))
         low, high, key_limits = self._limits(rules, name, n, keys, d.span)
         rules.counters[name] = CounterDecl(name, str(n.get("per", "player")), keys, initial, low, high, d.span,
                                            str(n.get("overflow", "refuse")), n.get("carry_to"),
@@ -698,6 +703,9 @@ class Linker:
             elif rules.values[raw].kind == "expr":
                 self.diags.error("E402", f"'{raw}' is a formula, but a size is fixed before play", span,
                                  "use a number or a player-count table; check a changing limit with require")
+            elif rules.values[raw].kind == "table" or rules.value_type(raw) not in ("int", "any"):
+                self.diags.error("E402", f"'{raw}' is not a number, but a size is a number", span,
+                                 "use a number or a player-count table")
 
     # ---------------------------------------------------------------- game flow
     def _flow(self, rules: Rules, ordered: list[Module], closure: dict[str, set[str]]) -> None:
