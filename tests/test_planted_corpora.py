@@ -25,6 +25,10 @@ MARK = re.compile(r"#\s*expect:\s*([EW]\d{3})")
 CORPORA: dict[str, tuple[int, dict[str, str]]] = {
     "planted_packs": (26, {}),
     "planted_packs_blind": (25, {}),
+    "planted_packs_fresh": (25, {
+        "trigger_renown_loop": "E850 at base.yaml:109, the trigger's on: (where the docs say it is reported, and "
+                               "where the other corpora mark it), not at the do: line that closes the loop",
+    }),
     "planted_packs_older": (30, {}),
 }
 
