@@ -10,7 +10,7 @@ from boardrules.language import regex_code, regex_table
 
 
 def test_the_table_is_fresh() -> None:
-    if regex_code._magic() != regex_table.MAGIC:
+    if regex_code._engine() != regex_table.ENGINE:
         pytest.skip("the table was made for another regular-expression engine (it is not used here)")
     assert regex_code.TABLE_FILE.read_text(encoding="utf-8") == regex_code.generate(regex_code.lexer_patterns()), \
         "run: python -m boardrules.language.regex_code"
@@ -32,5 +32,5 @@ def test_each_entry_makes_the_pattern_re_compile_makes(pattern: str) -> None:
 def test_another_engine_or_pattern_is_compiled_as_usual(monkeypatch: pytest.MonkeyPatch) -> None:
     pattern = regex_code.lexer_patterns()[0]
     assert regex_code.compiled("(?P<X>ab+)") is re.compile("(?P<X>ab+)")
-    monkeypatch.setattr(regex_code, "_magic", lambda: -1)
+    monkeypatch.setattr(regex_code, "_engine", lambda: (-1,))
     assert regex_code.compiled(pattern) is re.compile(pattern)
