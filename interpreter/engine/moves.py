@@ -187,7 +187,9 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
             m.decider, m.covered, m.flow_ran = saved, covered, flow_ran
             m.state.rollback(mark)
             raise
-        result = Probe("fail", error=err, in_flow=m.flow_ran)
+        # Kept without its traceback: its frames hold `result`, a cycle left to the garbage collector otherwise
+        # (a refused dry run's error is read for its code and message only, see Search._note)
+        result = Probe("fail", error=err.with_traceback(None), in_flow=m.flow_ran)
     finally:
         m.decider, m.covered, m.coverage, m.flow_ran, m.dry = saved, covered, traced, flow_ran, dry
     m.state.rollback(mark)
@@ -410,7 +412,7 @@ class Search:
         except BoardrulesError as err:
             if err.code == INTERNAL:
                 raise
-            verdict, error = False, err
+            verdict, error = False, err.with_traceback(None)  # no cycle through this frame (see probe)
         except (UnknownCompared, RecursionError):  # what a run turns into its own diagnostic: let a run say it
             return None
         finally:
