@@ -25,6 +25,7 @@ import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from .choices import StopForAnswer
 from .decisions import Decision
 from .moves import PrefixDecider
 from .state import Redo, State
@@ -303,7 +304,9 @@ class Held:
             self.event = ("done", self.m.transaction(self.activity.work(self.m)))
         except _Abandon:
             self.event = ("dropped",)
-        except BaseException as exc:  # the caller raises it (a stop for an answer, or an error)
+        except StopForAnswer as stop:  # the caller reads its decision: without its traceback, whose frames
+            self.event = ("error", stop.with_traceback(None))  # (this one's `self`) would make a cycle with it
+        except BaseException as exc:  # the caller raises it (an error)
             self.event = ("error", exc)
         if not _release(worker):
             worker.job = None  # no room in the pool: the thread ends
