@@ -65,11 +65,12 @@ actions:
 """
 
 
-def _errors(tmp_path: Path, steps: str, flow: bool = False) -> list[tuple[str, int, str]]:
-    (tmp_path / "t.yaml").write_text(MODULE, encoding="utf-8")
+def _errors(tmp_path: Path, steps: str, module: str = MODULE, setup: bool = True) -> list[tuple[str, int, str]]:
+    (tmp_path / "t.yaml").write_text(module, encoding="utf-8")
     (tmp_path / "scenarios").mkdir(exist_ok=True)
+    start = "setup: true\n" if setup else ""
     (tmp_path / "scenarios" / "s.yaml").write_text(
-        f"scenario: answers\nmodules: [t]\nplayers: 2\nsetup: true\nsteps:\n{steps}", encoding="utf-8")
+        f"scenario: answers\nmodules: [t]\nplayers: 2\n{start}steps:\n{steps}", encoding="utf-8")
     diags = Diagnostics()
     for found in discover([tmp_path], diags):
         check_pack(found, diags)
@@ -163,16 +164,9 @@ def test_a_keyed_counter_counted_in_an_expectation(tmp_path: Path) -> None:
 
 
 def test_a_state_giving_two_pieces_one_id(tmp_path: Path) -> None:
-    (tmp_path / "t.yaml").write_text(MODULE + "pieces:\n  pawn: {}\nzones:\n  yard: {per: player}\n",
-                                     encoding="utf-8")
     steps = ("  - {action: pick, player: p1, answers: [red]}\nstate:\n  pieces:\n    - {id: a, kind: pawn, zone: "
              "p1.yard}\n    - {id: a, kind: pawn, zone: p2.yard}\nexpect:\n  p1.yard: 1\n  count(p2.yard): 1\n")
-    (tmp_path / "scenarios").mkdir(exist_ok=True)
-    (tmp_path / "scenarios" / "s.yaml").write_text(
-        f"scenario: answers\nmodules: [t]\nplayers: 2\nsteps:\n{steps}", encoding="utf-8")
-    diags = Diagnostics()
-    for found in discover([tmp_path], diags):
-        check_pack(found, diags)
-    assert [(d.code, d.span.line if d.span else 0, d.message) for d in diags.sorted() if d.severity == "error"] == [
+    module = MODULE + "pieces:\n  pawn: {}\nzones:\n  yard: {per: player}\n"
+    assert _errors(tmp_path, steps, module, setup=False) == [
         ("E403", 9, "a piece with id 'a' already exists"),
         ("E841", 11, "'p1.yard' is a zone, and a zone is never a number")]
