@@ -79,7 +79,7 @@ class Machine(Choices, Payments):
         # (code, where): rule bugs the search must not hide as illegal moves. Not part of the state.
         self.problems: dict[tuple[str, str], Any] = {}
         self.pieces_by_id: dict[str, Piece] = {}
-        self._works: dict[tuple[Any, ...], Callable[[], None]] = {}  # see action_work
+        self._works: dict[tuple[Any, ...], tuple[ActionDef, dict[str, Any], Player | None]] = {}  # action_work
         # Which actions always finish (engine/totality.py): None turns the analysis off; see `analysis`.
         self.totality = for_players(rules, players)
         self._known: Any = None  # the state found to hold no unknown value (see `analysis`)
@@ -245,15 +245,25 @@ class Machine(Choices, Payments):
                 key, made = None, None
         else:
             made = self._works.get(key)
-        if made is not None:
-            return made
-        a = self.rules.actions.get(action)
-        if a is None:
-            raise BoardrulesError("E509", f"unknown action '{action}'", None, did_you_mean(action, self.rules.actions))
-        me = self.player(player)
-        if a.by == "player" and me is None:
-            raise BoardrulesError("E509", f"action '{action}' is taken by a player: say which", a.span)
-        variables = self.params(a.name, a.params, params or {}, a.span)
+        if made is None:
+            a = self.rules.actions.get(action)
+            if a is None:
+                raise BoardrulesError("E509", f"unknown action '{action}'", None,
+                                      did_you_mean(action, self.rules.actions))
+            me = self.player(player)
+            if a.by == "player" and me is None:
+                raise BoardrulesError("E509", f"action '{action}' is taken by a player: say which", a.span)
+            made = (a, self.params(a.name, a.params, params or {}, a.span), me)
+            # A piece named by its id is found in the state as it is now (Machine.from_plain): that is not kept.
+            by_id = params and any(t == "piece" and isinstance(params.get(p), str) for p, t in a.params)
+            if key is not None and not by_id:
+                if len(self._works) >= MAX_WORKS:
+                    self._works.clear()
+                self._works[key] = made
+        # What is kept holds no reference to the machine, and the function made here is not kept: a closure over
+        # `self` kept in `self._works` would make every copied game (a rollout's) a cycle that only the cyclic
+        # collector frees, with its whole state.
+        a, variables, me = made
 
         def work() -> None:
             if self.state.vars.get("game_over"):
@@ -263,12 +273,6 @@ class Machine(Choices, Payments):
                 self.state.clear_usage("action")
             self.run_action(a.name, variables, me, head)
 
-        # A piece named by its id is found in the state as it is now (Machine.from_plain): that is not kept.
-        by_id = params and any(t == "piece" and isinstance(params.get(p), str) for p, t in a.params)
-        if key is not None and not by_id:
-            if len(self._works) >= MAX_WORKS:
-                self._works.clear()
-            self._works[key] = work
         return work
 
     def run_action(self, name: str, variables: dict[str, Any], me: Player | None, head: Body | None = None) -> None:
