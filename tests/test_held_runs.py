@@ -2,7 +2,8 @@
 
 Differential: a game that holds runs and one that runs every activity from its start, answered alike, agree at
 every step (state, log, the decision waited for), through undo, clones made while a run is held, runs dropped
-for the per-thread bound, a game collected while it holds one, and a run that fails after an outcome.
+for the per-thread bound, a game collected while it holds one, a run that fails after an outcome, and a game
+used or collected in another thread than the one its run was held in.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 from boardrules.diagnostics import BoardrulesError
 from boardrules.engine import held as held_module
+from boardrules.engine.state import State
 from boardrules.game import CHANCE, Game
 from boardrules.language.pack import load_rules
 
@@ -178,27 +180,29 @@ def test_a_run_that_fails_after_an_outcome_leaves_the_state_as_it_was(tmp_path: 
 
 
 def test_an_interrupt_while_a_run_goes_on_takes_it_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ctrl-C while the worker runs is raised once it hands back, and nothing of the run stays (as when a run in
-    the caller's thread is interrupted); the game then plays on."""
+    """Ctrl-C while a held run goes on is raised in the run (it is the code running): the run takes back what it
+    did, as a run in the caller's own frames does, the interrupt reaches the caller, and the game plays on."""
     game = _dice_game(tmp_path)
     before = game.state.dumps()
     pending = game.begin("p1", "throw")
     assert pending is not None
     pending = game.answer(pending.option("1"))
     assert game._held is not None
-    wait = held_module._wait
+    set_counter = State.set_counter
     calls: list[int] = []
 
-    def interrupted(lock: object) -> BaseException | None:
-        result = wait(lock)
+    def interrupted(self: State, *args: Any, **kwargs: Any) -> Any:
         calls.append(1)
-        return KeyboardInterrupt() if len(calls) == 1 else result
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return set_counter(self, *args, **kwargs)
 
-    monkeypatch.setattr(held_module, "_wait", interrupted)
+    monkeypatch.setattr(State, "set_counter", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        game.answer(pending.option("2"))  # held at the third die when the interrupt comes: dropped
-    monkeypatch.setattr(held_module, "_wait", wait)
-    assert game._held is None and game.state.dumps() == before
+        game.answer(pending.option("2"))  # the run goes on from the second die, and is interrupted there
+    monkeypatch.setattr(State, "set_counter", set_counter)
+    assert calls and game._held is None and game.state.dumps() == before
+    assert not [run for run in held_module._RUNNING if run.m is game._m]
     assert game.undo() and game.undo()  # the outcome given and the first die
     pending = game.begin("p1", "throw") if game._open is None else game.pending()
     for die in ("1", "2", "3"):
@@ -207,9 +211,87 @@ def test_an_interrupt_while_a_run_goes_on_takes_it_back(tmp_path: Path, monkeypa
     assert pending is None and game.state.counters["p1.total"] == 6
 
 
-def test_a_forked_child_plays_on_without_the_worker() -> None:
-    """A child process forked while a run is held has a copy of the game but not the worker thread: the run is
-    dropped there and the move runs again from its start, so the child plays on as the rerun game does."""
+def _held_pair(seed: int) -> tuple[Game, Game, random.Random]:
+    held, rerun = _pair(ROOT / "tests" / "packs" / "relay", seed)
+    rng = random.Random(seed)
+    while held._held is None:
+        option = held.pending().sample(rng)
+        held.apply(option.id)
+        rerun.apply(option.id)
+    return held, rerun, rng
+
+
+def _in_thread(job: Any) -> None:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            job()
+        except BaseException as exc:  # reported in the test's own thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and not errors, errors
+
+
+def _reaped(run: held_module.Held) -> bool:
+    """Start and end a held run in this thread (which unwinds its orphans whose games are gone); whether `run`
+    was unwound."""
+    other, _, rng = _held_pair(9)
+    while not other.is_terminal():
+        other.apply(other.pending().sample(rng).id)
+    return run not in held_module._RUNNING and run._run_in is None
+
+
+def test_a_game_moved_to_another_thread_plays_on_and_its_run_is_unwound_once_it_is_gone() -> None:
+    """A greenlet can be continued only in the thread that made it: in another thread the game runs the
+    activity from its start, as the rerun game does. Its held run waits, untouched, until the game is gone, and
+    is unwound in its own thread then."""
+    held, rerun, rng = _held_pair(6)
+    run = held._held
+    assert run is not None and run in held_module._RUNNING
+    games = [held]
+    del held
+
+    def elsewhere() -> None:
+        game = games[0]
+        while not game.is_terminal():
+            option = game.pending().sample(rng)
+            game.apply(option.id)
+            rerun.apply(option.id)
+            _agree(game, rerun)
+
+    _in_thread(elsewhere)
+    assert run.dropped and run in held_module._RUNNING  # its game lives: not unwound yet
+    assert not _reaped(run)
+    _agree(games[0], rerun)
+    games.clear()
+    gc.collect()
+    assert _reaped(run)
+
+
+def test_a_game_collected_in_another_thread_has_its_run_unwound_in_its_own() -> None:
+    held, _, _ = _held_pair(7)
+    run = held._held
+    assert run is not None
+    box = [held]
+    del held
+
+    def drop() -> None:
+        box.clear()
+        gc.collect()
+
+    _in_thread(drop)
+    assert run.dropped and run in held_module._RUNNING
+    assert _reaped(run)
+
+
+def test_a_forked_child_plays_on_without_continuing_the_run() -> None:
+    """A child process forked while a run is held has a copy of the game and of the run's greenlet, which it
+    never continues or unwinds: the run is dropped there and the move runs again from its start, so the child
+    plays on as the rerun game does."""
     import multiprocessing
 
     held, rerun = _pair(ROOT / "tests" / "packs" / "relay", 4)
