@@ -373,6 +373,12 @@ class Search:
             verdict = self._read(activity, skips_flow)
             if verdict is not None:
                 return verdict
+        if self.draw is not None:
+            # Drawing, the whole run follows whatever the head says, and it runs the head's path up to where the
+            # head would refuse: a head that refuses does so before any decision (one it met would make the
+            # verdict None), so the whole run refuses there too, having drawn nothing. The head's run would only
+            # be made twice.
+            return None
         result = self._probe(activity, True, head=head)
         if result.outcome == "done":
             if self.first is None and result.stop_at is not None:
