@@ -518,13 +518,22 @@ def candidate_moves(m: Machine, player: str) -> list[Move]:
         if v["game_over"] or phase is None or phase.turns is None or not v["phase_live"] \
                 or v["turn_player"] != player:
             return []
-        names = list(phase.actions)
+        names = tuple(phase.actions)
     else:
-        names = [a for a, d in rules.actions.items() if d.by == "player"]
+        names = tuple(a for a, d in rules.actions.items() if d.by == "player")
+    made = m.moves_made
+    whole = made.get((_ALL, names))
+    if whole is not None:
+        return whole
     out: list[Move] = []
     for name in names:
         out.extend(_combinations(m, me, name))
+    if all(name in made for name in names) and len(made) < MAX_MOVES_KEPT[0]:  # each action's moves are fixed
+        made[(_ALL, names)] = out
     return out
+
+
+_ALL = object()  # keys the moves of all of some actions in Machine.moves_made, when each action's are fixed
 
 
 def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:
