@@ -249,7 +249,10 @@ class Game:
         self._history: list[tuple[int, int, Activity | None]] = []
         self._open: Activity | None = None
         self._pending: Pending | None = None
-        self._pending_answers: dict[int, Any] = {}  # the runtime answer behind each pending option id
+        # The runtime answer behind each pending option id (its position), never changed once set
+        self._pending_answers: Sequence[Any] = ()
+        # The move decision's prompt, rule and rule line by player and phase (made once, not at every turn)
+        self._move_prompts: dict[tuple[str, int], tuple[str, str | None, str | None]] = {}
         self._waiting: Decision | None = None  # the decision the open activity stopped at, when known
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
@@ -427,7 +430,7 @@ class Game:
         if not kept.drawn <= n < len(kept.answers):
             return None
         want = kept.answers[n]
-        for i, answer in self._pending_answers.items():
+        for i, answer in enumerate(self._pending_answers):
             if same(answer, want):
                 pending._proven[i] = True
                 return pending._candidates[i]
@@ -440,15 +443,18 @@ class Game:
         moves = candidate_moves(self._m, player)
         self._pending = None
         if moves:
-            self._pending_answers = dict(enumerate(moves))
+            self._pending_answers = moves
             options = _Options(moves, _move_option)
             phase = flow.current_phase(self._m)
-            span = phase.span if phase is not None else None
-            prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+            key = (player, id(phase))
+            said = self._move_prompts.get(key)
+            if said is None:
+                span = phase.span if phase is not None else None
+                prompt = f"{player} chooses a move" + (f" (phase {phase.name})" if phase is not None else "")
+                said = self._move_prompts[key] = (prompt, str(span) if span else None, _line(span))
             self._search = self._new_search()
             self._stops = {}
-            self._pending = Pending(player, "move", prompt, options, str(span) if span else None, _line(span),
-                                    self._prove)
+            self._pending = Pending(player, "move", said[0], options, said[1], said[2], self._prove)
         return moves
 
     def _skip_turn(self) -> None:
@@ -576,7 +582,7 @@ class Game:
     def _decision(self, d: Decision) -> Pending:
         answers = answers_for(d)
         chance = d.chooser == CHANCE
-        self._pending_answers = dict(enumerate(answers))
+        self._pending_answers = answers
         kind = CHANCE if chance else d.kind if d.kind != "order" else "one"
         rule = str(d.rule) if d.rule else None
         if chance:  # chance outcomes are never filtered, and are equally likely
@@ -796,7 +802,6 @@ class Game:
         other._history = list(self._history) if journal else []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
-        other._pending_answers = dict(self._pending_answers)
         other._runs = None  # kept runs belong to this game's state
         other._held = None  # so does a held run
         other._proofs = {k: list(v) for k, v in self._proofs.items()}

@@ -374,8 +374,13 @@ def run_repeat(n: e.RepeatE, f: Frame) -> None:
         run_body(n.body, f)
 
 
+def case_key(f: Frame, subject: Any) -> str:
+    """What a `match` compares its cases with (each case as `str(case).lower()`)."""
+    return str(plain(check_known(subject, f))).lower()
+
+
 def run_match(n: e.MatchE, f: Frame) -> None:
-    subject = str(plain(check_known(n.subject.fn(f), f))).lower()
+    subject = case_key(f, n.subject.fn(f))
     for case, body in n.cases:
         if str(case).lower() == subject:
             if f.g.coverage is not None:

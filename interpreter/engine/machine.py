@@ -88,6 +88,9 @@ class Machine(Choices, Payments):
         # (engine/moves.py). Only the cost of the search depends on it; copies of the game share it.
         self.answer_wins: dict[Any, int] = {}  # by (id of the rule's span, answer), and by rule once one has
         self.moves_made: dict[Any, Any] = {}  # lists of Move values by action and domains (moves._combinations)
+        # By action: whether reading its moves before running them (drawn) lately refuted them (see
+        # moves.Search._worth_reading); only the cost of the search depends on it, and copies of the game share it.
+        self.read_refuted: dict[str, int] = {}
         n = len(self.players)
         self._bounds = {
             c.name: (c.min, rules.resolve_int(c.max, n) if c.max is not None else None) for c in rules.counters.values()

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 SEARCH_BUDGET = 2_000  # dry runs spent to prove one move or option can finish
 MAX_MOVES_PER_ACTION = 10_000  # parameter combinations of one action
+_REREAD = 8  # moves of an action run unread before one is read again (see Search._worth_reading)
 MAX_MOVES_KEPT = (512, 64)  # lists of Move values kept per game for reuse, and their length (see _combinations)
 
 
@@ -369,10 +370,19 @@ class Search:
         head = total.head(name) if answers else total.reach.head(name)
         if not skips_flow and head is m.rules.actions[name].body:
             return None
-        if not head and total.plain_cost(name) and (not answers or not total.head(name)):
+        if not head and total.plain_cost(name) and (not answers or not total.head(name)) and \
+                (self.draw is None or self._worth_reading(name)):
             verdict = self._read(activity, skips_flow)
+            if self.draw is not None:
+                self._readings(name, verdict is False)
             if verdict is not None:
                 return verdict
+        if self.draw is not None:
+            # Drawing, the whole run follows whatever the head says, and it runs the head's path up to where the
+            # head would refuse: a head that refuses does so before any decision (one it met would make the
+            # verdict None), so the whole run refuses there too, having drawn nothing. The head's run would only
+            # be made twice.
+            return None
         result = self._probe(activity, True, head=head)
         if result.outcome == "done":
             if self.first is None and result.stop_at is not None:
@@ -382,6 +392,24 @@ class Search:
             return None
         self._note(result.error, activity)
         return False
+
+    def _worth_reading(self, action: str) -> bool:
+        """Drawing, whether to read a move of the action before its run. The run follows a read that finds the
+        move legal, which is then made for nothing: while reads of the action lately found its moves legal, its
+        moves are run unread, and read again now and then (see `_readings`). Only the cost depends on it: a read
+        refuses exactly where the run would, having drawn nothing."""
+        seen = self.m.read_refuted
+        score = seen.get(action, 1)
+        if score > 0:
+            return True
+        seen[action] = score - 1 if score > -_REREAD else 1
+        return False
+
+    def _readings(self, action: str, refuted: bool) -> None:
+        """Drawing, a read of a move of the action refuted it or not: reads of it go on while they refute."""
+        seen = self.m.read_refuted
+        score = seen.get(action, 1)
+        seen[action] = min(score + 1, 3) if refuted else score - 1
 
     def _read(self, activity: Activity, skips_flow: bool) -> bool | None:
         """The verdict on a move whose body always finishes and whose cost is paid without a choice, by reading
@@ -490,13 +518,22 @@ def candidate_moves(m: Machine, player: str) -> list[Move]:
         if v["game_over"] or phase is None or phase.turns is None or not v["phase_live"] \
                 or v["turn_player"] != player:
             return []
-        names = list(phase.actions)
+        names = tuple(phase.actions)
     else:
-        names = [a for a, d in rules.actions.items() if d.by == "player"]
+        names = tuple(a for a, d in rules.actions.items() if d.by == "player")
+    made = m.moves_made
+    whole = made.get((_ALL, names))
+    if whole is not None:
+        return whole
     out: list[Move] = []
     for name in names:
         out.extend(_combinations(m, me, name))
+    if all(name in made for name in names) and len(made) < MAX_MOVES_KEPT[0]:  # each action's moves are fixed
+        made[(_ALL, names)] = out
     return out
+
+
+_ALL = object()  # keys the moves of all of some actions in Machine.moves_made, when each action's are fixed
 
 
 def _combinations(m: Machine, me: Player | None, name: str) -> list[Move]:

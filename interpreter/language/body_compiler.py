@@ -3,10 +3,11 @@
 The interpreter (`engine.interpreter`) walks effect nodes one by one, calling a runner per node and a function per
 expression. Here a body becomes Python source instead: each expression's source inline (no call per
 expression), blocks as Python `if` and `for`, the step budget charged once per block, and the commonest
-statements (let, counter changes, if, for, require, fail) written out. Every other kind of statement calls its
-runner from `RUNNERS`, so there is still one place that says what each kind does, and the two ways of running
-agree by construction where they share code; `tests/test_compiled_bodies.py` runs every scenario of the shipped
-and test packs both ways and compares the results.
+statements (let, counter changes, if, for, match, require, fail, a module's hooks around a rule) written out.
+Every other kind of statement calls its runner from `RUNNERS`, so there is still one place that says what each
+kind does, and the two ways of running agree by construction where they share code;
+`tests/test_compiled_bodies.py` runs every scenario of the shipped and test packs both ways and compares the
+results.
 
 Each function is named after its rule's file and line (`rule_produce_yaml_27`), and its source is registered
 with `linecache`, so a traceback or a profile shows the rule and the generated line; `source_of` gives the
@@ -68,7 +69,7 @@ class BodyCompiler:
             for value in _fields_of(node):
                 if isinstance(value, tuple) and value and all(isinstance(x, e.Effect) for x in value):
                     out += self.sources_of(value)
-                elif isinstance(value, tuple):  # one_of options and match cases hold (label, ..., body) tuples
+                elif isinstance(value, tuple):  # one_of options hold (label, guard, body) tuples
                     for item in value:
                         if isinstance(item, tuple) and item and isinstance(item[-1], tuple) and all(
                                 isinstance(x, e.Effect) for x in item[-1]) and item[-1]:
@@ -317,6 +318,27 @@ class _Writer:
     def step(self, n: e.StepE, depth: int) -> None:
         self.block(n.body, depth)
 
+    def match(self, n: e.MatchE, depth: int) -> None:
+        subject = self.temp("subject")
+        self.line(depth, f"{subject} = _case_key(f, {self.expr(n.subject)[0]})")
+        test = "if"
+        for case, body in n.cases:  # the first case that matches, as run_match takes it
+            self.line(depth, f"{test} {subject} == {self.const(str(case).lower())}:")
+            self.block(body, depth + 1)
+            test = "elif"
+        if test == "if":
+            self.block(n.other, depth)
+        elif n.other:
+            self.line(depth, "else:")
+            self.block(n.other, depth + 1)
+
+    def wrap(self, n: e.WrapE, depth: int) -> None:
+        if n.instead is not None:  # `proceed` runs the wrapped body from inside it: run_wrap keeps that stack
+            self.line(depth, Body.run(self.const(type(n)), self.const(n)))
+            return
+        for body in (n.before, n.inner, n.after):  # one after the other in the same frame, as run_wrap runs them
+            self.block(body, depth)
+
 
 _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
     e.LetE: _Writer.let,
@@ -326,6 +348,8 @@ _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
     e.RequireE: _Writer.require,
     e.FailE: _Writer.fail,
     e.StepE: _Writer.step,
+    e.MatchE: _Writer.match,
+    e.WrapE: _Writer.wrap,
 }
 
 
@@ -333,15 +357,20 @@ def _fields_of(node: e.Effect) -> list[Any]:
     return [getattr(node, f.name) for f in dataclasses.fields(node)]
 
 
+_BLOCKS = ("then", "other", "body", "before", "inner", "after")  # the blocks written-out statements hold
+
+
 def _run_by_runners(body: e.Body) -> list[e.Effect]:
     """The statements of a body (inside written-out blocks too) that run through RUNNERS."""
     out = []
     for node in body:
-        if type(node) not in _WRITERS:
+        if type(node) not in _WRITERS or (type(node) is e.WrapE and node.instead is not None):
             out.append(node)
             continue
-        for inner in (getattr(node, "then", ()), getattr(node, "other", ()), getattr(node, "body", ())):
-            out += _run_by_runners(inner)
+        blocks: list[e.Body] = [getattr(node, name, ()) for name in _BLOCKS]
+        blocks += [b for _, b in getattr(node, "cases", ())]
+        for block in blocks:
+            out += _run_by_runners(block)
     return out
 
 
