@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..diagnostics import BoardrulesError
+from ..diagnostics import BoardrulesError, Span
 from . import effects as e
 from . import ending, overflow
 from .frame import Frame
@@ -288,12 +288,18 @@ def _acting(who: Any, f: Frame) -> Player:
 def run_call(n: e.CallE, f: Frame) -> None:
     proc = f.g.rules.procedures[n.proc]
     me = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me
-    inner = Frame(f.g, me, {name: x.fn(f) for (name, _), x in zip(proc.params, n.args, strict=True)})
-    f.g.enter(f"procedures.{n.proc}", n.span)
+    call(f, proc.body, f"procedures.{n.proc}", n.span, me,
+         {name: x.fn(f) for (name, _), x in zip(proc.params, n.args, strict=True)})
+
+
+def call(f: Frame, body: e.Body, rule: str, span: Span | None, me: Player | None, variables: dict[str, Any]) -> None:
+    """A procedure's body in a frame of its own, with its rule on the stack (compiled bodies call this too)."""
+    g = f.g
+    g.enter(rule, span)
     try:
-        run_body(proc.body, inner)
+        run_body(body, Frame(g, me, variables))
     finally:
-        f.g.leave()
+        g.leave()
 
 
 def run_require(n: e.RequireE, f: Frame) -> None:

@@ -3,8 +3,8 @@
 The interpreter (`engine.interpreter`) walks effect nodes one by one, calling a runner per node and a function per
 expression. Here a body becomes Python source instead: each expression's source inline (no call per
 expression), blocks as Python `if` and `for`, the step budget charged once per block, and the commonest
-statements (let, counter changes, if, for, match, require, fail, a module's hooks around a rule) written out.
-Every other kind of statement calls its runner from `RUNNERS`, so there is still one place that says what each
+statements (let, counter changes, if, for, match, require, fail, call, a module's hooks around a rule) written
+out. Every other kind of statement calls its runner from `RUNNERS`, so there is still one place that says what each
 kind does, and the two ways of running agree by construction where they share code;
 `tests/test_compiled_bodies.py` runs every scenario of the shipped and test packs both ways and compares the
 results.
@@ -332,6 +332,16 @@ class _Writer:
             self.line(depth, "else:")
             self.block(n.other, depth + 1)
 
+    def call(self, n: e.CallE, depth: int) -> None:
+        if n.as_player is not None:  # run_call checks the player it runs for
+            self.line(depth, Body.run(self.const(type(n)), self.const(n)))
+            return
+        proc = self.rules.procedures[n.proc]
+        args = [f"{str(name)!r}: {self.expr(x)[0]}" for (name, _), x in zip(proc.params, n.args, strict=True)]
+        # The arguments in order, then the procedure in a frame of its own, as run_call runs it.
+        self.line(depth, f"_call(f, {self.const(proc.body)}, {self.const(f'procedures.{n.proc}')}, "
+                         f"{self.const(n.span)}, me, {{{', '.join(args)}}})")
+
     def wrap(self, n: e.WrapE, depth: int) -> None:
         if n.instead is not None:  # `proceed` runs the wrapped body from inside it: run_wrap keeps that stack
             self.line(depth, Body.run(self.const(type(n)), self.const(n)))
@@ -350,6 +360,7 @@ _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
     e.StepE: _Writer.step,
     e.MatchE: _Writer.match,
     e.WrapE: _Writer.wrap,
+    e.CallE: _Writer.call,
 }
 
 
