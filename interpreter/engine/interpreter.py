@@ -382,6 +382,8 @@ def run_repeat(n: e.RepeatE, f: Frame) -> None:
 
 def case_key(f: Frame, subject: Any) -> str:
     """What a `match` compares its cases with (each case as `str(case).lower()`)."""
+    if type(subject) is str:  # the commonest subject, a symbol: its own plain form
+        return subject.lower()
     return str(plain(check_known(subject, f))).lower()
 
 
