@@ -219,12 +219,16 @@ class _Writer:
     def set_counter(self, n: e.SetCounterE, depth: int) -> None:
         key, value = self.temp("key"), self.temp("value")
         self.line(depth, f"{key} = {self.expr(n.key)[0]}")
-        self.line(depth, f"{value} = {self.expr(n.value)[0]}")
+        src = self.expr(n.value)[0]
+        self.line(depth, f"{value} = {src}")
+        # A number written in the rule (`c = 0`, `c += 1`) is known here: its type and the counter's bounds are not
+        # tested again at every run.
+        literal = int(src) if re.fullmatch(r"-?[0-9]+", src) else None
         old = self.temp("old")
         if n.op != "=":
             sign = "+" if n.op == "+=" else "-"
             self.line(depth, f"{old} = {Body.counter(key)}")
-            both = f"{old}.__class__ is _int and {value}.__class__ is _int"
+            both = f"{old}.__class__ is _int" + (f" and {value}.__class__ is _int" if literal is None else "")
             self.line(depth, f"if {both}: {value} = {old} {sign} {value}")
             self.line(depth, f"else: {value} = _change(f, {old}, {value}, {n.op!r})")
         else:
@@ -237,9 +241,15 @@ class _Writer:
             return
         # The machine's range checks and the store's journal entry, written out for a number within range; the
         # general path for anything else (out of range, overflow rules, not a number).
-        tests = [f"{value}.__class__ is _int", f"-MI <= {value} <= MI"]
-        tests += [f"{value} >= {c.min}"] if c.min is not None else []
-        tests += [f"{value} <= {c.max}"] if c.max is not None else []
+        if literal is not None and n.op == "=":
+            if (isinstance(c.min, int) and literal < c.min) or (isinstance(c.max, int) and literal > c.max):
+                self.line(depth, general)
+                return
+            tests = [f"-MI <= {value} <= MI"]
+        else:
+            tests = [f"{value}.__class__ is _int", f"-MI <= {value} <= MI"]
+            tests += [f"{value} >= {c.min}"] if c.min is not None else []
+            tests += [f"{value} <= {c.max}"] if c.max is not None else []
         self.line(depth, f"if {' and '.join(tests)}:")
         self.line(depth + 1, f"if {old}.__class__ is not _int or {old} != {value}:")
         for text in Body.write_counter(key, old, value):
