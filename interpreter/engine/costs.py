@@ -71,10 +71,18 @@ class Payments:
             d = way.dues[0]
             if d.marker:
                 return self.marker_room(d.base, d.amount)
-            if d.key is None or d.key not in ("any", "different"):
-                cell = d.base if d.key is None else f"{d.base}[{plain(d.key)}]"
-                floor = self._floor(cell)
-                return self._have(cell, f) - d.amount >= floor
+            key = d.key
+            if key is None:
+                cell = d.base
+            elif key in ("any", "different"):
+                rest = [self._have(cell, f) - low for _, cell, low in self._cells(d.base, d.counter)]
+                if key == "any":
+                    return bool(rest) and max(rest) >= d.amount
+                return sum(1 for r in rest if r >= 1) >= d.amount
+            else:
+                cell = f"{d.base}[{plain(key)}]"
+            floor = self._floor(cell)
+            return self._have(cell, f) - d.amount >= floor
         fixed: dict[str, int] = {}
         flexible = []
         moves: dict[str, int] = {}
@@ -122,7 +130,11 @@ class Payments:
         return any(self._way_payable(way, f) for way in substitution.ways(self, cost, f))
 
     def pay(self, cost: CostC, f: Frame) -> None:
-        payable = [way for way in substitution.ways(self, cost, f) if self._way_payable(way, f)]
+        found = substitution.ways(self, cost, f)
+        if len(found) == 1:  # the commonest cost: one way, no choice among those payable
+            payable = found if self._way_payable(found[0], f) else []
+        else:
+            payable = [way for way in found if self._way_payable(way, f)]
         if not payable:
             raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
                                   None if self.dry else f"{self._payer(f).id} has " + self._holdings(cost, f))
