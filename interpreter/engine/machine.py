@@ -241,7 +241,8 @@ class Machine(Choices, Payments):
         key: Any = (player, action, None if head is None else id(head))
         if params:
             try:
-                key = (*key, *((k, type(v), v) for k, v in params.items()))
+                for k, v in params.items():  # a tuple or two to add to: cheaper than a generator
+                    key += (k, type(v), v)
                 made = self._works.get(key)
             except TypeError:  # a parameter that is a list
                 key, made = None, None
