@@ -278,7 +278,7 @@ def run_defer(n: e.DeferE, f: Frame) -> None:
     state.set_deferred([*state.deferred, item])
 
 
-def _acting(who: Any, f: Frame) -> Player:
+def acting(who: Any, f: Frame) -> Player:
     if type(who) is not Player:
         check_known(who, f)
         raise runtime_type_error(f"a block runs for a player, got {shown(who)}", f)
@@ -287,7 +287,7 @@ def _acting(who: Any, f: Frame) -> Player:
 
 def run_call(n: e.CallE, f: Frame) -> None:
     proc = f.g.rules.procedures[n.proc]
-    me = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me
+    me = acting(n.as_player.fn(f), f) if n.as_player is not None else f.me
     call(f, proc.body, f"procedures.{n.proc}", n.span, me,
          {name: x.fn(f) for (name, _), x in zip(proc.params, n.args, strict=True)})
 
@@ -331,7 +331,7 @@ def run_end(n: e.EndE, f: Frame) -> None:
 
 
 def run_pass(n: e.PassE, f: Frame) -> None:
-    me = _acting(f.me, f)
+    me = acting(f.me, f)
     state = f.g.state
     if me.id not in state.vars["passed"]:
         state.set_var("passed", [*state.vars["passed"], me.id])
@@ -340,17 +340,17 @@ def run_pass(n: e.PassE, f: Frame) -> None:
 
 
 def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
-    f.g.state.set_var("start_player", _acting(n.value.fn(f), f).id)
+    f.g.state.set_var("start_player", acting(n.value.fn(f), f).id)
 
 
 def run_take(n: e.TakeE, f: Frame) -> None:
-    who = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me  # none for an action of the game
+    who = acting(n.as_player.fn(f), f) if n.as_player is not None else f.me  # none for an action of the game
     params = f.g.rules.actions[n.action].params
     f.g.take(n.action, {name: x.fn(f) for (name, _), x in zip(params, n.args, strict=True)}, who)
 
 
 def run_as(n: e.AsE, f: Frame) -> None:
-    run_body(n.body, Frame(f.g, _acting(n.who.fn(f), f), f.vars))
+    run_body(n.body, Frame(f.g, acting(n.who.fn(f), f), f.vars))
 
 
 def run_score(n: e.ScoreE, f: Frame) -> None:

@@ -343,14 +343,13 @@ class _Writer:
             self.block(n.other, depth + 1)
 
     def call(self, n: e.CallE, depth: int) -> None:
-        if n.as_player is not None:  # run_call checks the player it runs for
-            self.line(depth, Body.run(self.const(type(n)), self.const(n)))
-            return
         proc = self.rules.procedures[n.proc]
+        me = f"_acting({self.expr(n.as_player)[0]}, f)" if n.as_player is not None else "me"
         args = [f"{str(name)!r}: {self.expr(x)[0]}" for (name, _), x in zip(proc.params, n.args, strict=True)]
-        # The arguments in order, then the procedure in a frame of its own, as run_call runs it.
+        # The player it runs for, the arguments in order, then the procedure in a frame of its own, as run_call
+        # runs it.
         self.line(depth, f"_call(f, {self.const(proc.body)}, {self.const(f'procedures.{n.proc}')}, "
-                         f"{self.const(n.span)}, me, {{{', '.join(args)}}})")
+                         f"{self.const(n.span)}, {me}, {{{', '.join(args)}}})")
 
     def wrap(self, n: e.WrapE, depth: int) -> None:
         if n.instead is not None:  # `proceed` runs the wrapped body from inside it: run_wrap keeps that stack

@@ -521,13 +521,13 @@ PROLOGUE = (
 
 def body_namespace(gen: Gen) -> dict[str, Any]:
     """The globals of a compiled rule body: those of an expression, the runners and the store's helpers."""
-    from ..engine.interpreter import RUNNERS, call, case_key, counter_change, illegal
+    from ..engine.interpreter import RUNNERS, acting, call, case_key, counter_change, illegal
     from ..engine.state import _MISSING, _SAVABLE
 
     out = namespace(gen)
     # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
     out.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _case_key=case_key, _call=call,
-               _type=type, _charge=rt.charge,
+               _acting=acting, _type=type, _charge=rt.charge,
                _isinstance=isinstance, _MISSING=_MISSING, _SAVABLE_MAX=_SAVABLE - 1, _min=min)
     return out
 
