@@ -537,7 +537,7 @@ class Machine(Choices, Payments):
     # ---------------------------------------------------------------- events
     def emit(self, event: str, args: tuple[Any, ...], me: Player | None) -> None:
         st = self.state
-        waiting = [d for d in st.deferred if d["until"] == event]
+        waiting = [d for d in st.deferred if d["until"] == event] if st.deferred else None
         if waiting:
             st.set_deferred([d for d in st.deferred if d["until"] != event])
             for d in waiting:
