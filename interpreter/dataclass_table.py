@@ -5021,7 +5021,7 @@ def _f661():
  return __eq__
 
 
-def _f662(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_guard_text, _type_cost, _type_body, _type_span, _type_source, _type_domains, _type_rule, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_domains, _return_type):
+def _f662(_type_name, _type_title, _type_by, _type_params, _type_guard, _type_guard_text, _type_cost, _type_body, _type_span, _type_source, _type_domains, _type_rule, _type_refused_at, MISSING, _HAS_DEFAULT_FACTORY, __dataclass_builtins_object__, _dflt_domains, _return_type):
  def __init__(self,name:_type_name,title:_type_title,by:_type_by,params:_type_params,guard:_type_guard,guard_text:_type_guard_text,cost:_type_cost,body:_type_body,span:_type_span,source:_type_source,domains:_type_domains=_HAS_DEFAULT_FACTORY)->_return_type:
   self.name=name
   self.title=title
@@ -6684,7 +6684,7 @@ TABLE = {
     '0585be6a6b4c14d9416b2ef627f848a6c16b949fc3fe8a973aa2e100486b7088': _f659,
     'b6a4da7396b89fa970e15063f2f96bc222fdc41b174c4e75495ce0a267ef9210': _f660,
     'ec6431762f78cc39a3960176c17ea9e9143d3f7a85b5c220fa427ae4fb8ec8ee': _f661,
-    'dfeb04c6cb9def076f3146c8a9d9f8693d1e0d4d6570bfd2d55946052e892719': _f662,
+    '4e09ae1112a3bdf06a6d45b375adc884ce090cf27c7e43a7cbeae4fb39613be6': _f662,
     '8c881c60b3d54026b91efafc66cf71129f8b195b22628f9b3ed534b7d3b92fa0': _f663,
     '580f3839f889ee508be55ecb8e2f3e288a326f70244d0aa71bdd378532ee4638': _f664,
     '2737a8543ee02e6352787951a8bd7382ef6b94fff25faad1f5b2c5ed458f3d6e': _f665,

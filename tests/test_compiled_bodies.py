@@ -213,3 +213,53 @@ def test_a_count_keyed_on_the_loop_variable_is_one_pass_only_where_the_loop_leav
             assert "groups" in rules.compile_body.source_of(rules.actions["count_all"].body)
             assert "groups" not in rules.compile_body.source_of(rules.actions["count_and_build"].body)
     assert results[0] == results[1]
+
+
+CALLS = """
+module: c
+title: Calls and counters set to numbers
+players: {min: 2, max: 2}
+counters:
+  coins: {per: player, min: 0, max: 5}
+  calls: {per: player}
+procedures:
+  gain:
+    params: {n: int}
+    do:
+      - me.coins += n
+      - me.calls += 1
+actions:
+  give:
+    title: Give
+    params: {to: player}
+    do:
+      - call gain(2)
+      - call gain(1) as to
+      - me.calls = 7
+  too_many:
+    title: Too many
+    do:
+      - call gain(1) as p2
+      - me.coins = 9
+"""
+
+
+def test_a_call_and_a_counter_set_to_a_number_run_the_same_compiled_and_interpreted(tmp_path: Path) -> None:
+    from conftest import build_rules
+
+    results = []
+    for mode in (compiled, interpreted):
+        rules = mode(build_rules(tmp_path / mode.__name__, CALLS))
+        game = Game(rules, 2, 1)
+        game.setup()
+        game.act("p1", "give", {"to": "p2"})
+        game.act("p2", "give", {"to": "p1"})
+        with pytest.raises(BoardrulesError) as info:  # a number beyond the counter's bounds: the call is undone
+            game.act("p1", "too_many")
+        results.append((game.state.dumps(), str(info.value)))
+        assert {k: game.state.counters[k] for k in ("p1.coins", "p2.coins", "p1.calls", "p2.calls")} == {
+            "p1.coins": 3, "p2.coins": 3, "p1.calls": 8, "p2.calls": 7}
+        if mode is compiled:
+            assert "_call(" in rules.compile_body.source_of(rules.actions["give"].body)
+            assert "_acting(" in rules.compile_body.source_of(rules.actions["too_many"].body)
+    assert results[0] == results[1]

@@ -36,14 +36,19 @@ class Payments:
     spend_marker: Callable[[str, int], None]
 
     def due(self, term: CostTermC, f: Frame) -> Due:
-        amount = check_known(term.amount.fn(f), f)
+        amount = term.amount.fn(f)
         if type(amount) is not int or amount < 0:
+            check_known(amount, f)
             raise runtime_type_error(f"a cost amount must be a number >= 0, got {shown(amount)}", f)
-        owner = "" if term.per == "game" else f"{self._payer(f).id}."
+        counter = term.counter
+        base = counter if term.per == "game" else f"{self._payer(f).id}.{counter}"
         if term.marker:
-            return Due(term.counter, f"{owner}{term.counter}", amount, None, True)
-        return Due(term.counter, f"{owner}{term.counter}", amount, term.key_fn.fn(f) if term.key_fn else term.key,
-                   lacking=self.due(term.lacking, f) if term.lacking is not None else None)
+            return Due(counter, base, amount, None, True)
+        # Positional, and no `lacking` unless the term has one: a due is made per term per pay.
+        key = term.key_fn.fn(f) if term.key_fn else term.key
+        if term.lacking is None:
+            return Due(counter, base, amount, key)
+        return Due(counter, base, amount, key, False, self.due(term.lacking, f))
 
     def _payer(self, f: Frame) -> Player:
         if f.me is None:
@@ -62,6 +67,22 @@ class Payments:
         return 0
 
     def _way_payable(self, way: Way, f: Frame) -> bool:
+        if len(way.dues) == 1:  # most ways are one term: nothing to add up (as the general case below decides)
+            d = way.dues[0]
+            if d.marker:
+                return self.marker_room(d.base, d.amount)
+            key = d.key
+            if key is None:
+                cell = d.base
+            elif key in ("any", "different"):
+                rest = [self._have(cell, f) - low for _, cell, low in self._cells(d.base, d.counter)]
+                if key == "any":
+                    return bool(rest) and max(rest) >= d.amount
+                return sum(1 for r in rest if r >= 1) >= d.amount
+            else:
+                cell = f"{d.base}[{plain(key)}]"
+            floor = self._floor(cell)
+            return self._have(cell, f) - d.amount >= floor
         fixed: dict[str, int] = {}
         flexible = []
         moves: dict[str, int] = {}
@@ -109,7 +130,11 @@ class Payments:
         return any(self._way_payable(way, f) for way in substitution.ways(self, cost, f))
 
     def pay(self, cost: CostC, f: Frame) -> None:
-        payable = [way for way in substitution.ways(self, cost, f) if self._way_payable(way, f)]
+        found = substitution.ways(self, cost, f)
+        if len(found) == 1:  # the commonest cost: one way, no choice among those payable
+            payable = found if self._way_payable(found[0], f) else []
+        else:
+            payable = [way for way in found if self._way_payable(way, f)]
         if not payable:
             raise BoardrulesError("E502", f"cannot pay {cost.text}", cost.span,
                                   None if self.dry else f"{self._payer(f).id} has " + self._holdings(cost, f))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..diagnostics import BoardrulesError
+from ..diagnostics import BoardrulesError, Span
 from . import effects as e
 from . import ending, overflow
 from .frame import Frame
@@ -278,7 +278,7 @@ def run_defer(n: e.DeferE, f: Frame) -> None:
     state.set_deferred([*state.deferred, item])
 
 
-def _acting(who: Any, f: Frame) -> Player:
+def acting(who: Any, f: Frame) -> Player:
     if type(who) is not Player:
         check_known(who, f)
         raise runtime_type_error(f"a block runs for a player, got {shown(who)}", f)
@@ -287,13 +287,19 @@ def _acting(who: Any, f: Frame) -> Player:
 
 def run_call(n: e.CallE, f: Frame) -> None:
     proc = f.g.rules.procedures[n.proc]
-    me = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me
-    inner = Frame(f.g, me, {name: x.fn(f) for (name, _), x in zip(proc.params, n.args, strict=True)})
-    f.g.enter(f"procedures.{n.proc}", n.span)
+    me = acting(n.as_player.fn(f), f) if n.as_player is not None else f.me
+    call(f, proc.body, f"procedures.{n.proc}", n.span, me,
+         {name: x.fn(f) for (name, _), x in zip(proc.params, n.args, strict=True)})
+
+
+def call(f: Frame, body: e.Body, rule: str, span: Span | None, me: Player | None, variables: dict[str, Any]) -> None:
+    """A procedure's body in a frame of its own, with its rule on the stack (compiled bodies call this too)."""
+    g = f.g
+    g.enter(rule, span)
     try:
-        run_body(proc.body, inner)
+        run_body(body, Frame(g, me, variables))
     finally:
-        f.g.leave()
+        g.leave()
 
 
 def run_require(n: e.RequireE, f: Frame) -> None:
@@ -325,7 +331,7 @@ def run_end(n: e.EndE, f: Frame) -> None:
 
 
 def run_pass(n: e.PassE, f: Frame) -> None:
-    me = _acting(f.me, f)
+    me = acting(f.me, f)
     state = f.g.state
     if me.id not in state.vars["passed"]:
         state.set_var("passed", [*state.vars["passed"], me.id])
@@ -334,17 +340,17 @@ def run_pass(n: e.PassE, f: Frame) -> None:
 
 
 def run_set_start_player(n: e.SetStartPlayerE, f: Frame) -> None:
-    f.g.state.set_var("start_player", _acting(n.value.fn(f), f).id)
+    f.g.state.set_var("start_player", acting(n.value.fn(f), f).id)
 
 
 def run_take(n: e.TakeE, f: Frame) -> None:
-    who = _acting(n.as_player.fn(f), f) if n.as_player is not None else f.me  # none for an action of the game
+    who = acting(n.as_player.fn(f), f) if n.as_player is not None else f.me  # none for an action of the game
     params = f.g.rules.actions[n.action].params
     f.g.take(n.action, {name: x.fn(f) for (name, _), x in zip(params, n.args, strict=True)}, who)
 
 
 def run_as(n: e.AsE, f: Frame) -> None:
-    run_body(n.body, Frame(f.g, _acting(n.who.fn(f), f), f.vars))
+    run_body(n.body, Frame(f.g, acting(n.who.fn(f), f), f.vars))
 
 
 def run_score(n: e.ScoreE, f: Frame) -> None:
@@ -376,6 +382,8 @@ def run_repeat(n: e.RepeatE, f: Frame) -> None:
 
 def case_key(f: Frame, subject: Any) -> str:
     """What a `match` compares its cases with (each case as `str(case).lower()`)."""
+    if type(subject) is str:  # the commonest subject, a symbol: its own plain form
+        return subject.lower()
     return str(plain(check_known(subject, f))).lower()
 
 

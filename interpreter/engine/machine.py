@@ -8,7 +8,6 @@ Runners and compiled expressions reach it as `frame.g`, and only through the mem
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -242,7 +241,8 @@ class Machine(Choices, Payments):
         key: Any = (player, action, None if head is None else id(head))
         if params:
             try:
-                key = (*key, *((k, type(v), v) for k, v in params.items()))
+                for k, v in params.items():  # a tuple or two to add to: cheaper than a generator
+                    key += (k, type(v), v)
                 made = self._works.get(key)
             except TypeError:  # a parameter that is a list
                 key, made = None, None
@@ -300,9 +300,7 @@ class Machine(Choices, Payments):
                 raise BoardrulesError("E509", f"parameter '{pname}' of '{a.name}' is {shown(variables[pname])}, "
                                       f"not one of {shown(allowed)}", a.span)
         if a.guard is not None and not check_known(a.guard.fn(f), f):
-            # The refusal carries the guard's text, so a scenario can name the rule that refused (`rule:`).
-            where = dataclasses.replace(a.span, text=a.guard_text) if a.span is not None else None
-            raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", where)
+            raise BoardrulesError("E501", f"{a.title} is not allowed now: needs {a.guard_text}", a.refused_at)
         return f
 
     def take(self, name: str, params: dict[str, Any], me: Player | None) -> None:
@@ -539,7 +537,7 @@ class Machine(Choices, Payments):
     # ---------------------------------------------------------------- events
     def emit(self, event: str, args: tuple[Any, ...], me: Player | None) -> None:
         st = self.state
-        waiting = [d for d in st.deferred if d["until"] == event]
+        waiting = [d for d in st.deferred if d["until"] == event] if st.deferred else None
         if waiting:
             st.set_deferred([d for d in st.deferred if d["until"] != event])
             for d in waiting:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import field
 from typing import TYPE_CHECKING, Any
@@ -161,9 +162,13 @@ class ActionDef:
     source: str | None
     domains: dict[str, Expr] = field(default_factory=dict)  # parameter -> its values (a function of the frame)
     rule: str = field(init=False, repr=False)  # "actions.NAME": how coverage and messages name it
+    # Where a refusal by the guard points: the action, with the guard's text, so a scenario can name the rule
+    # that refused (`rule:`); made once, as the legal-move search meets many refusals.
+    refused_at: Span | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.rule = f"actions.{self.name}"
+        self.refused_at = dataclasses.replace(self.span, text=self.guard_text) if self.span is not None else None
 
 
 @dataclass

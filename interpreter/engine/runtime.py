@@ -34,12 +34,19 @@ def as_list(value: Any, f: Frame) -> list[Any]:
     """Zones, lists and ranges all iterate as lists. Whoever asks will go through every element, so the work
     budget is charged here, before the work is done."""
     if type(value) is list:
-        charge(f, len(value))
+        budget = f.g.budget  # charge's test, written out for the commonest values (as_list is called a lot)
+        if budget.work + len(value) > budget.limits.work:
+            charge(f, len(value))
+        budget.work += len(value)
         return value
     if type(value) is Zone:
-        cached, piece = f.g.pieces_by_id, f.g.piece
-        contents = f.g.state.zones[value.key].contents
-        charge(f, len(contents))
+        g = f.g
+        cached, piece = g.pieces_by_id, g.piece
+        contents = g.state.zones[value.key].contents
+        budget = g.budget
+        if budget.work + len(contents) > budget.limits.work:
+            charge(f, len(contents))
+        budget.work += len(contents)
         return [cached.get(p) or piece(p) for p in contents]
     if isinstance(value, tuple | range | list):
         charge(f, len(value))

@@ -146,12 +146,15 @@ def ways(g: Any, cost: CostC, f: Frame) -> list[Way]:
     """The cost's alternatives, then every way substitutions and `lacking` terms add to them, all worked out in the
     state as it is now: paying one term never changes what another asks for."""
     own = [[g.due(term, f) for term in alt] for alt in cost.alternatives]
+    lacking = any(d.lacking is not None for dues in own for d in dues)
     # A due without `lacking` is kept as it is (most are: a namedtuple's _replace per due per pay showed in
     # profiles of failed dry runs).
-    plain = [Way(i, tuple(d if d.lacking is None else d._replace(lacking=None) for d in dues))
-             for i, dues in enumerate(own)]
-    subs = [s for s in g.rules.substitutes if s.guard is None or check_known(s.guard.fn(f), f)]
-    if not subs and not any(d.lacking is not None for dues in own for d in dues):
+    plain = [Way(i, tuple(d if d.lacking is None else d._replace(lacking=None) for d in dues) if lacking
+                 else tuple(dues)) for i, dues in enumerate(own)]
+    subs = g.rules.substitutes
+    if subs:
+        subs = [s for s in subs if s.guard is None or check_known(s.guard.fn(f), f)]
+    if not subs and not lacking:
         return plain
     out = list(plain)
     for way, dues in zip(plain, own, strict=True):

@@ -3,8 +3,8 @@
 The interpreter (`engine.interpreter`) walks effect nodes one by one, calling a runner per node and a function per
 expression. Here a body becomes Python source instead: each expression's source inline (no call per
 expression), blocks as Python `if` and `for`, the step budget charged once per block, and the commonest
-statements (let, counter changes, if, for, match, require, fail, a module's hooks around a rule) written out.
-Every other kind of statement calls its runner from `RUNNERS`, so there is still one place that says what each
+statements (let, counter changes, if, for, match, require, fail, call, a module's hooks around a rule) written
+out. Every other kind of statement calls its runner from `RUNNERS`, so there is still one place that says what each
 kind does, and the two ways of running agree by construction where they share code;
 `tests/test_compiled_bodies.py` runs every scenario of the shipped and test packs both ways and compares the
 results.
@@ -219,12 +219,16 @@ class _Writer:
     def set_counter(self, n: e.SetCounterE, depth: int) -> None:
         key, value = self.temp("key"), self.temp("value")
         self.line(depth, f"{key} = {self.expr(n.key)[0]}")
-        self.line(depth, f"{value} = {self.expr(n.value)[0]}")
+        src = self.expr(n.value)[0]
+        self.line(depth, f"{value} = {src}")
+        # A number written in the rule (`c = 0`, `c += 1`) is known here: its type and the counter's bounds are not
+        # tested again at every run.
+        literal = int(src) if re.fullmatch(r"-?[0-9]+", src) else None
         old = self.temp("old")
         if n.op != "=":
             sign = "+" if n.op == "+=" else "-"
             self.line(depth, f"{old} = {Body.counter(key)}")
-            both = f"{old}.__class__ is _int and {value}.__class__ is _int"
+            both = f"{old}.__class__ is _int" + (f" and {value}.__class__ is _int" if literal is None else "")
             self.line(depth, f"if {both}: {value} = {old} {sign} {value}")
             self.line(depth, f"else: {value} = _change(f, {old}, {value}, {n.op!r})")
         else:
@@ -237,9 +241,15 @@ class _Writer:
             return
         # The machine's range checks and the store's journal entry, written out for a number within range; the
         # general path for anything else (out of range, overflow rules, not a number).
-        tests = [f"{value}.__class__ is _int", f"-MI <= {value} <= MI"]
-        tests += [f"{value} >= {c.min}"] if c.min is not None else []
-        tests += [f"{value} <= {c.max}"] if c.max is not None else []
+        if literal is not None and n.op == "=":
+            if (isinstance(c.min, int) and literal < c.min) or (isinstance(c.max, int) and literal > c.max):
+                self.line(depth, general)
+                return
+            tests = [f"-MI <= {value} <= MI"]
+        else:
+            tests = [f"{value}.__class__ is _int", f"-MI <= {value} <= MI"]
+            tests += [f"{value} >= {c.min}"] if c.min is not None else []
+            tests += [f"{value} <= {c.max}"] if c.max is not None else []
         self.line(depth, f"if {' and '.join(tests)}:")
         self.line(depth + 1, f"if {old}.__class__ is not _int or {old} != {value}:")
         for text in Body.write_counter(key, old, value):
@@ -332,6 +342,15 @@ class _Writer:
             self.line(depth, "else:")
             self.block(n.other, depth + 1)
 
+    def call(self, n: e.CallE, depth: int) -> None:
+        proc = self.rules.procedures[n.proc]
+        me = f"_acting({self.expr(n.as_player)[0]}, f)" if n.as_player is not None else "me"
+        args = [f"{str(name)!r}: {self.expr(x)[0]}" for (name, _), x in zip(proc.params, n.args, strict=True)]
+        # The player it runs for, the arguments in order, then the procedure in a frame of its own, as run_call
+        # runs it.
+        self.line(depth, f"_call(f, {self.const(proc.body)}, {self.const(f'procedures.{n.proc}')}, "
+                         f"{self.const(n.span)}, {me}, {{{', '.join(args)}}})")
+
     def wrap(self, n: e.WrapE, depth: int) -> None:
         if n.instead is not None:  # `proceed` runs the wrapped body from inside it: run_wrap keeps that stack
             self.line(depth, Body.run(self.const(type(n)), self.const(n)))
@@ -350,6 +369,7 @@ _WRITERS: dict[type, Callable[[_Writer, Any, int], None]] = {
     e.StepE: _Writer.step,
     e.MatchE: _Writer.match,
     e.WrapE: _Writer.wrap,
+    e.CallE: _Writer.call,
 }
 
 

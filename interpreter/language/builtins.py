@@ -46,8 +46,12 @@ def _numbers(f: Frame, args: tuple[Any, ...]) -> list[int]:
 
 def _count(f: Frame, items: Any) -> int:
     if type(items) is Zone:  # charged as as_list charges, without making a value per piece to count them
-        n = len(f.g.state.zones[items.key].contents)
-        charge(f, n)
+        g = f.g
+        n = len(g.state.zones[items.key].contents)
+        budget = g.budget
+        if budget.work + n > budget.limits.work:
+            charge(f, n)
+        budget.work += n
         return n
     return len(as_list(items, f))
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..engine import runtime as rt
-from ..engine.values import Ref, Zone
+from ..engine.values import Player, Ref, Zone
 from . import checked as c
 from . import deferred, ranks
 from .builtins import FUNCTIONS, max2, min2
@@ -33,7 +33,7 @@ Fn = Callable[[Any], Any]
 # What generated code may call: runtime helpers and the built-in functions.
 _BASE_NS: dict[str, Any] = {
     "_me": rt.me, "_player_at": rt.player_at, "_piece_ref": rt.piece_ref, "_pid": rt.player_id, "_seat": rt.seat,
-    "_prop": rt.prop,
+    "_prop": rt.prop, "_Player": Player,
     "_key": rt.key_of, "_arith": rt.arith, "_add": rt.add, "_sub": rt.sub, "_min2": min2, "_max2": max2,
     "_ids": rt.zone_ids, "_int": int, "_str": str, "_order": rt.order, "_in": rt.contains, "_neg": rt.negate,
     "_range": rt.int_range, "_sort": rt.sort_pairs, "_truth": rt.known_truth, "_as_list": rt.as_list,
@@ -146,6 +146,8 @@ class Gen:
         """The id of the player `player` evaluates to (a counter or zone key starts with it)."""
         if player == self.me and self.me is not None:
             return "(mid or _pid(me, f))"
+        if _SIMPLE.match(player) and not _INT_LITERAL.match(player):  # a name: read twice, no call for a player
+            return f"({player}.id if {player}.__class__ is _Player else _pid({player}, f))"
         return f"_pid({player}, f)"
 
     def invariant(self, src: str) -> str:
@@ -519,15 +521,14 @@ PROLOGUE = (
 
 def body_namespace(gen: Gen) -> dict[str, Any]:
     """The globals of a compiled rule body: those of an expression, the runners and the store's helpers."""
-    from ..engine.interpreter import RUNNERS, case_key, counter_change, illegal
+    from ..engine.interpreter import RUNNERS, acting, call, case_key, counter_change, illegal
     from ..engine.state import _MISSING, _SAVABLE
-    from ..engine.values import Player
 
     out = namespace(gen)
     # Integer fast paths test types; the generated code still sees no Python built-ins beyond the minimal set.
-    out.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _case_key=case_key, _type=type,
-               _charge=rt.charge,
-               _isinstance=isinstance, _Player=Player, _MISSING=_MISSING, _SAVABLE_MAX=_SAVABLE - 1, _min=min)
+    out.update(_RUNNERS=RUNNERS, _illegal=illegal, _change=counter_change, _case_key=case_key, _call=call,
+               _acting=acting, _type=type, _charge=rt.charge,
+               _isinstance=isinstance, _MISSING=_MISSING, _SAVABLE_MAX=_SAVABLE - 1, _min=min)
     return out
 
 
