@@ -23,7 +23,7 @@ from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.held import Held
 from .engine.machine import Machine
-from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, candidate_moves, probe
+from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Probe, Search, candidate_moves, probe
 from .engine.resume import Runs, same
 from .engine.rules import Rules
 from .engine.state import State
@@ -373,22 +373,27 @@ class Game:
         legal answer of a uniformly random order: the move's later decisions take those answers without proving
         or running anything, and applying them makes the kept run's changes again (`_planned`). Seeded, it plays
         other games than `apply(pending().sample(rng).id)`, from the same distribution."""
-        option = self._sample(rng, players)
+        option = self._sample(rng, players, before is None)
         if option is not None:
-            if before is not None:
-                assert self._pending is not None
-                before(self._pending, option)
-            self._apply(option.id)
+            made = self._search.made
+            if made is not None:
+                self._commit_made(option, made)
+            else:
+                if before is not None:
+                    assert self._pending is not None
+                    before(self._pending, option)
+                self._apply(option.id)
         return option
 
-    def _sample(self, rng: random.Random, players: Collection[str] | None = None) -> Option | None:
+    def _sample(self, rng: random.Random, players: Collection[str] | None = None,
+                keep: bool = False) -> Option | None:
         while self._pending is None and self._open is None and not self.is_terminal() and self._m.flow_on \
                 and self._set_up:
             if players is not None and self._m.state.vars["turn_player"] not in players:
                 break  # pending() finds another player's move decision (or skips that turn) as it always does
             moves = self._move_decision()
             if moves and self._pending is not None:
-                drawn = self._drawing(self._pending, rng)
+                drawn = self._drawing(self._pending, rng, keep)
                 if drawn is not None:
                     return drawn
             self._skip_turn()
@@ -400,20 +405,34 @@ class Game:
         planned = self._planned(pending)
         if planned is not None:
             return planned
-        drawn = self._drawing(pending, rng)
+        drawn = self._drawing(pending, rng, keep)
         if drawn is None:
             return pending.sample(rng)  # raises: no option can be carried out
         return drawn
 
-    def _drawing(self, pending: Pending, rng: random.Random) -> Option | None:
+    def _drawing(self, pending: Pending, rng: random.Random, keep: bool = False) -> Option | None:
         """`pending._draw(rng)` with the proofs' own answers drawn from `rng` (Search.draw), so the run that proves
-        the pick also plans the move's later answers (see _planned)."""
+        the pick also plans the move's later answers (see _planned).
+
+        With `keep`, the option drawn is applied next with nothing read in between: a proof that runs the whole
+        activity to its end leaves its changes made (Search.keep, `made`), to be committed by `_commit_made`
+        instead of captured, taken back and made again. Not when a traced run must run the rules (coverage), or
+        a held run or kept runs being off make the apply something else."""
         search = self._search
+        m = self._m
         search.draw = rng
+        search.keep = keep and self.keep_runs and self._held is None and m.coverage is None
+        mark = m.state.mark()
         try:
             return pending._draw(rng)
+        except BaseException:
+            if search.made is not None:  # a proof left its changes, then the search failed (a work limit)
+                search.made = None
+                m.state.rollback(mark)
+            raise
         finally:
             search.draw = None
+            search.keep = False
 
     def _planned(self, pending: Pending) -> Option | None:
         """The option a finished run drawn at random (Search.draw) took at this decision, when one was kept for
@@ -435,6 +454,26 @@ class Game:
                 pending._proven[i] = True
                 return pending._candidates[i]
         return None
+
+    def _commit_made(self, option: Option, made: Probe) -> None:
+        """Apply the option whose proof left its changes made (see _drawing): what `_apply` does with the run
+        kept for it, the changes being made already."""
+        self._search.made = None
+        pending = self._pending
+        assert pending is not None and made.made is not None
+        answer = self._pending_answers[option.id]
+        if pending.kind == "move":
+            activity = Activity("move", pending.player, answer.action, dict(answer.params))
+        else:
+            assert self._open is not None
+            activity = self._open
+            activity.answers.append(answer)
+        self._waiting = None
+        mark, started = made.made
+        covered = self._m.covered
+        for name in started:
+            covered.add(name)
+        self._finish(activity, mark, None)
 
     def _move_decision(self) -> list[Move]:
         """The turn player's move decision as the pending one, its moves not proven yet; the candidates (none: no
@@ -623,7 +662,8 @@ class Game:
             if n < len(kept.answers):
                 self._waiting = kept.asked[n]
                 return
-            if m.coverage is None:  # a traced run records each rule it runs: run it then
+            # A traced run records each rule it runs, and a run committed as it ran kept no changes: run it then
+            if m.coverage is None and kept.redo is not None:
                 mark = m.state.mark()
                 m.state.redo(kept.redo)
                 for name in kept.started:

@@ -210,3 +210,61 @@ def test_step_and_auto_play_the_same_game_when_no_chance_is_asked() -> None:
                 played[chance].append((option.id, game.state.dumps(), count[0]))
         assert played["step"] == played["auto"]
         assert len(played["step"]) > 20
+
+
+def _committing(game: Game) -> list[int]:
+    """A one-item list that counts the options `game` applies with the changes their proof left made."""
+    count = [0]
+    commit = game._commit_made
+
+    def counted(option: Any, made: Any) -> None:
+        count[0] += 1
+        commit(option, made)
+
+    game._commit_made = counted  # type: ignore[method-assign]
+    return count
+
+
+@pytest.mark.parametrize("name", ["village", "lisboa"])
+def test_a_proof_left_made_plays_and_undoes_as_one_made_again(name: str) -> None:
+    """play_random commits the run that proved the option drawn, when it is the whole activity, as it ran (no
+    capture, rollback and redo). A `before` callback reads the state before the move, so with one it proves,
+    takes back and makes again as always: both play the same game. A game that proves every answer alone and
+    re-runs every activity (kept and held runs off) accepts each option and agrees step by step, and taking a
+    committed option back (undo) restores the state and log exactly; drawn again from the same generator state,
+    it plays on as before, the kept run found for it (its changes not kept) being run again."""
+    rules = load_rules(ROOT / "rules" / name, None, None)
+    for seed in (1, 2):
+        made, seen, plain, undone = (Game(rules, 3, seed=seed, flow=True, chance="step") for _ in range(4))
+        plain.keep_runs = plain.hold_runs = False
+        for game in (made, seen, plain, undone):
+            game.setup()
+        commits, seen_commits, undone_commits = _committing(made), _committing(seen), _committing(undone)
+        rng, seen_rng, undone_rng = random.Random(seed), random.Random(seed), random.Random(seed)
+        befores: list[str] = []
+
+        def before(pending: Any, option: Any, game: Game = seen, befores: list[str] = befores) -> None:
+            befores.append(game.state.dumps())
+            assert option in pending.options
+
+        steps = 0
+        while not made.is_terminal():
+            state, log, drawn_from = made.state.dumps(), made.log, undone_rng.getstate()
+            option = made.play_random(rng)
+            assert option is not None
+            assert seen.play_random(seen_rng, before=before) == option and befores[-1] == state
+            pending = plain.pending()
+            assert pending is not None and pending.option(option.id) == option
+            plain.apply(option.id)
+            before_commits = undone_commits[0]
+            assert undone.play_random(undone_rng) == option
+            if undone_commits[0] > before_commits:
+                assert undone.undo() and undone.state.dumps() == state and undone.log == log
+                undone_rng.setstate(drawn_from)
+                assert undone.play_random(undone_rng) == option
+            steps += 1
+            after = made.state.dumps()
+            assert seen.state.dumps() == plain.state.dumps() == undone.state.dumps() == after
+            assert seen.log == plain.log == undone.log == made.log
+        assert made.is_terminal() and plain.is_terminal() and steps > 20
+        assert commits[0] > 0 and seen_commits[0] == 0, (commits, seen_commits)

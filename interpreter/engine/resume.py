@@ -29,7 +29,7 @@ KEEP = 64  # finished runs kept for one state (a turn proves a few dozen candida
 class Finished:
     answers: list[Any]  # every answer the run took, in order (the activity's own, then its witness answers)
     asked: list[Decision]  # the decision each answer answered
-    redo: Redo
+    redo: Redo | None  # None: it was committed as it ran (Game.play_random), and an apply runs it again
     started: list[str]  # the rules it started, each time, in order (what a committed run adds to `covered`)
     # With a search that drew its answers at random (Search.draw): the answers from this index on are what a
     # uniform random player would have picked (see Game.play_random); None otherwise.
