@@ -23,8 +23,8 @@ from .engine.choices import Recorder, StopForAnswer
 from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.held import Held
 from .engine.machine import Machine
-from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Probe, Search, candidate_moves, probe
-from .engine.resume import Runs, same
+from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, candidate_moves, probe
+from .engine.resume import Finished, Runs, same
 from .engine.rules import Rules
 from .engine.state import State
 from .engine.values import Piece, Player, plain, shown
@@ -257,6 +257,10 @@ class Game:
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
         self._held: Held | None = None  # the open activity's committed run, held at a chance decision
+        # The open activity's run, made in the state by the proof that drew its answers (play_random), while those
+        # answers are given: its journal mark, the run, whether the state's runs (the last) keep it. Anything that
+        # reads the state first takes it back (_settle).
+        self._made: tuple[int, Finished, bool, Runs] | None = None
         self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
@@ -324,7 +328,8 @@ class Game:
         return self._m.covered
 
     def is_terminal(self) -> bool:
-        if self._held is not None and self._held.dirty:  # an activity is open, so the game was not over before it
+        # An activity is open with its run's changes made: the game was not over before it
+        if self._made is not None or (self._held is not None and self._held.dirty):
             return False
         return bool(self._m.state.vars.get("game_over"))
 
@@ -372,17 +377,21 @@ class Game:
         (engine/moves.py, `Search.draw`), so the way it finishes the move is, decision by decision, the first
         legal answer of a uniformly random order: the move's later decisions take those answers without proving
         or running anything, and applying them makes the kept run's changes again (`_planned`). Seeded, it plays
-        other games than `apply(pending().sample(rng).id)`, from the same distribution."""
+        other games than `apply(pending().sample(rng).id)`, from the same distribution. Without `before`, the
+        run that proves the option drawn is left made, and committed as it is when its answers have been given,
+        unless something reads the state first (`_made`; then it is taken back as a proof's run always was)."""
         option = self._sample(rng, players, before is None)
         if option is not None:
-            made = self._search.made
-            if made is not None:
-                self._commit_made(option, made)
-            else:
-                if before is not None:
-                    assert self._pending is not None
-                    before(self._pending, option)
-                self._apply(option.id)
+            search = self._search
+            made = search.made
+            if made is not None:  # the run that proved the option is left made: applying it commits it
+                search.made = None
+                assert made.made is not None and search.runs is not None
+                self._made = (*made.made, search.runs)
+            if before is not None:
+                assert self._pending is not None
+                before(self._pending, option)
+            self._apply(option.id)
         return option
 
     def _sample(self, rng: random.Random, players: Collection[str] | None = None,
@@ -414,10 +423,13 @@ class Game:
         """`pending._draw(rng)` with the proofs' own answers drawn from `rng` (Search.draw), so the run that proves
         the pick also plans the move's later answers (see _planned).
 
-        With `keep`, the option drawn is applied next with nothing read in between: a proof that runs the whole
-        activity to its end leaves its changes made (Search.keep, `made`), to be committed by `_commit_made`
-        instead of captured, taken back and made again. Not when a traced run must run the rules (coverage), or
-        a held run or kept runs being off make the apply something else."""
+        With `keep`, the option drawn is applied next with nothing read in between: the proof that runs the
+        activity with the option to its end leaves its changes made (Search.keep, `made`), to be committed when
+        the run's answers have been given instead of captured, taken back and made again (see `_made`). Not when
+        a traced run must run the rules (coverage), or a held run or kept runs being off make applying it
+        something else."""
+        if self._made is not None:
+            self._settle()  # the proofs run from the state before the open activity
         search = self._search
         m = self._m
         search.draw = rng
@@ -454,26 +466,6 @@ class Game:
                 pending._proven[i] = True
                 return pending._candidates[i]
         return None
-
-    def _commit_made(self, option: Option, made: Probe) -> None:
-        """Apply the option whose proof left its changes made (see _drawing): what `_apply` does with the run
-        kept for it, the changes being made already."""
-        self._search.made = None
-        pending = self._pending
-        assert pending is not None and made.made is not None
-        answer = self._pending_answers[option.id]
-        if pending.kind == "move":
-            activity = Activity("move", pending.player, answer.action, dict(answer.params))
-        else:
-            assert self._open is not None
-            activity = self._open
-            activity.answers.append(answer)
-        self._waiting = None
-        mark, started = made.made
-        covered = self._m.covered
-        for name in started:
-            covered.add(name)
-        self._finish(activity, mark, None)
 
     def _move_decision(self) -> list[Move]:
         """The turn player's move decision as the pending one, its moves not proven yet; the candidates (none: no
@@ -549,6 +541,8 @@ class Game:
         """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
         if not self.keep_runs:
             return None
+        if self._made is not None:  # the runs of the state before the open activity, whose run is made in it
+            return self._made[3]
         runs = self._runs = Runs.current(self._runs, self._m.state)
         return runs
 
@@ -646,6 +640,20 @@ class Game:
         activity = self._open
         assert activity is not None
         m = self._m
+        made = self._made
+        if made is not None:  # as below with kept runs, its changes being made already; else taken back first
+            kept = made[3].find(activity)
+            n = len(activity.answers)
+            if kept is not None and n < len(kept.answers):
+                self._waiting = kept.asked[n]
+                return
+            if (kept is made[1] or (kept is None and not made[2])) and m.coverage is None:
+                self._made = None
+                for name in made[1].started:
+                    m.covered.add(name)
+                self._finish(activity, made[0], None)
+                return
+            self._settle()
         held, self._held = self._held, None
         if held is not None and not held.continues(activity, m.state):
             held.abandon()
@@ -702,12 +710,20 @@ class Game:
         self._finish(activity, mark, None)
 
     def _drop_held(self) -> None:
+        self._settle()
         held, self._held = self._held, None
         if held is not None:
             held.abandon()
 
     def _settle(self) -> None:
-        """The state as the API shows it, before the open activity: a held run's changes taken back."""
+        """The state as the API shows it, before the open activity: a held or made run's changes taken back (the
+        made run kept with them, as a proof keeps the runs it takes back)."""
+        made = self._made
+        if made is not None:
+            self._made = None
+            st = self._m.state
+            made[1].redo = st.capture(made[0])
+            st.rollback(made[0])
         held = self._held
         if held is not None and held.dirty:
             held.settle()

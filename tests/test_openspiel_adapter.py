@@ -170,7 +170,7 @@ def _count(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     from boardrules.game import Game
 
     count = [0, 0]
-    prove, apply, commit = Game._prove, Game._apply, Game._commit_made
+    prove, apply = Game._prove, Game._apply
 
     def proved(self: Game, pending: object, i: int) -> bool:
         count[0] += 1
@@ -180,13 +180,8 @@ def _count(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         count[1] += 1
         apply(self, option)
 
-    def committed(self: Game, option: object, made: object) -> None:  # applied with the changes its proof made
-        count[1] += 1
-        commit(self, option, made)  # type: ignore[arg-type]
-
     monkeypatch.setattr(Game, "_prove", proved)
     monkeypatch.setattr(Game, "_apply", applied)
-    monkeypatch.setattr(Game, "_commit_made", committed)
     return count
 
 

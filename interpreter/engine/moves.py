@@ -153,9 +153,9 @@ class Probe:
     asked: list[Decision] = field(default_factory=list)  # the decision each of `extra` answered
     in_flow: bool = False  # it failed in the flow after the move's body
     answered: list[Decision] = field(default_factory=list)  # every decision it answered, when it finished
-    # With `keep`: the run's changes are left in the state for the caller to commit (see probe): the journal mark
-    # they start from, and the rules it started, in order, as a kept run lists them.
-    made: tuple[int, list[str]] | None = None
+    # With `keep`: the run's changes are left in the state for the caller (see probe): the journal mark they
+    # start from, the run (its redo None), and whether `runs` keeps it.
+    made: tuple[int, Finished, bool] | None = None
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
@@ -165,10 +165,11 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
     state), a run that finishes is kept there, and a run kept there already answers without running. With `head`,
     only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run.
 
-    With `keep` (and `runs`, drawing), a run that finishes with the activity's own answers, taking none past them,
-    and changes the state is exactly the run that applying the activity makes next (Game.play_random): its changes
-    are left in the state (`made`) instead of being captured, taken back and made again. It is kept in `runs` all
-    the same, without its changes (Finished.redo None: a later apply on this state, after an undo, runs it)."""
+    With `keep` (and `runs`, drawing), a run that finishes and changes the state is exactly the run that applying
+    the activity with its answers makes (Game.play_random): its changes are left in the state (`made`) instead of
+    being captured and taken back, for the caller to commit, or to capture and take back (Finished.redo) if the
+    state is read before. It is kept in `runs` all the same (without witness answers it need not be: the caller
+    commits it at once)."""
     if runs is not None and not runs.fresh(m.state):
         runs = None  # kept for a state that has changed since
     if runs is not None:
@@ -187,10 +188,12 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         m.transaction(activity.work(m, head))
         result = Probe("done")
         if runs is not None:
-            if keep and draw is not None and not decider.extra and len(m.state.journal) > mark:
-                runs.add(activity, Finished(list(activity.answers), decider.asked, None, started, drawn))
-                result.made = (mark, started)
-            else:
+            if keep and draw is not None and len(m.state.journal) > mark:
+                run = Finished([*activity.answers, *decider.extra], decider.asked, None, started, drawn)
+                added = runs.add(activity, run)
+                if added or not decider.extra:
+                    result.made = (mark, run, added)
+            if result.made is None:
                 runs.add(activity, Finished([*activity.answers, *decider.extra], decider.asked,
                                             m.state.capture(mark), started, drawn if draw is not None else None))
     except StopForAnswer as stop:
