@@ -428,8 +428,7 @@ class Game:
         the run's answers have been given instead of captured, taken back and made again (see `_made`). Not when
         a traced run must run the rules (coverage), or a held run or kept runs being off make applying it
         something else."""
-        if self._made is not None:
-            self._settle()  # the proofs run from the state before the open activity
+        self._take_back_made()  # the proofs run from the state before the open activity
         search = self._search
         m = self._m
         search.draw = rng
@@ -710,7 +709,7 @@ class Game:
         self._finish(activity, mark, None)
 
     def _drop_held(self) -> None:
-        self._settle()
+        self._take_back_made()
         held, self._held = self._held, None
         if held is not None:
             held.abandon()
@@ -718,15 +717,18 @@ class Game:
     def _settle(self) -> None:
         """The state as the API shows it, before the open activity: a held or made run's changes taken back (the
         made run kept with them, as a proof keeps the runs it takes back)."""
+        self._take_back_made()
+        held = self._held
+        if held is not None and held.dirty:
+            held.settle()
+
+    def _take_back_made(self) -> None:
         made = self._made
         if made is not None:
             self._made = None
             st = self._m.state
             made[1].redo = st.capture(made[0])
             st.rollback(made[0])
-        held = self._held
-        if held is not None and held.dirty:
-            held.settle()
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None

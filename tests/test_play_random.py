@@ -262,6 +262,10 @@ def test_a_proof_left_made_plays_and_undoes_as_one_made_again(name: str) -> None
             assert read.play_random(rngs[id(read)]) == option
             if steps % 3 == 0:
                 assert read.state.dumps() == plain.state.dumps()  # taken back, if made, and made again on
+            elif steps % 3 == 1:
+                copy = read.clone(journal=True)  # a copy and a save, as the plain game's
+                assert copy.state.dumps() == plain.state.dumps() and copy.log == plain.log
+                assert read.serialize() == plain.serialize()
             made_before = undone_count[0]
             assert undone.play_random(rngs[id(undone)]) == option
             if at_rest and undone._open is None and undone_count[0] > made_before:
@@ -274,6 +278,7 @@ def test_a_proof_left_made_plays_and_undoes_as_one_made_again(name: str) -> None
                 after = plain.state.dumps()
                 assert made.state.dumps() == seen.state.dumps() == undone.state.dumps() == after
                 assert made.log == seen.log == plain.log == undone.log == read.log
+                assert made.covered == seen.covered == plain.covered == read.covered  # the rules that have run
         assert plain.is_terminal() and read.is_terminal() and undone.is_terminal() and steps > 20
         assert made.state.dumps() == plain.state.dumps() == read.state.dumps() == undone.state.dumps()
         assert made.log == plain.log == read.log == undone.log
