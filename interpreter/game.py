@@ -24,7 +24,7 @@ from .engine.decisions import Decider, Decision, ScriptedDecider
 from .engine.held import Held
 from .engine.machine import Machine
 from .engine.moves import SEARCH_BUDGET, Activity, Move, PrefixDecider, Search, candidate_moves, probe
-from .engine.resume import Runs, same
+from .engine.resume import Finished, Runs, same
 from .engine.rules import Rules
 from .engine.state import State
 from .engine.values import Piece, Player, plain, shown
@@ -257,6 +257,10 @@ class Game:
         self._stops: dict[int, Decision] = {}  # option id -> the decision its activity stops at next (see apply)
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
         self._held: Held | None = None  # the open activity's committed run, held at a chance decision
+        # The open activity's run, made in the state by the proof that drew its answers (play_random), while those
+        # answers are given: its journal mark, the run, whether the state's runs (the last) keep it. Anything that
+        # reads the state first takes it back (_settle).
+        self._made: tuple[int, Finished, bool, Runs] | None = None
         self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
@@ -324,7 +328,8 @@ class Game:
         return self._m.covered
 
     def is_terminal(self) -> bool:
-        if self._held is not None and self._held.dirty:  # an activity is open, so the game was not over before it
+        # An activity is open with its run's changes made: the game was not over before it
+        if self._made is not None or (self._held is not None and self._held.dirty):
             return False
         return bool(self._m.state.vars.get("game_over"))
 
@@ -372,23 +377,32 @@ class Game:
         (engine/moves.py, `Search.draw`), so the way it finishes the move is, decision by decision, the first
         legal answer of a uniformly random order: the move's later decisions take those answers without proving
         or running anything, and applying them makes the kept run's changes again (`_planned`). Seeded, it plays
-        other games than `apply(pending().sample(rng).id)`, from the same distribution."""
-        option = self._sample(rng, players)
+        other games than `apply(pending().sample(rng).id)`, from the same distribution. Without `before`, the
+        run that proves the option drawn is left made, and committed as it is when its answers have been given,
+        unless something reads the state first (`_made`; then it is taken back as a proof's run always was)."""
+        option = self._sample(rng, players, before is None)
         if option is not None:
+            search = self._search
+            made = search.made
+            if made is not None:  # the run that proved the option is left made: applying it commits it
+                search.made = None
+                assert made.made is not None and search.runs is not None
+                self._made = (*made.made, search.runs)
             if before is not None:
                 assert self._pending is not None
                 before(self._pending, option)
             self._apply(option.id)
         return option
 
-    def _sample(self, rng: random.Random, players: Collection[str] | None = None) -> Option | None:
+    def _sample(self, rng: random.Random, players: Collection[str] | None = None,
+                keep: bool = False) -> Option | None:
         while self._pending is None and self._open is None and not self.is_terminal() and self._m.flow_on \
                 and self._set_up:
             if players is not None and self._m.state.vars["turn_player"] not in players:
                 break  # pending() finds another player's move decision (or skips that turn) as it always does
             moves = self._move_decision()
             if moves and self._pending is not None:
-                drawn = self._drawing(self._pending, rng)
+                drawn = self._drawing(self._pending, rng, keep)
                 if drawn is not None:
                     return drawn
             self._skip_turn()
@@ -400,20 +414,36 @@ class Game:
         planned = self._planned(pending)
         if planned is not None:
             return planned
-        drawn = self._drawing(pending, rng)
+        drawn = self._drawing(pending, rng, keep)
         if drawn is None:
             return pending.sample(rng)  # raises: no option can be carried out
         return drawn
 
-    def _drawing(self, pending: Pending, rng: random.Random) -> Option | None:
+    def _drawing(self, pending: Pending, rng: random.Random, keep: bool = False) -> Option | None:
         """`pending._draw(rng)` with the proofs' own answers drawn from `rng` (Search.draw), so the run that proves
-        the pick also plans the move's later answers (see _planned)."""
+        the pick also plans the move's later answers (see _planned).
+
+        With `keep`, the option drawn is applied next with nothing read in between: the proof that runs the
+        activity with the option to its end leaves its changes made (Search.keep, `made`), to be committed when
+        the run's answers have been given instead of captured, taken back and made again (see `_made`). Not when
+        a traced run must run the rules (coverage), or a held run or kept runs being off make applying it
+        something else."""
+        self._take_back_made()  # the proofs run from the state before the open activity
         search = self._search
+        m = self._m
         search.draw = rng
+        search.keep = keep and self.keep_runs and self._held is None and m.coverage is None
+        mark = m.state.mark()
         try:
             return pending._draw(rng)
+        except BaseException:
+            if search.made is not None:  # a proof left its changes, then the search failed (a work limit)
+                search.made = None
+                m.state.rollback(mark)
+            raise
         finally:
             search.draw = None
+            search.keep = False
 
     def _planned(self, pending: Pending) -> Option | None:
         """The option a finished run drawn at random (Search.draw) took at this decision, when one was kept for
@@ -510,6 +540,8 @@ class Game:
         """The finished runs kept for the state as it is now (a new, empty set once it has changed)."""
         if not self.keep_runs:
             return None
+        if self._made is not None:  # the runs of the state before the open activity, whose run is made in it
+            return self._made[3]
         runs = self._runs = Runs.current(self._runs, self._m.state)
         return runs
 
@@ -607,6 +639,20 @@ class Game:
         activity = self._open
         assert activity is not None
         m = self._m
+        made = self._made
+        if made is not None:  # as below with kept runs, its changes being made already; else taken back first
+            kept = made[3].find(activity)
+            n = len(activity.answers)
+            if kept is not None and n < len(kept.answers):
+                self._waiting = kept.asked[n]
+                return
+            if (kept is made[1] or (kept is None and not made[2])) and m.coverage is None:
+                self._made = None
+                for name in made[1].started:
+                    m.covered.add(name)
+                self._finish(activity, made[0], None)
+                return
+            self._settle()
         held, self._held = self._held, None
         if held is not None and not held.continues(activity, m.state):
             held.abandon()
@@ -623,7 +669,8 @@ class Game:
             if n < len(kept.answers):
                 self._waiting = kept.asked[n]
                 return
-            if m.coverage is None:  # a traced run records each rule it runs: run it then
+            # A traced run records each rule it runs, and a run committed as it ran kept no changes: run it then
+            if m.coverage is None and kept.redo is not None:
                 mark = m.state.mark()
                 m.state.redo(kept.redo)
                 for name in kept.started:
@@ -662,15 +709,26 @@ class Game:
         self._finish(activity, mark, None)
 
     def _drop_held(self) -> None:
+        self._take_back_made()
         held, self._held = self._held, None
         if held is not None:
             held.abandon()
 
     def _settle(self) -> None:
-        """The state as the API shows it, before the open activity: a held run's changes taken back."""
+        """The state as the API shows it, before the open activity: a held or made run's changes taken back (the
+        made run kept with them, as a proof keeps the runs it takes back)."""
+        self._take_back_made()
         held = self._held
         if held is not None and held.dirty:
             held.settle()
+
+    def _take_back_made(self) -> None:
+        made = self._made
+        if made is not None:
+            self._made = None
+            st = self._m.state
+            made[1].redo = st.capture(made[0])
+            st.rollback(made[0])
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None

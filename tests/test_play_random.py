@@ -210,3 +210,76 @@ def test_step_and_auto_play_the_same_game_when_no_chance_is_asked() -> None:
                 played[chance].append((option.id, game.state.dumps(), count[0]))
         assert played["step"] == played["auto"]
         assert len(played["step"]) > 20
+
+
+
+def _made_applies(game: Game) -> list[int]:
+    """A one-item list that counts the options `game` applies with its run's changes made (Game._made)."""
+    count = [0]
+    apply = game._apply
+
+    def counted(option: Any) -> None:
+        count[0] += game._made is not None
+        apply(option)
+
+    game._apply = counted  # type: ignore[method-assign]
+    return count
+
+
+@pytest.mark.parametrize("name", ["village", "lisboa"])
+def test_a_proof_left_made_plays_and_undoes_as_one_made_again(name: str) -> None:
+    """play_random leaves the run that proved the option drawn made, and commits it as it ran once its answers
+    are given (no capture, rollback and redo), unless the state is read first. A `before` callback reads the
+    state before the option is applied, so with one every run is taken back: both play the same game. A game
+    that proves every answer alone and re-runs every activity (kept and held runs off) accepts each option and
+    agrees step by step. Taking back a move committed as it ran (undo) restores the state and log exactly, and
+    drawn again from the same generator state it plays on as before (the run kept for it, without its changes,
+    is run again). Reading the state in the middle of a move takes its made run back exactly."""
+    rules = load_rules(ROOT / "rules" / name, None, None)
+    for seed in (1, 2):
+        made, seen, plain, undone, read = (Game(rules, 3, seed=seed, flow=True, chance="step") for _ in range(5))
+        plain.keep_runs = plain.hold_runs = False
+        for game in (made, seen, plain, undone, read):
+            game.setup()
+        made_count, seen_count, undone_count = _made_applies(made), _made_applies(seen), _made_applies(undone)
+        rngs = {id(game): random.Random(seed) for game in (made, seen, undone, read)}
+        befores: list[str] = []
+
+        def before(pending: Any, option: Any, game: Game = seen, befores: list[str] = befores) -> None:
+            befores.append(game.state.dumps())
+            assert option in pending.options
+
+        steps = undos = 0
+        while not made.is_terminal():
+            state, log, at_rest = plain.state.dumps(), plain.log, plain._open is None  # plain has nothing made
+            drawn_from = rngs[id(undone)].getstate()
+            option = made.play_random(rngs[id(made)])
+            assert option is not None
+            assert seen.play_random(rngs[id(seen)], before=before) == option and befores[-1] == state
+            pending = plain.pending()
+            assert pending is not None and pending.option(option.id) == option
+            plain.apply(option.id)
+            assert read.play_random(rngs[id(read)]) == option
+            if steps % 3 == 0:
+                assert read.state.dumps() == plain.state.dumps()  # taken back, if made, and made again on
+            elif steps % 3 == 1:
+                copy = read.clone(journal=True)  # a copy and a save, as the plain game's
+                assert copy.state.dumps() == plain.state.dumps() and copy.log == plain.log
+                assert read.serialize() == plain.serialize()
+            made_before = undone_count[0]
+            assert undone.play_random(rngs[id(undone)]) == option
+            if at_rest and undone._open is None and undone_count[0] > made_before:
+                assert undone.undo() and undone.state.dumps() == state and undone.log == log
+                rngs[id(undone)].setstate(drawn_from)
+                assert undone.play_random(rngs[id(undone)]) == option
+                undos += 1
+            steps += 1
+            if steps % 5 == 0 or made._open is None:  # at rest: nothing made to take back
+                after = plain.state.dumps()
+                assert made.state.dumps() == seen.state.dumps() == undone.state.dumps() == after
+                assert made.log == seen.log == plain.log == undone.log == read.log
+                assert made.covered == seen.covered == plain.covered == read.covered  # the rules that have run
+        assert plain.is_terminal() and read.is_terminal() and undone.is_terminal() and steps > 20
+        assert made.state.dumps() == plain.state.dumps() == read.state.dumps() == undone.state.dumps()
+        assert made.log == plain.log == read.log == undone.log
+        assert made_count[0] > 0 and undos > 0 and seen_count[0] == 0, (made_count, undos, seen_count)

@@ -153,14 +153,23 @@ class Probe:
     asked: list[Decision] = field(default_factory=list)  # the decision each of `extra` answered
     in_flow: bool = False  # it failed in the flow after the move's body
     answered: list[Decision] = field(default_factory=list)  # every decision it answered, when it finished
+    # With `keep`: the run's changes are left in the state for the caller (see probe): the journal mark they
+    # start from, the run (its redo None), and whether `runs` keeps it.
+    made: tuple[int, Finished, bool] | None = None
 
 
 def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = False, runs: Runs | None = None,
           head: Body | None = None, wins: dict[Any, int] | None = None, draw: random.Random | None = None,
-          drawn: int | None = None) -> Probe:
+          drawn: int | None = None, keep: bool = False) -> Probe:
     """Run the activity with its answers and take every change back: what would happen. With `runs` (of this
     state), a run that finishes is kept there, and a run kept there already answers without running. With `head`,
-    only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run."""
+    only that start of a move's body runs (see Activity.work), and nothing is kept: it is not the move's run.
+
+    With `keep` (and `runs`, drawing), a run that finishes and changes the state is exactly the run that applying
+    the activity with its answers makes (Game.play_random): its changes are left in the state (`made`) instead of
+    being captured and taken back, for the caller to commit, or to capture and take back (Finished.redo) if the
+    state is read before. It is kept in `runs` all the same (without witness answers it need not be: the caller
+    commits it at once)."""
     if runs is not None and not runs.fresh(m.state):
         runs = None  # kept for a state that has changed since
     if runs is not None:
@@ -179,8 +188,14 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         m.transaction(activity.work(m, head))
         result = Probe("done")
         if runs is not None:
-            runs.add(activity, Finished([*activity.answers, *decider.extra], decider.asked, m.state.capture(mark),
-                                        started, drawn if draw is not None else None))
+            if keep and draw is not None and len(m.state.journal) > mark:
+                run = Finished([*activity.answers, *decider.extra], decider.asked, None, started, drawn)
+                added = runs.add(activity, run)
+                if added or not decider.extra:
+                    result.made = (mark, run, added)
+            if result.made is None:
+                runs.add(activity, Finished([*activity.answers, *decider.extra], decider.asked,
+                                            m.state.capture(mark), started, drawn if draw is not None else None))
     except StopForAnswer as stop:
         result = Probe("stop", stop.decision)
     except BoardrulesError as err:
@@ -193,7 +208,8 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
         result = Probe("fail", error=err.with_traceback(None), in_flow=m.flow_ran)
     finally:
         m.decider, m.covered, m.coverage, m.flow_ran, m.dry = saved, covered, traced, flow_ran, dry
-    m.state.rollback(mark)
+    if result.made is None:
+        m.state.rollback(mark)
     result.extra = decider.extra
     if result.outcome == "done":
         result.answered = decider.asked
@@ -255,6 +271,10 @@ class Search:
     # the other answers in a uniformly random order, so the first way that finishes is, decision by decision, what
     # a uniform random player proving its picks one at a time would play (kept runs say so: Finished.drawn).
     draw: random.Random | None = None
+    # Set by Game.play_random with `draw` when the option drawn is applied next with nothing read in between: the
+    # run that proves it, when it is the whole activity, is left made (probe's `keep`); `made` is then its Probe.
+    keep = False
+    made: Probe | None = None
 
     def __init__(self, m: Machine, chance_steps: bool, budget: int = SEARCH_BUDGET, work: int | None = None,
                  runs: Runs | None = None) -> None:
@@ -454,7 +474,10 @@ class Search:
         m = self.m
         wins = m.answer_wins
         result = probe(m, activity, self.chance_steps, witness, self.runs, head, wins if witness else None,
-                       self.draw if witness and head is None else None, self.given)
+                       self.draw if witness and head is None else None, self.given,
+                       self.keep and head is None and self.made is None and len(activity.answers) == self.given)
+        if result.made is not None:
+            self.made = result
         if result.outcome == "done" and result.answered:  # these answers finished a move: try them first next time
             for decision, answer in zip(result.answered, [*activity.answers, *result.extra], strict=False):
                 if decision.chooser == "chance":

@@ -29,7 +29,8 @@ KEEP = 64  # finished runs kept for one state (a turn proves a few dozen candida
 class Finished:
     answers: list[Any]  # every answer the run took, in order (the activity's own, then its witness answers)
     asked: list[Decision]  # the decision each answer answered
-    redo: Redo
+    # None: its changes were left made (Game.play_random) and committed as they were: an apply (after an undo) runs it
+    redo: Redo | None
     started: list[str]  # the rules it started, each time, in order (what a committed run adds to `covered`)
     # With a search that drew its answers at random (Search.draw): the answers from this index on are what a
     # uniform random player would have picked (see Game.play_random); None otherwise.
@@ -68,14 +69,16 @@ class Runs:
     def current(runs: Runs | None, state: State) -> Runs:
         return runs if runs is not None and runs.fresh(state) else Runs(state)
 
-    def add(self, activity: Activity, run: Finished) -> None:
+    def add(self, activity: Activity, run: Finished) -> bool:
+        """Keep the run, unless enough are kept or the activity's parameters cannot be a key; whether it was."""
         if self.count >= KEEP:
-            return
+            return False
         head = _head(activity)
         if head is None:
-            return
+            return False
         self._by_head.setdefault(head, []).append(run)
         self.count += 1
+        return True
 
     def find(self, activity: Activity) -> Finished | None:
         """A finished run whose answers begin with the activity's answers (the same run, carried further)."""
