@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import saves
 from .diagnostics import BoardrulesError, Span, source_line
@@ -215,6 +215,15 @@ class Pending:
                             for o in options]}
 
 
+class _Made(NamedTuple):
+    """A run left made in the state by the proof that drew it (Game._made)."""
+
+    mark: int  # the journal mark its changes start from
+    run: Finished  # the run, its `redo` None while its changes are made
+    kept: bool  # whether `runs` keeps it
+    runs: Runs  # the finished runs of the state before it
+
+
 class Game:
     """A game in progress. Start one with `Game.new`; see docs/embedding.md."""
 
@@ -258,9 +267,8 @@ class Game:
         self._runs: Runs | None = None  # finished dry runs on the state as it is now (engine/resume.py)
         self._held: Held | None = None  # the open activity's committed run, held at a chance decision
         # The open activity's run, made in the state by the proof that drew its answers (play_random), while those
-        # answers are given: its journal mark, the run, whether the state's runs (the last) keep it. Anything that
-        # reads the state first takes it back (_settle).
-        self._made: tuple[int, Finished, bool, Runs] | None = None
+        # answers are given. Anything that reads the state first takes it back (_settle).
+        self._made: _Made | None = None
         self._proofs: dict[str, list[int]] = {}  # action -> [proofs, legal ones, their work] (_likely_first)
         self._search = self._new_search()  # proves the pending decision's options, within one work budget
         self._set_up = False
@@ -387,7 +395,7 @@ class Game:
             if made is not None:  # the run that proved the option is left made: applying it commits it
                 search.made = None
                 assert made.made is not None and search.runs is not None
-                self._made = (*made.made, search.runs)
+                self._made = _Made(*made.made, search.runs)
             if before is not None:
                 assert self._pending is not None
                 before(self._pending, option)
@@ -541,7 +549,7 @@ class Game:
         if not self.keep_runs:
             return None
         if self._made is not None:  # the runs of the state before the open activity, whose run is made in it
-            return self._made[3]
+            return self._made.runs
         runs = self._runs = Runs.current(self._runs, self._m.state)
         return runs
 
@@ -641,16 +649,16 @@ class Game:
         m = self._m
         made = self._made
         if made is not None:  # as below with kept runs, its changes being made already; else taken back first
-            kept = made[3].find(activity)
+            kept = made.runs.find(activity)
             n = len(activity.answers)
             if kept is not None and n < len(kept.answers):
                 self._waiting = kept.asked[n]
                 return
-            if (kept is made[1] or (kept is None and not made[2])) and m.coverage is None:
+            if (kept is made.run or (kept is None and not made.kept)) and m.coverage is None:
                 self._made = None
-                for name in made[1].started:
+                for name in made.run.started:
                     m.covered.add(name)
-                self._finish(activity, made[0], None)
+                self._finish(activity, made.mark, None)
                 return
             self._settle()
         held, self._held = self._held, None
@@ -727,8 +735,8 @@ class Game:
         if made is not None:
             self._made = None
             st = self._m.state
-            made[1].redo = st.capture(made[0])
-            st.rollback(made[0])
+            made.run.redo = st.capture(made.mark)
+            st.rollback(made.mark)
 
     def _finish(self, activity: Activity, mark: int, recorder: Recorder | None) -> None:
         self._open = None

@@ -33,21 +33,18 @@ def runtime_type_error(message: str, f: Frame) -> BoardrulesError:
 def as_list(value: Any, f: Frame) -> list[Any]:
     """Zones, lists and ranges all iterate as lists. Whoever asks will go through every element, so the work
     budget is charged here, before the work is done."""
-    if type(value) is list:
-        budget = f.g.budget  # charge's test, written out for the commonest values (as_list is called a lot)
-        if budget.work + len(value) > budget.limits.work:
-            charge(f, len(value))
-        budget.work += len(value)
-        return value
-    if type(value) is Zone:
+    t = type(value)
+    if t is list or t is Zone:
         g = f.g
+        items = value if t is list else g.state.zones[value.key].contents
+        budget = g.budget  # charge's test, written out for the commonest values (as_list is called a lot)
+        if budget.work + len(items) > budget.limits.work:
+            charge(f, len(items))
+        budget.work += len(items)
+        if t is list:
+            return items
         cached, piece = g.pieces_by_id, g.piece
-        contents = g.state.zones[value.key].contents
-        budget = g.budget
-        if budget.work + len(contents) > budget.limits.work:
-            charge(f, len(contents))
-        budget.work += len(contents)
-        return [cached.get(p) or piece(p) for p in contents]
+        return [cached.get(p) or piece(p) for p in items]
     if isinstance(value, tuple | range | list):
         charge(f, len(value))
         return list(value)
