@@ -13,6 +13,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_expressions  # noqa: E402
 import bench_games  # noqa: E402
 import bench_interpreter  # noqa: E402
+import bench_listing  # noqa: E402
 import bench_processes  # noqa: E402
 from timing import interleaved, spread  # noqa: E402
 
@@ -66,3 +67,14 @@ def test_bench_games_prints_rates_against_tic_tac_toe(capsys: pytest.CaptureFixt
     assert "lisboa 2p chance=auto:" in out and "decisions/CPU-s" in out and "games/CPU-s" in out
     assert "tic-tac-toe actions / these decisions" in out
     assert "listing a turn's legal moves / one run of the chosen move" in out
+
+
+def test_bench_listing_prints_the_ratios_and_the_ceilings_of_sharing(capsys: pytest.CaptureFixture[str]) -> None:
+    bench_listing.main(["--games", "1", "--moves", "4", "--packs", "lisboa"])
+    out = capsys.readouterr().out
+    assert "lisboa, 3 players: 4 move decisions of 1 random games" in out
+    for line in ("listing / head run of the chosen move (the goal, <= 3x):",
+                 "listing / whole dry run of the chosen move and the flow after it:",
+                 "floor (every candidate's head run) / head run of the chosen move:",
+                 "dry runs per listing", "ceiling of sharing prefixes", "ceiling of sharing the flow"):
+        assert line in out
