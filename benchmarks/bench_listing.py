@@ -1,8 +1,8 @@
 """What a listing of a turn's legal moves costs, against what one move costs, and where a listing's CPU goes: the
 profile behind issue 20's listing goal (listing <= 3x one run of the chosen move), which is not met.
 
-On the move decisions of random 3-player games (`chance="auto"`, seeds 1..--games, the first --moves move
-decisions of each, 40 by default), each state is measured four ways, in a rotating order, with the state
+On the move decisions of random 3-player games (`chance="auto"`, seeds 1..--games, every move decision of
+each, or its first --moves), each state is measured four ways, in a rotating order, with the state
 restored between them:
 
 - listing: `Pending.options` on a fresh pending (every legal move proven, no finished run kept from before), as
@@ -19,7 +19,7 @@ prefixes of runs that a failed way made the search repeat (each measured as its 
 retry answers differently) and in the flow after every finished run but the first. Sharing prefixes and flows
 between sibling runs (issue 20, item 3) can save at most those shares.
 
-    python benchmarks/bench_listing.py [--games 5] [--moves 40] [--packs village lisboa]
+    python benchmarks/bench_listing.py [--games 5] [--moves N] [--packs village lisboa]
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--packs", nargs="*", default=list(PACKS))
-    parser.add_argument("--moves", type=int, default=40, help="move decisions measured per game")
+    parser.add_argument("--moves", type=int, default=10_000, help="move decisions measured per game, at most")
     args = parser.parse_args(argv)
     for name in args.packs:
         rules = load_rules(PACKS[name], None, None)
