@@ -15,6 +15,7 @@ import bench_games  # noqa: E402
 import bench_interpreter  # noqa: E402
 import bench_listing  # noqa: E402
 import bench_processes  # noqa: E402
+import listing_carry  # noqa: E402
 from timing import interleaved, spread  # noqa: E402
 
 
@@ -78,3 +79,12 @@ def test_bench_listing_prints_the_ratios_and_the_ceilings_of_sharing(capsys: pyt
                  "floor (every candidate's head run) / head run of the chosen move:",
                  "dry runs per listing", "ceiling of sharing prefixes", "ceiling of sharing the flow"):
         assert line in out
+
+
+def test_listing_carry_finds_no_wrong_verdict_and_prints_the_share(capsys: pytest.CaptureFixture[str]) -> None:
+    got = listing_carry.measure(listing_carry.load_rules(listing_carry.PACKS["lisboa"], None, None), 1)
+    assert got["proofs"] > 100 and 0 < got["carried"] <= got["earlier"] < got["proofs"]
+    assert got["wrong"] == 0  # a carried verdict that differs would be a read the notes missed
+    listing_carry.main(["--games", "1", "--packs", "lisboa"])
+    out = capsys.readouterr().out
+    assert "verdicts that could be carried" in out and "the most carrying could save" in out
