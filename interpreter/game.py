@@ -191,15 +191,23 @@ class Pending:
                                   "the rules ask a decision none of whose answers can finish the move")
         return drawn
 
-    def _draw(self, rng: random.Random) -> Option | None:
+    def _draw(self, rng: random.Random, again: bool = False) -> Option | None:
         """A player's option drawn uniformly among the legal ones, proving candidates in random order; None when
-        none is legal."""
+        none is legal. With `again` (Game.play_random, whose proofs draw their answers from `rng` too), each
+        candidate drawn is proven again even when it was before, so what is drawn from `rng` does not depend on
+        what was read before (a `pending()` proves a move first)."""
         candidates = self._candidates
         order = list(range(len(candidates)))
+        prove = self._prove if again else None
         while order:
             i = rng.randrange(len(order))
-            if self._legal_at(order[i]):  # only the option picked is made
-                return candidates[order[i]]
+            k = order[i]
+            if prove is not None:
+                self._proven[k] = legal = prove(self, k)
+            else:
+                legal = self._legal_at(k)
+            if legal:  # only the option picked is made
+                return candidates[k]
             order[i] = order[-1]
             order.pop()
         return None
@@ -387,7 +395,11 @@ class Game:
         or running anything, and applying them makes the kept run's changes again (`_planned`). Seeded, it plays
         other games than `apply(pending().sample(rng).id)`, from the same distribution. Without `before`, the
         run that proves the option drawn is left made, and committed as it is when its answers have been given,
-        unless something reads the state first (`_made`; then it is taken back as a proof's run always was)."""
+        unless something reads the state first (`_made`; then it is taken back as a proof's run always was).
+
+        Reading the game between calls (`pending()` and its options, `current_player()`, `state`, ...) does not
+        change the games played: a candidate drawn is proven again with its answers drawn, even when a read proved
+        it before (`Pending._draw` with `again`; a proof's run kept then is not one that drew: `Runs.find`)."""
         option = self._sample(rng, players, before is None)
         if option is not None:
             search = self._search
@@ -443,7 +455,7 @@ class Game:
         search.keep = keep and self.keep_runs and self._held is None and m.coverage is None
         mark = m.state.mark()
         try:
-            return pending._draw(rng)
+            return pending._draw(rng, again=True)
         except BaseException:
             if search.made is not None:  # a proof left its changes, then the search failed (a work limit)
                 search.made = None
@@ -461,7 +473,7 @@ class Game:
         if activity is None or self._held is not None:  # a held run went past the planned answers (a new outcome)
             return None
         runs = self._kept()
-        kept = runs.find(activity) if runs is not None else None
+        kept = runs.find(activity, drawn=True) if runs is not None else None
         if kept is None or kept.drawn is None:
             return None
         n = len(activity.answers)

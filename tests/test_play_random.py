@@ -213,6 +213,40 @@ def test_step_and_auto_play_the_same_game_when_no_chance_is_asked() -> None:
 
 
 
+@pytest.mark.parametrize("chance", ["step", "auto"])
+@pytest.mark.parametrize("name", ["village", "lisboa"])
+def test_looking_at_the_game_between_calls_plays_the_same_game(name: str, chance: str) -> None:
+    """A program that shows each decision between `play_random` calls plays the game it would play without looking.
+    `pending()` proves that the turn has a move, and its `options` prove every candidate, without drawing: a
+    candidate drawn afterwards is proven again with its answers drawn, so what is drawn from the generator is the
+    same. (Village seed 9 played another smuggler's answers from its 22nd move when `pending()` was read.)"""
+    rules = load_rules(ROOT / "rules" / name, None, None)
+
+    def play(seed: int, look: str) -> tuple[list[Any], str]:
+        game = Game(rules, 3, seed=seed, flow=True, chance=chance)
+        game.setup()
+        rng = random.Random(seed)
+        n = 0
+        while not game.is_terminal():
+            if look == "pending" and n % 3 == 0:
+                game.pending()
+            elif look == "options" and n % 5 == 0:
+                pending = game.pending()
+                if pending is not None:
+                    assert pending.options
+            elif look == "player" and n % 2 == 0:
+                game.current_player()
+            assert game.play_random(rng) is not None
+            n += 1
+        return game.log, game.state.dumps()
+
+    for seed in (9, 10, 11):
+        unseen = play(seed, "")
+        assert len(unseen[0]) > 20
+        for look in ("pending", "options", "player"):
+            assert play(seed, look) == unseen, (seed, look)
+
+
 def _made_applies(game: Game) -> list[int]:
     """A one-item list that counts the options `game` applies with its run's changes made (Game._made)."""
     count = [0]

@@ -173,7 +173,9 @@ def probe(m: Machine, activity: Activity, chance_steps: bool, witness: bool = Fa
     if runs is not None and not runs.fresh(m.state):
         runs = None  # kept for a state that has changed since
     if runs is not None:
-        kept = runs.find(activity)
+        # Drawing, a witness run answers with the run that drew its answers (so the game played does not depend on
+        # a proof made before, with the first answers, for `pending()`).
+        kept = runs.find(activity, draw is not None and witness)
         if kept is not None:
             return _from_kept(kept, len(activity.answers), witness)
     if head is not None:

@@ -80,8 +80,9 @@ class Runs:
         self.count += 1
         return True
 
-    def find(self, activity: Activity) -> Finished | None:
-        """A finished run whose answers begin with the activity's answers (the same run, carried further)."""
+    def find(self, activity: Activity, drawn: bool = False) -> Finished | None:
+        """A finished run whose answers begin with the activity's answers (the same run, carried further); with
+        `drawn`, only a run whose answers past the given ones were drawn at random (Finished.drawn)."""
         head = _head(activity)
         if head is None:
             return None
@@ -92,7 +93,8 @@ class Runs:
         n = len(answers)
         for run in runs:
             kept = run.answers
-            if len(kept) >= n and all(a is b or same(a, b) for a, b in zip(answers, kept[:n], strict=True)):
+            if (not drawn or run.drawn is not None) and len(kept) >= n and \
+                    all(a is b or same(a, b) for a, b in zip(answers, kept[:n], strict=True)):
                 return run
         return None
 
