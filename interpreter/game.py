@@ -880,7 +880,12 @@ class Game:
         other._history = list(self._history) if journal else []
         other._open = None if self._open is None else _with(self._open, None, drop=True)
         other._pending = None if self._pending is None else self._pending.rebound(other._prove)
-        other._runs = None  # kept runs belong to this game's state
+        # The copy keeps the runs kept for this state (so a move's planned answers are played on in the copy as
+        # here, and a copy plays on as the original does with the same generator).
+        # Not with a held run, which the copy cannot take: this game plays no plan past it (see _planned).
+        runs = self._runs
+        other._runs = runs.copy_for(other._m.state) \
+            if runs is not None and self._held is None and runs.fresh(self._m.state) else None
         other._held = None  # so does a held run
         other._proofs = {k: list(v) for k, v in self._proofs.items()}
         other._search = other._new_search()
@@ -932,7 +937,49 @@ class Game:
             "open": None if self._open is None else _entry_dict(_log_entry(self._open, None)),
             "state": self._m.state.to_json(),
         }
+        plan = self._plan()
+        if plan is not None:
+            data["plan"] = plan
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+    def _plan(self) -> dict[str, Any] | None:
+        """The open activity's later answers as play_random drew and proved them (see _planned), as plain values:
+        what a save keeps so that the loaded game plays them too."""
+        activity = self._open
+        if activity is None or self._held is not None:
+            return None
+        runs = self._kept()
+        kept = runs.find(activity, drawn=True) if runs is not None else None
+        n = len(activity.answers)
+        if kept is None or kept.drawn is None or len(kept.answers) <= n:
+            return None
+        return {"answers": [plain(a) for a in kept.answers[n:]], "drawn": kept.drawn}
+
+    def _restore_plan(self, plan: dict[str, Any]) -> None:
+        """Keep again the run of a saved plan: the open activity run with the plan's answers, matched by plain
+        value as the log's are, proven to finish, and marked drawn as it was. A plan that does not fit is refused
+        (E512), as a log that does not replay is."""
+        activity = self._open
+        if activity is None:
+            raise BoardrulesError("E512", "the save has a plan but no open activity")
+        answers = list(activity.answers)
+        steps = self.chance == "step"
+        for a in plan["answers"]:
+            result = probe(self._m, _with_answers(activity, answers), steps)
+            decision = result.decision
+            match = [x for x in answers_for(decision) if plain(x) == a] if decision is not None else []
+            if result.outcome != "stop" or not match:
+                raise BoardrulesError("E512", f"the saved plan's answer {shown(a)} does not fit the open activity")
+            answers.append(match[0])
+        if plan["drawn"] > len(answers):
+            raise BoardrulesError("E512", f"the saved plan is drawn from answer {plan['drawn']} of {len(answers)}")
+        runs = self._kept()
+        whole = _with_answers(activity, answers)
+        if probe(self._m, whole, steps, runs=runs).outcome != "done":
+            raise BoardrulesError("E512", "the saved plan does not finish the open activity")
+        kept = runs.find(whole) if runs is not None else None
+        if kept is not None:
+            kept.drawn = plan["drawn"]
 
     @classmethod
     def deserialize(cls, text: str | bytes, pack: Rules | str | Path | None = None) -> Game:
@@ -957,6 +1004,8 @@ class Game:
                 params = {k: game._m.from_plain(v) for k, v in entry.get("params", {}).items()}
                 game._replay_stepwise(Activity(entry["kind"], entry.get("player"), entry.get("action"), params),
                                       entry, finish=False)
+            if data.get("plan"):
+                game._restore_plan(data["plan"])
             replayed = json.dumps(game._m.state.to_json(), sort_keys=True)
         if replayed != json.dumps(data["state"], sort_keys=True):
             raise BoardrulesError("E512", "the saved state differs from a replay of the saved log",
@@ -1040,6 +1089,10 @@ def _label(answer: Any) -> str:
     if isinstance(answer, list):
         return ", ".join(str(plain(a)) for a in answer) or "nothing"
     return str(plain(answer))
+
+
+def _with_answers(activity: Activity, answers: list[Any]) -> Activity:
+    return Activity(activity.kind, activity.player, activity.action, dict(activity.params), list(answers))
 
 
 def _with(activity: Activity, answer: Any, drop: bool = False) -> Activity:

@@ -141,9 +141,9 @@ def test_a_save_never_makes_boardrules_search_outside_the_pack_it_names(
     def no_search(*args: object, **kwargs: object) -> None:
         raise AssertionError("searched a directory tree")
 
+    text = edited("lisboa", lambda d: d.update(pack=named))  # made first: loading the pack to save is no search
     monkeypatch.setattr(Path, "rglob", no_search)
     monkeypatch.setattr(os, "walk", no_search)
-    text = edited("lisboa", lambda d: d.update(pack=named))
     assert "pass the pack" in (refused(text) + _hint(text))
 
 
@@ -244,9 +244,10 @@ _JUNK = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.flo
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(name=st.sampled_from(sorted(PACKS)), data=st.data())
+@given(name=st.sampled_from([*sorted(PACKS), "village with a plan"]), data=st.data())
 def test_any_edit_of_a_real_save_is_loaded_or_refused_with_a_code(name: str, data: st.DataObject) -> None:
-    original = json.loads(save(name))
+    original = json.loads(planned_save() if name == "village with a plan" else save(name))
+    name = name.split()[0]
     doc = copy.deepcopy(original)
     for _ in range(data.draw(st.integers(1, 3))):
         paths = [p for p in _paths(doc) if p]
@@ -324,3 +325,37 @@ def test_any_edit_of_a_failure_file_is_replayed_or_refused_with_a_code(data: st.
             replay_failure(file, rules("lisboa"))
         except BoardrulesError as err:
             assert err.code == "E512", err.diagnostic
+
+
+@cache
+def planned_save() -> str:
+    """A Village save in the middle of a move whose later answers play_random drew and proved (its `plan`)."""
+    game = Game(rules("village"), 3, seed=1, flow=True, chance="auto")
+    game.setup()
+    rng = random.Random(1)
+    while game._plan() is None:
+        game.play_random(rng)
+    return game.serialize()
+
+
+def test_a_save_keeps_the_plan_of_the_open_move_and_loads_it() -> None:
+    data = json.loads(planned_save())
+    assert data["open"] is not None and data["plan"]["answers"] and data["plan"]["drawn"] >= 0
+    assert saves.parse(planned_save()) == data  # the schema allows it
+    loaded = Game.deserialize(planned_save(), rules("village"))
+    assert loaded._plan() == data["plan"] and loaded.serialize() == planned_save()
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (lambda d: d["plan"]["answers"].__setitem__(0, "no such answer"), "does not fit the open activity"),
+    (lambda d: d["plan"]["answers"].extend(["one", "too many"]), "does not fit the open activity"),
+    (lambda d: d["plan"].__setitem__("drawn", 10**6), "the saved plan is drawn from answer"),
+    (lambda d: d.__setitem__("open", None), "the save has a plan but no open activity"),
+    (lambda d: d["plan"].__setitem__("answers", []), "plan/answers"),
+    (lambda d: d["plan"].__setitem__("drawn", -1), "plan/drawn"),
+    (lambda d: d["plan"].__setitem__("more", 1), "more"),
+])
+def test_a_plan_that_does_not_fit_is_refused(change: Any, words: str) -> None:
+    data = json.loads(planned_save())
+    change(data)
+    assert words in refused(json.dumps(data), rules("village"))

@@ -65,6 +65,14 @@ class Runs:
         return state is self._state and journal is self._journal and len(journal) == self._length and \
             (journal[-1] if journal else None) is self._last
 
+    def copy_for(self, state: State) -> Runs:
+        """The same runs for a copy of their state (Game.clone): a run's redo is only read when it is made again,
+        so both games may share them."""
+        other = Runs(state)
+        other._by_head = {head: list(runs) for head, runs in self._by_head.items()}
+        other.count = self.count
+        return other
+
     @staticmethod
     def current(runs: Runs | None, state: State) -> Runs:
         return runs if runs is not None and runs.fresh(state) else Runs(state)
