@@ -5,7 +5,8 @@ Every repeat runs every contender once, in a rotating order (`timing.interleaved
 a repeat. All figures are CPU time of this process (`time.process_time`), so time spent waiting for a core that
 other work holds is not counted.
 
-- games: one random whole game per pack, player count and chance mode (seed = the repeat), played with
+- games: random whole games per pack, player count and chance mode, as many as 0.3 CPU-seconds take in each
+  repeat (at least one; seeds 1, 2, ... for every contender, going on from repeat to repeat), played with
   `Game.play_random` (as the adapter's rollouts play), or with `--bots` as `simulate` plays random seats
   (`tools.bots.play_next`, which plays them with `play_random` too; before, `pending()` then a sample):
   decisions per CPU-second and games per CPU-second, after one untimed
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import random
 import statistics
 import time
@@ -48,6 +50,7 @@ PACKS = {"village": ROOT / "rules" / "village", "lisboa": ROOT / "rules" / "lisb
 MCTS_SIMS = 2  # simulations per search; searches repeat until the CPU budget is spent
 MCTS_CPU = 1.0  # CPU seconds per MCTS contender per repeat
 TTT_CPU = 0.3  # CPU seconds of random tic-tac-toe per repeat
+GAMES_CPU = 0.3  # CPU seconds of random whole games per contender per repeat (at least one game)
 BOUNDS = {"max_actions": 100_000, "max_chance_outcomes": 100_000, "max_game_length": 1_000_000}
 
 
@@ -59,12 +62,20 @@ def cpu() -> float:
 cold: dict[str, float] = {}  # CPU seconds of each contender's untimed first game
 
 
-def game_run(rules: object, players: int, chance: str, seeds: list[int],
-             out: dict[str, list[float]], key: str, bots: bool) -> Callable[[], float]:
-    def run() -> float:
-        return play(seeds.pop(0))
+def game_run(rules: object, players: int, chance: str, out: dict[str, list[float]], key: str,
+             bots: bool) -> Callable[[], float]:
+    seeds = itertools.count(1)
 
-    def play(seed: int) -> float:
+    def run() -> float:
+        """Games of the next seeds until GAMES_CPU is spent: decisions per CPU-second over them all."""
+        decisions = spent = 0.0
+        while spent < GAMES_CPU:
+            played, took = play(next(seeds))
+            decisions += played
+            spent += took
+        return decisions / spent
+
+    def play(seed: int) -> tuple[int, float]:
         rng = random.Random(seed)
         gc.collect()  # the garbage of the contender before is not this game's: a Lisboa game is 16 ms of CPU
         t0 = cpu()
@@ -79,7 +90,7 @@ def game_run(rules: object, players: int, chance: str, seeds: list[int],
             decisions += 1
         spent = cpu() - t0
         out[key].append(spent)
-        return decisions / spent
+        return decisions, spent
 
     # Untimed, before the repeats: the first game of a rule set in a process compiles the rule bodies it reaches
     # (body_compiler.py, once per process), about as much CPU as a whole 3-player Lisboa game. Timed, it landed
@@ -196,8 +207,7 @@ def main(argv: list[str] | None = None) -> None:
                 for chance in args.chance:
                     key = f"{name} {players}p chance={chance}"
                     game_cpu[key] = []
-                    contenders[key] = game_run(rules[name], players, chance, list(range(1, args.repeats + 1)),
-                                               game_cpu, key, args.bots)
+                    contenders[key] = game_run(rules[name], players, chance, game_cpu, key, args.bots)
     if "mcts" not in args.skip:
         ttt = pyspiel.load_game("python_tic_tac_toe")
         contenders["ttt MCTS sims/s"] = mcts_rate(ttt, random_rollouts)
