@@ -15,8 +15,9 @@ other work holds is not counted.
 - mcts: OpenSpiel's `MCTSBot` searching the first player decision of each pack through the adapter, with
   OpenSpiel's `RandomRolloutEvaluator` and with the adapter's `SampleRolloutEvaluator` (if present), and on
   `python_tic_tac_toe` from its start: simulations per CPU-second;
-- listing: on the move decisions of a random game, listing every legal move (`Pending.options` on a fresh
-  pending) against one run of the chosen move to its first decision, on the same states.
+- listing: on every move decision of a random game per repeat, listing every legal move (`Pending.options` on a
+  fresh pending, no kept run reused) against one run of the chosen move to its first decision, on the same
+  states (benchmarks/bench_listing.py says where a listing's CPU goes).
 
     python benchmarks/bench_games.py [--repeats 5] [--players 2 3 4] [--skip mcts listing] [--no-totality] [--bots]
 """
@@ -156,8 +157,10 @@ def sample_rollouts(rng: np.random.RandomState) -> object:
 
 
 # ---------------------------------------------------------------- listing against applying
-def listing(rules: object, players: int, seed: int, moves: int = 40) -> tuple[list[float], list[float]]:
-    """(CPU s to list a move decision's legal moves, CPU s of one run of the chosen move), per move decision."""
+def listing(rules: object, players: int, seed: int, moves: int = 10_000) -> tuple[list[float], list[float]]:
+    """(CPU s to list a move decision's legal moves, CPU s of one run of the chosen move), per move decision of a
+    whole game (or its first `moves`). The listing proves every candidate from nothing: no run kept before (the
+    turn's existence proof keeps some) answers for one."""
     game = Game(rules, players, seed, flow=True, chance="auto")  # type: ignore[arg-type]
     game.setup()
     rng = random.Random(seed)
@@ -167,6 +170,8 @@ def listing(rules: object, players: int, seed: int, moves: int = 40) -> tuple[li
         assert pending is not None
         if pending.kind == "move":
             game._pending = None  # a fresh pending: its options not proven yet
+            game._runs = None
+            game._search = game._new_search()
             t0 = cpu()
             pending = game.pending()
             assert pending is not None
