@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pyspiel
+from bench_listing import fresh_options
 from open_spiel.python.algorithms import mcts as mcts_module
 from open_spiel.python.games import tic_tac_toe  # noqa: F401  (registers python_tic_tac_toe)
 from timing import interleaved, ratios, show, show_ratio
@@ -169,18 +170,14 @@ def listing(rules: object, players: int, seed: int, moves: int = 10_000) -> tupl
         pending = game.pending()
         assert pending is not None
         if pending.kind == "move":
-            game._pending = None  # a fresh pending: its options not proven yet
-            game._runs = None
-            game._search = game._new_search()
             t0 = cpu()
-            pending = game.pending()
-            assert pending is not None
-            options = pending.options
+            options = fresh_options(game)
             lists.append(cpu() - t0)
+            player = pending.player
             option = rng.choice(options)
             move = game._pending_answers[option.id]
             t0 = cpu()
-            probe(game._m, Activity("move", pending.player, move.action, dict(move.params)), False)
+            probe(game._m, Activity("move", player, move.action, dict(move.params)), False)
             runs.append(cpu() - t0)
             game.apply(option.id)
         else:

@@ -962,20 +962,17 @@ class Game:
         activity = self._open
         if activity is None:
             raise BoardrulesError("E512", "the save has a plan but no open activity")
-        answers = list(activity.answers)
-        steps = self.chance == "step"
+        whole = _with(activity, None, drop=True)
         for a in plan["answers"]:
-            result = probe(self._m, _with_answers(activity, answers), steps)
-            decision = result.decision
-            match = [x for x in answers_for(decision) if plain(x) == a] if decision is not None else []
-            if result.outcome != "stop" or not match:
+            match = self._by_value(whole, a)[1]
+            if not match:
                 raise BoardrulesError("E512", f"the saved plan's answer {shown(a)} does not fit the open activity")
-            answers.append(match[0])
-        if plan["drawn"] > len(answers):
-            raise BoardrulesError("E512", f"the saved plan is drawn from answer {plan['drawn']} of {len(answers)}")
+            whole.answers.append(match[0])
+        if plan["drawn"] > len(whole.answers):
+            raise BoardrulesError("E512", f"the saved plan is drawn from answer {plan['drawn']} of "
+                                  f"{len(whole.answers)}")
         runs = self._kept()
-        whole = _with_answers(activity, answers)
-        if probe(self._m, whole, steps, runs=runs).outcome != "done":
+        if probe(self._m, whole, self.chance == "step", runs=runs).outcome != "done":
             raise BoardrulesError("E512", "the saved plan does not finish the open activity")
         kept = runs.find(whole) if runs is not None else None
         if kept is not None:
@@ -1046,19 +1043,23 @@ class Game:
                     game.act(entry.get("player"), entry["action"], entry.get("params"), decider)
         return game
 
+    def _by_value(self, activity: Activity, value: Any) -> tuple[Decision | None, list[Any]]:
+        """The activity's next decision (None when it asks none more) and its answers whose plain value is
+        `value`: how a log or a saved plan, which hold plain values, answer."""
+        result = probe(self._m, activity, self.chance == "step")
+        decision = result.decision if result.outcome == "stop" else None
+        return decision, [x for x in answers_for(decision) if plain(x) == value] if decision is not None else []
+
     def _replay_stepwise(self, activity: Activity, entry: dict[str, Any], finish: bool = True) -> None:
         """Answer by plain value, without the legality search: the log was legal when it was played.
         With `finish`, the entry must complete the activity; without, it is left open at its next decision."""
         self._open = activity
         for a in entry.get("answers", []):
-            result = probe(self._m, activity, self.chance == "step")
-            if result.outcome != "stop":
+            decision, match = self._by_value(activity, a)
+            if decision is None:
                 raise BoardrulesError("E512", f"the log has answers no decision asked for: {shown(entry)}")
-            answers = answers_for(result.decision)  # type: ignore[arg-type]
-            match = [x for x in answers if plain(x) == a]
             if not match:
-                raise BoardrulesError("E512", f"the logged answer {shown(a)} is not an option of "
-                                      f"'{result.decision.prompt}'")  # type: ignore[union-attr]
+                raise BoardrulesError("E512", f"the logged answer {shown(a)} is not an option of '{decision.prompt}'")
             activity.answers.append(match[0])
         self._advance()
         if finish and self._open is not None:
@@ -1089,10 +1090,6 @@ def _label(answer: Any) -> str:
     if isinstance(answer, list):
         return ", ".join(str(plain(a)) for a in answer) or "nothing"
     return str(plain(answer))
-
-
-def _with_answers(activity: Activity, answers: list[Any]) -> Activity:
-    return Activity(activity.kind, activity.player, activity.action, dict(activity.params), list(answers))
 
 
 def _with(activity: Activity, answer: Any, drop: bool = False) -> Activity:
